@@ -1,0 +1,94 @@
+"""Render a Program into <name>.h, <name>.c, <name>_weights.[ch] and the prefixed runtime files."""
+
+from __future__ import annotations
+
+import math
+import re
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+import numpy as np
+
+from .program import Program
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("emit_c", "templates"),
+    keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    undefined=jinja2.StrictUndefined,
+)
+_INCLUDE = re.compile(r'#include "([A-Za-z0-9_]+\.h)"')
+_RUNTIME_IDENT = re.compile(r"\b(mcu|MCU)_")
+
+
+def c_float(v: float) -> str:
+    """A float32 constant as a C literal that reads back to the same bits."""
+    v = float(np.float32(v))
+    if math.isnan(v):
+        return "NAN"
+    if math.isinf(v):
+        return "INFINITY" if v > 0 else "-INFINITY"
+    text = format(v, ".9g")
+    if not any(ch in text for ch in ".e"):
+        text += ".0"
+    return text + "f"
+
+
+def c_value(v) -> str:
+    """A params-struct field value: nested initializer lists, floats, ints, or raw C expressions."""
+    if isinstance(v, list):
+        if v and isinstance(v[0], tuple):
+            return "{" + ", ".join(f".{k} = {c_value(x)}" for k, x in v) + "}"
+        return "{" + ", ".join(c_value(x) for x in v) + "}"
+    if isinstance(v, (float, np.floating)):
+        return c_float(v)
+    if isinstance(v, (bool, np.bool_)):
+        return "1" if v else "0"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    return str(v)
+
+
+def c_array_body(data: np.ndarray) -> str:
+    """Array initializer text, sixteen values a line."""
+    flat = data.reshape(-1)
+    if flat.dtype == np.float32:
+        items = [c_float(x) for x in flat.tolist()]
+    elif flat.dtype == np.int64:
+        items = [f"INT64_C({int(x)})" for x in flat.tolist()]
+    else:
+        items = [str(int(x)) for x in flat.astype(np.int64).tolist()]
+    if not items:
+        items = ["0"]
+    lines = [", ".join(items[i:i + 16]) for i in range(0, len(items), 16)]
+    return ",\n    ".join(lines)
+
+
+def prefix_runtime_text(text: str, name: str) -> str:
+    """Rename mcu_/MCU_ identifiers and runtime includes to the model's prefix."""
+    text = _INCLUDE.sub(lambda m: f'#include "{name}_{m.group(1)}"', text)
+    return _RUNTIME_IDENT.sub(lambda m: (name if m.group(1) == "mcu" else name.upper()) + "_", text)
+
+
+def runtime_source(rel: str) -> str:
+    """The text of a runtime_c file, e.g. 'kernels/conv2d_f32.c' or 'mcu_rt.h'."""
+    return resources.files("runtime_c").joinpath(rel).read_text()
+
+
+def write_program(prog: Program, out_dir: Path) -> list[str]:
+    """Write every file of the program into out_dir; return the file names written."""
+    ctx = {"p": prog, "NAME": prog.name.upper(), "c_value": c_value, "c_float": c_float, "c_array_body": c_array_body}
+    files = {
+        f"{prog.name}.h": _ENV.get_template("model.h.j2").render(**ctx),
+        f"{prog.name}.c": _ENV.get_template("model.c.j2").render(**ctx),
+        f"{prog.name}_weights.h": _ENV.get_template("weights.h.j2").render(**ctx),
+        f"{prog.name}_weights.c": _ENV.get_template("weights.c.j2").render(**ctx),
+    }
+    for rel in prog.runtime_files:
+        stem = rel.split("/")[-1]
+        files[f"{prog.name}_{stem}"] = prefix_runtime_text(runtime_source(rel), prog.name)
+    for fname, text in files.items():
+        (out_dir / fname).write_text(text)
+    return sorted(files)

@@ -1,0 +1,142 @@
+"""Turn the scheduled, planned IR into an emit_c Program (C expressions, constant arrays, calls)."""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+import numpy as np
+
+from emit_c import ArrayConst, CallSite, IOSpec, Program
+
+from .errors import ModelError
+from .ir import Graph, Node
+from .memory import MemoryLayout
+from .ops import REGISTRY, KernelCall
+from .ops.base import ArrayRef
+
+C_TYPES = {
+    "float32": "float", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "uint16": "uint16_t",
+    "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t", "uint64": "uint64_t", "bool": "uint8_t",
+    "float64": "double",
+}
+C_KEYWORDS = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+    "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "arena",
+    "_Bool", "_Complex", "_Imaginary", "a",
+}
+
+
+def sanitize(name: str) -> str:
+    """A C identifier made from a tensor name: invalid characters become '_', a leading digit gets '_'."""
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    if not ident or ident[0].isdigit():
+        ident = "_" + ident
+    return ident
+
+
+def io_identifiers(names: list[str]) -> dict[str, str]:
+    """Sanitized, unique, non-reserved C parameter names for the graph inputs and outputs."""
+    result: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for name in names:
+        ident = sanitize(name)
+        if ident in C_KEYWORDS or ident.startswith("__") or keyword.iskeyword(ident) and ident in C_KEYWORDS:
+            raise ModelError(
+                f"Graph input/output '{name}' becomes the C identifier '{ident}', which is reserved in C or by the "
+                "generated API. Rename it in the model (e.g. with onnx.compose.add_prefix or by editing the graph)."
+            )
+        if ident in seen:
+            raise ModelError(
+                f"Graph inputs/outputs '{seen[ident]}' and '{name}' both become the C identifier '{ident}' once "
+                "characters that are not valid in C are replaced. Rename one of them in the model."
+            )
+        seen[ident] = name
+        result[name] = ident
+    return result
+
+
+class _Emitter:
+    """Collects constant arrays and resolves tensor names to C expressions."""
+
+    def __init__(self, g: Graph, layout: MemoryLayout, prefix: str, io_names: dict[str, str]):
+        self.g, self.layout, self.prefix, self.io_names = g, layout, prefix, io_names
+        self.arrays: list[ArrayConst] = []
+        self.symbols: dict[str, str] = {}
+
+    def array(self, key: str, data: np.ndarray, dtype: str) -> str:
+        """The symbol of a constant array, adding it on first use."""
+        if key not in self.symbols:
+            sym = f"{self.prefix}_c{len(self.arrays)}_{sanitize(key)[:40]}"
+            data = np.ascontiguousarray(data)
+            if dtype == "bool":
+                data = data.astype(np.uint8)
+            self.arrays.append(ArrayConst(sym, C_TYPES[dtype], data))
+            self.symbols[key] = sym
+        return self.symbols[key]
+
+    def tensor(self, name: str | None, writable: bool) -> str:
+        """C expression for a tensor argument."""
+        if not name:
+            return "NULL"
+        t = self.g.tensors[name]
+        ctype = C_TYPES[t.dtype]
+        if t.is_const:
+            return self.array(name, t.data, t.dtype)
+        root = self.layout.roots.get(name, name)
+        if root in self.layout.caller_owned:
+            ident = self.io_names[root]
+            return ident if writable or root in self.g.outputs else ident
+        qual = "" if writable else "const "
+        return f"({qual}{ctype} *)(a + {self.layout.offsets[root]})"
+
+    def param(self, value, call: KernelCall):
+        """Resolve ArrayRef values (recursively) to array symbols."""
+        if isinstance(value, ArrayRef):
+            if value.key in call.arrays:
+                data = call.arrays[value.key]
+                return self.array(f"{value.key}", data, str(data.dtype))
+            t = self.g.tensors[value.key]
+            return self.array(value.key, t.data, t.dtype)
+        if isinstance(value, list):
+            return [(k, self.param(v, call)) if isinstance(k, str) else self.param((k, v), call)
+                    for k, v in value] if value and isinstance(value[0], tuple) else [self.param(v, call) for v in value]
+        return value
+
+
+def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], layout: MemoryLayout, prefix: str,
+                  header: list[str]) -> Program:
+    """Assemble the Program: I/O specs, calls in schedule order, constant arrays and runtime files."""
+    io_names = io_identifiers(g.inputs + g.outputs)
+    em = _Emitter(g, layout, prefix, io_names)
+    runtime: list[str] = ["mcu_rt.h"]
+    sites = []
+    for node in order:
+        call = calls.get(node.name)
+        if call is None:
+            continue
+        args = [em.tensor(a, a in node.outputs) for a in call.args]
+        if call.scratch_bytes:
+            args.append(f"(void *)(a + {layout.offsets[layout.scratch[node.name]]})")
+        params = [(k, em.param(v, call)) for k, v in call.params]
+        sites.append(CallSite(call.func, params, args, f"{node.name}: {node.op}"))
+        op = REGISTRY[node.op]
+        for stem in (*op.depends, call.func):
+            for ext in ("h", "c"):
+                rel = f"kernels/{stem}.{ext}"
+                if rel not in runtime:
+                    runtime.append(rel)
+    specs_in, specs_out, copies_in, copies_out = [], [], [], []
+    for names, specs, copies in ((g.inputs, specs_in, copies_in), (g.outputs, specs_out, copies_out)):
+        for name in names:
+            t = g.tensors[name]
+            root = layout.roots.get(name, name)
+            off = None if root in layout.caller_owned else layout.offsets[root]
+            q = t.quant.to_json() if t.quant is not None and t.quant.per_tensor else {}
+            specs.append(IOSpec(io_names[name], name, C_TYPES[t.dtype], t.shape, q.get("scale"), q.get("zero_point"),
+                                off))
+            if off is not None:
+                copies.append((io_names[name], off, t.nbytes))
+    return Program(prefix, header, specs_in, specs_out, em.arrays, sites, layout.arena_size, runtime,
+                   copies_in, copies_out)

@@ -1,0 +1,136 @@
+"""Turn a model path or ModelProto into a checked, static-shaped, constant-folded ModelProto."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+
+import onnx
+from onnx import shape_inference, version_converter
+
+from ..errors import ModelError, OptionError
+from .fold import fold_constants
+
+# Opsets below this are converted up; 13 is the oldest opset whose QDQ and Softmax semantics we lower.
+TARGET_OPSET = 13
+
+
+def parse_shape_option(text: str) -> tuple[str, list[int]]:
+    """Parse a `--shape NAME=1x49x10` option into (name, dims)."""
+    name, sep, dims = text.rpartition("=")
+    if not sep or not name or not re.fullmatch(r"\d+(x\d+)*", dims):
+        raise OptionError(
+            f"--shape '{text}' is not of the form NAME=D1xD2x...: give the graph input's name and its "
+            "dims separated by 'x', e.g. --shape input_1=1x49x10."
+        )
+    return name, [int(d) for d in dims.split("x")]
+
+
+def _read(model) -> tuple[onnx.ModelProto, bytes]:
+    """Read a path or take a ModelProto; return it with the bytes that identify it (for the SHA-256)."""
+    if isinstance(model, onnx.ModelProto):
+        return model, model.SerializeToString()
+    path = os.fspath(model)
+    if not os.path.isfile(path):
+        raise ModelError(f"Model file '{path}' does not exist: check the path.")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        proto = onnx.load(path)
+    except Exception as exc:  # onnx raises DecodeError, ValueError, OSError... for broken files
+        raise ModelError(
+            f"Model file '{path}' is not a readable ONNX model ({type(exc).__name__}: {exc}). "
+            "Check that the file is a complete .onnx protobuf and that any external-data files sit next to it."
+        ) from None
+    return proto, raw
+
+
+def _check(proto: onnx.ModelProto) -> None:
+    """Run onnx.checker and turn its failure into a one-paragraph error."""
+    try:
+        onnx.checker.check_model(proto)
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(
+            f"The model fails onnx.checker: {first}. Re-export the model or repair it with onnx tools."
+        ) from None
+
+
+def _default_opset(proto: onnx.ModelProto) -> int:
+    """The model's opset for the default ONNX domain."""
+    for imp in proto.opset_import:
+        if imp.domain in ("", "ai.onnx"):
+            return imp.version
+    return TARGET_OPSET
+
+
+def _convert_opset(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """Convert models older than TARGET_OPSET; keep the original where the converter cannot."""
+    if _default_opset(proto) >= TARGET_OPSET:
+        return proto
+    try:
+        return version_converter.convert_version(proto, TARGET_OPSET)
+    except Exception:
+        return proto
+
+
+def _fix_input_shapes(proto: onnx.ModelProto, shapes: dict[str, list[int]]) -> None:
+    """Set graph input dims from `shapes`, default a symbolic batch dim to 1, reject any other unknown dim."""
+    initializer_names = {t.name for t in proto.graph.initializer}
+    inputs = [i for i in proto.graph.input if i.name not in initializer_names]
+    known = {i.name for i in inputs}
+    for name in shapes:
+        if name not in known:
+            raise OptionError(
+                f"--shape names '{name}', which is not a graph input; the inputs are: {', '.join(sorted(known))}."
+            )
+    for value in inputs:
+        ttype = value.type.tensor_type
+        dims = ttype.shape.dim
+        if value.name in shapes:
+            wanted = shapes[value.name]
+            if len(dims) and len(wanted) != len(dims):
+                raise OptionError(
+                    f"--shape {value.name}={'x'.join(map(str, wanted))} has rank {len(wanted)}, "
+                    f"but input '{value.name}' has rank {len(dims)}."
+                )
+            ttype.shape.ClearField("dim")
+            for d in wanted:
+                ttype.shape.dim.add().dim_value = d
+            continue
+        for axis, dim in enumerate(dims):
+            if dim.HasField("dim_value") and dim.dim_value > 0:
+                continue
+            if axis == 0:
+                dim.Clear()
+                dim.dim_value = 1
+                continue
+            label = dim.dim_param or "?"
+            raise ModelError(
+                f"Input '{value.name}' has an unresolved dim '{label}' at axis {axis}. Give its shape, "
+                f"e.g. `--shape {value.name}=1x...` on the command line or shapes={{'{value.name}': [...]}} in Python."
+            )
+
+
+def _infer(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """Run ONNX shape inference, strict, with data propagation for shape subgraphs."""
+    try:
+        return shape_inference.infer_shapes(proto, check_type=True, strict_mode=True, data_prop=True)
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise ModelError(f"Shape inference failed: {first}. Check the model and the --shape options.") from None
+
+
+def load_onnx(model, shapes: dict[str, list[int]] | None = None) -> tuple[onnx.ModelProto, str]:
+    """Load, check, inline, convert, fix shapes, infer and fold; return the model and its SHA-256."""
+    proto, raw = _read(model)
+    sha256 = hashlib.sha256(raw).hexdigest()
+    _check(proto)
+    if proto.functions:
+        proto = onnx.inliner.inline_local_functions(proto)
+    proto = _convert_opset(proto)
+    _fix_input_shapes(proto, dict(shapes or {}))
+    proto = _infer(proto)
+    proto = fold_constants(proto, _infer)
+    return proto, sha256

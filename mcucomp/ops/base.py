@@ -1,0 +1,147 @@
+"""What every kernel op provides: lowering constraints, the C call, MACs, scratch and in-place rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ir import Graph, Node
+
+
+@dataclass(frozen=True)
+class ArrayRef:
+    """A params field that points at a constant array: a tensor name, or a key of KernelCall.arrays."""
+
+    key: str
+
+
+@dataclass
+class KernelCall:
+    """One C kernel call: function and params struct name, struct fields, and tensor arguments in order."""
+
+    func: str
+    params: list[tuple[str, object]]
+    args: list[str]
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+    scratch_bytes: int = 0
+
+
+class KernelOp:
+    """Base of the one-file-per-op registry entries in mcucomp/ops/."""
+
+    #: IR op name after lowering; also the C function suffix and the runtime file stem.
+    name: str = ""
+    #: runtime_c/kernels files (without extension) the call needs besides its own.
+    depends: tuple[str, ...] = ()
+    #: ONNX ops this kernel runs directly when its constraints hold (empty: reached only by lowering).
+    onnx_ops: tuple[str, ...] = ()
+    #: Constraint functions (node, graph) -> bool; each docstring is the message shown when it fails.
+    constraints: tuple = ()
+
+    def lower(self, node: Node, g: Graph) -> None:
+        """Rewrite an ONNX node's attributes into this kernel's canonical form (in place)."""
+        node.op = self.name
+
+    def call(self, node: Node, g: Graph) -> KernelCall:
+        """The C call for a lowered node."""
+        raise NotImplementedError(self.name)
+
+    def macs(self, node: Node, g: Graph) -> int:
+        """Multiply-accumulates per inference."""
+        return 0
+
+    def aliases_input(self, node: Node, g: Graph) -> bool:
+        """True when the output is a view of input 0 and needs no kernel call."""
+        return False
+
+
+def failed_constraints(op: KernelOp, node: Node, g: Graph) -> list[str]:
+    """The messages of every constraint the node breaks."""
+    return [" ".join(c.__doc__.split()) for c in op.constraints if not c(node, g)]
+
+
+def shape(g: Graph, name: str) -> tuple[int, ...]:
+    """Shape of a tensor by name."""
+    return g.tensors[name].shape
+
+
+def as4d(dims: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """View an N,C[,H[,W]] shape as N,C,H,W (1-D spatial becomes H=1)."""
+    dims = tuple(dims)
+    if len(dims) == 3:
+        return (dims[0], dims[1], 1, dims[2])
+    if len(dims) == 2:
+        return (dims[0], dims[1], 1, 1)
+    return dims  # type: ignore[return-value]
+
+
+def pads_2d(node: Node, rank: int) -> list[int]:
+    """ONNX pads → [top, left, bottom, right] for 1-D or 2-D spatial ops (auto_pad resolved upstream)."""
+    pads = list(node.attrs.get("pads", [0] * (2 * rank)))
+    if rank == 1:
+        return [0, pads[0], 0, pads[1]]
+    return [pads[0], pads[1], pads[2], pads[3]]
+
+
+def spatial_2d(values, rank: int, default: int) -> list[int]:
+    """1-D or 2-D spatial attribute (kernel, strides, dilations) as [h, w]."""
+    values = list(values) if values is not None else [default] * rank
+    return [1, values[0]] if rank == 1 else [values[0], values[1]]
+
+
+def resolve_auto_pad(node: Node, in_hw: list[int], kernel: list[int], strides: list[int], dil: list[int]) -> list[int]:
+    """Explicit [t, l, b, r] pads for ONNX auto_pad SAME_UPPER/SAME_LOWER/VALID/NOTSET."""
+    mode = node.attrs.get("auto_pad", b"NOTSET")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    if mode in ("NOTSET", ""):
+        return None
+    if mode == "VALID":
+        return [0, 0, 0, 0]
+    pads_begin, pads_end = [], []
+    for size, k, s, d in zip(in_hw, kernel, strides, dil):
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+        small, big = total // 2, total - total // 2
+        pads_begin.append(small if mode == "SAME_UPPER" else big)
+        pads_end.append(big if mode == "SAME_UPPER" else small)
+    return [pads_begin[0], pads_begin[1], pads_end[0], pads_end[1]]
+
+
+def canonical_window(node: Node, g: Graph, kernel_hw: list[int]) -> None:
+    """Store kernel, strides, dilations and explicit pads as 2-D lists on a conv or pool node."""
+    x_shape = shape(g, node.inputs[0])
+    rank = len(x_shape) - 2
+    strides = spatial_2d(node.attrs.get("strides"), rank, 1)
+    dil = spatial_2d(node.attrs.get("dilations"), rank, 1)
+    in_hw = list(as4d(x_shape)[2:])
+    pads = resolve_auto_pad(node, in_hw, kernel_hw, strides, dil)
+    node.attrs.update(
+        kernel=kernel_hw, strides=strides, dilations=dil, pads=pads if pads is not None else pads_2d(node, rank)
+    )
+
+
+def conv_geom(node: Node, g: Graph, c_out: int | None = None, group: int = 1) -> list[tuple[str, object]]:
+    """The mcu_conv_geom initializer for a node with canonical window attributes."""
+    n, c, h, w = as4d(shape(g, node.inputs[0]))
+    _, oc, oh, ow = as4d(shape(g, node.outputs[0]))
+    a = node.attrs
+    return [
+        ("n", n), ("c_in", c), ("h_in", h), ("w_in", w),
+        ("c_out", oc if c_out is None else c_out), ("h_out", oh), ("w_out", ow),
+        ("k_h", a["kernel"][0]), ("k_w", a["kernel"][1]),
+        ("stride_h", a["strides"][0]), ("stride_w", a["strides"][1]),
+        ("dil_h", a["dilations"][0]), ("dil_w", a["dilations"][1]),
+        ("pad_t", a["pads"][0]), ("pad_l", a["pads"][1]), ("group", group),
+    ]
+
+
+def rank_is_3_or_4(node: Node, g: Graph) -> bool:
+    """Only 1-D and 2-D spatial data (rank-3 or rank-4 input) is supported."""
+    return len(shape(g, node.inputs[0])) in (3, 4)
+
+
+def all_float32(node: Node, g: Graph) -> bool:
+    """Every input and output must be float32 (int8 arrives through QDQ or QOperator lowering)."""
+    names = [i for i in node.inputs if i] + node.outputs
+    return all(g.tensors[n].dtype == "float32" for n in names)

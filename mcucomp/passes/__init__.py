@@ -1,0 +1,33 @@
+"""Graph passes, one per module, run in PIPELINE order over the IR."""
+
+from __future__ import annotations
+
+from ..ir import Graph
+from . import (
+    check_supported,
+    eliminate_dead_code,
+    fold_batchnorm,
+    fuse_activation,
+    lower_onnx_ops,
+    lower_qdq,
+    lower_qoperator,
+    remove_identity,
+)
+
+PIPELINE = (
+    remove_identity.run,
+    fold_batchnorm.run,
+    lower_qoperator.run,
+    lower_qdq.run,
+    fuse_activation.run,
+    lower_onnx_ops.run,
+    eliminate_dead_code.run,
+    check_supported.run,
+)
+
+
+def run_passes(g: Graph, options: dict) -> Graph:
+    """Run every pass in order; each takes and returns the graph."""
+    for p in PIPELINE:
+        g = p(g, options)
+    return g

@@ -1,0 +1,89 @@
+/* mcucomp runtime: shared types and arithmetic helpers.
+ * Every identifier starting with mcu_/MCU_ is renamed to the model's prefix when the file is emitted,
+ * so several models link into one image. C99, no malloc, no stdio, no writable globals. */
+#ifndef MCU_RT_H
+#define MCU_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* 1.5 * 2^23: adding and subtracting it rounds a float with |v| < 2^22 to an integer, half to even,
+ * in the default rounding mode, exactly as onnxruntime's MLAS requantization does. */
+#define MCU_ROUND_MAGIC 12582912.0f
+
+/** Round half to even; |v| must be below 2^22 (callers clamp first). */
+static inline int32_t mcu_round_even(float v)
+{
+    float r = (v + MCU_ROUND_MAGIC) - MCU_ROUND_MAGIC;
+    return (int32_t)r;
+}
+
+/** Clamp v to [lo, hi] in float, NaN-safe towards lo. */
+static inline float mcu_clampf(float v, float lo, float hi)
+{
+    if (!(v >= lo)) {
+        return lo;
+    }
+    return v > hi ? hi : v;
+}
+
+/** Saturate an int32 to [lo, hi]. */
+static inline int32_t mcu_sat(int32_t v, int32_t lo, int32_t hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/** Requantize an int32 accumulator with a float32 scale: clamp, round half to even, add zero point. */
+static inline int32_t mcu_requant_float(int32_t acc, float scale, int32_t zp, int32_t qmin, int32_t qmax)
+{
+    float v = mcu_clampf((float)acc * scale, (float)(qmin - zp), (float)(qmax - zp));
+    return mcu_round_even(v) + zp;
+}
+
+/** Requantize with an int32 multiplier in Q31 and a right shift (fixed-point mode, no FPU needed). */
+static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift, int32_t zp, int32_t qmin,
+                                        int32_t qmax)
+{
+    int64_t prod = (int64_t)acc * (int64_t)mult;
+    int32_t total = 31 + shift;
+    int64_t rounded = (prod + ((int64_t)1 << (total - 1))) >> total;
+    int64_t v = rounded + zp;
+    return (int32_t)(v < qmin ? qmin : (v > qmax ? qmax : v));
+}
+
+/** Geometry shared by convolutions and pooling (NCHW, 1-D ops use h = 1). */
+typedef struct {
+    int32_t n, c_in, h_in, w_in;
+    int32_t c_out, h_out, w_out;
+    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_t, pad_l;
+    int32_t group;
+} mcu_conv_geom;
+
+/** Broadcast iteration over up to MCU_MAX_RANK dims: output dims and each input's element strides (0 = broadcast). */
+#define MCU_MAX_RANK 6
+typedef struct {
+    int32_t rank;
+    int32_t dims[MCU_MAX_RANK];
+    int32_t a_strides[MCU_MAX_RANK];
+    int32_t b_strides[MCU_MAX_RANK];
+} mcu_bcast;
+
+/** Advance a broadcast counter by one output element; updates the two input offsets. */
+static inline void mcu_bcast_next(const mcu_bcast *bc, int32_t *idx, int32_t *ia, int32_t *ib)
+{
+    int32_t d;
+    for (d = bc->rank - 1; d >= 0; --d) {
+        idx[d] += 1;
+        *ia += bc->a_strides[d];
+        *ib += bc->b_strides[d];
+        if (idx[d] < bc->dims[d]) {
+            return;
+        }
+        *ia -= bc->a_strides[d] * bc->dims[d];
+        *ib -= bc->b_strides[d] * bc->dims[d];
+        idx[d] = 0;
+    }
+}
+
+#endif
