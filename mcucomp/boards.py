@@ -1,4 +1,4 @@
-"""Board descriptions (boards/<id>.toml): memory, core and alignment used by planning and fit checks."""
+"""Board descriptions (boards/<id>.toml): core, memory regions, compiler flags and QEMU machine, validated."""
 
 from __future__ import annotations
 
@@ -10,14 +10,118 @@ from .errors import OptionError
 
 DEFAULT_BOARD = "nucleo-l4r5zi"
 
+#: The QEMU machine that executes each core's instruction set (ARMv6-M code runs on the M3 of mps2-an385).
+QEMU_MACHINE_FOR_CORE = {
+    "cortex-m0plus": "mps2-an385",
+    "cortex-m4": "mps2-an386",
+    "cortex-m7": "mps2-an500",
+    "cortex-m33": "mps2-an505",
+    "cortex-m55": "mps3-an547",
+}
+FPU_KINDS = ("none", "sp", "dp")
+MEMORY_KINDS = ("sram", "tcm", "flash", "external")
+EXTERNAL_TYPES = ("ram", "flash")
+FLOAT_ABIS = ("soft", "softfp", "hard")
+
+_TOP_FIELDS = {
+    "id": str, "name": str, "core": str, "clock_hz": int, "fpu": str, "dsp": bool, "mve": bool, "alignment": int,
+    "qemu_machine": str, "ram_region": str, "flash_region": str, "compiler": dict, "sources": dict, "memory": list,
+}
+_OPTIONAL_TOP_FIELDS = {"burst_clock_hz": int}
+_REGION_FIELDS = {"name": str, "kind": str, "base": int, "size": int, "source": str}
+_OPTIONAL_REGION_FIELDS = {"wait_states": int, "external_type": str}
+
 
 def board_ids() -> list[str]:
     """The ids of the bundled boards."""
     return sorted(p.name[:-5] for p in resources.files("boards").iterdir() if p.name.endswith(".toml"))
 
 
+def _type_name(kind: type) -> str:
+    """How a TOML type is called in an error message."""
+    return {str: "a string", int: "an integer", bool: "true or false", dict: "a table", list: "an array"}[kind]
+
+
+def _check_fields(where: str, data: dict, required: dict, optional: dict) -> None:
+    """Every required field present with its type, optional ones typed, no unknown fields."""
+    for key, kind in required.items():
+        if key not in data:
+            raise OptionError(f"{where}: missing field '{key}' ({_type_name(kind)}). See boards/nucleo-l4r5zi.toml.")
+    for key, value in data.items():
+        kind = required.get(key) or optional.get(key)
+        if kind is None:
+            known = ", ".join(sorted({**required, **optional}))
+            raise OptionError(f"{where}: unknown field '{key}'. Known fields: {known}.")
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise OptionError(f"{where}: field '{key}' must be {_type_name(kind)}, got {value!r}.")
+
+
+def _check_choice(where: str, field: str, value, choices) -> None:
+    """value must be one of choices."""
+    if value not in choices:
+        raise OptionError(f"{where}: field '{field}' is '{value}'; use one of: {', '.join(choices)}.")
+
+
+def _check_region(where: str, index: int, region: dict) -> None:
+    """One [[memory]] entry."""
+    here = f"{where}: memory[{index}]" + (f" ('{region['name']}')" if isinstance(region.get("name"), str) else "")
+    if not isinstance(region, dict):
+        raise OptionError(f"{here} must be a table ([[memory]]).")
+    _check_fields(here, region, _REGION_FIELDS, _OPTIONAL_REGION_FIELDS)
+    _check_choice(here, "kind", region["kind"], MEMORY_KINDS)
+    if region["size"] <= 0 or region["base"] < 0 or region["base"] + region["size"] > 1 << 32:
+        raise OptionError(f"{here}: fields 'base'/'size' must describe a non-empty range inside the 4 GB space.")
+    if region.get("wait_states", 0) < 0:
+        raise OptionError(f"{here}: field 'wait_states' must be >= 0.")
+    if region["kind"] == "external":
+        if "external_type" not in region:
+            raise OptionError(f"{here}: field 'external_type' (ram or flash) is required for kind = 'external'.")
+        _check_choice(here, "external_type", region["external_type"], EXTERNAL_TYPES)
+    elif "external_type" in region:
+        raise OptionError(f"{here}: field 'external_type' is only allowed with kind = 'external'.")
+
+
+def validate_board(data: dict, where: str) -> dict:
+    """Check a parsed board file against the schema; raise OptionError naming the field; return data."""
+    _check_fields(where, data, _TOP_FIELDS, _OPTIONAL_TOP_FIELDS)
+    _check_choice(where, "core", data["core"], sorted(QEMU_MACHINE_FOR_CORE))
+    _check_choice(where, "fpu", data["fpu"], FPU_KINDS)
+    if data["clock_hz"] <= 0:
+        raise OptionError(f"{where}: field 'clock_hz' must be positive.")
+    if data["alignment"] < 4 or data["alignment"] & (data["alignment"] - 1):
+        raise OptionError(f"{where}: field 'alignment' must be a power of two >= 4, got {data['alignment']}.")
+    expected = QEMU_MACHINE_FOR_CORE[data["core"]]
+    if data["qemu_machine"] != expected:
+        raise OptionError(f"{where}: field 'qemu_machine' is '{data['qemu_machine']}', but {data['core']} code "
+                          f"runs on '{expected}'.")
+    compiler = data["compiler"]
+    _check_fields(f"{where}: [compiler]", compiler, {"mcpu": str, "mfloat_abi": str}, {"mfpu": str})
+    _check_choice(f"{where}: [compiler]", "mfloat_abi", compiler["mfloat_abi"], FLOAT_ABIS)
+    if (data["fpu"] == "none") != (compiler["mfloat_abi"] == "soft"):
+        raise OptionError(f"{where}: [compiler] field 'mfloat_abi' = '{compiler['mfloat_abi']}' contradicts "
+                          f"fpu = '{data['fpu']}' (no FPU needs 'soft'; an FPU needs 'hard' or 'softfp').")
+    _check_fields(f"{where}: [sources]", data["sources"], {"core": str, "clock": str}, {"board": str})
+    if not data["memory"]:
+        raise OptionError(f"{where}: field 'memory' must list at least one [[memory]] region.")
+    for index, region in enumerate(data["memory"]):
+        _check_region(where, index, region)
+    names = [r["name"] for r in data["memory"]]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise OptionError(f"{where}: memory region name(s) {', '.join(duplicates)} appear more than once.")
+    spans = sorted((r["base"], r["base"] + r["size"], r["name"]) for r in data["memory"])
+    for (_, end, a), (start, _, b) in zip(spans, spans[1:]):
+        if start < end:
+            raise OptionError(f"{where}: memory regions '{a}' and '{b}' overlap; fix their 'base'/'size'.")
+    for field in ("ram_region", "flash_region"):
+        if data[field] not in names:
+            raise OptionError(f"{where}: field '{field}' = '{data[field]}' is not a memory region; use one of: "
+                              f"{', '.join(names)}.")
+    return data
+
+
 def load_board(board: str | None) -> dict:
-    """Read a board by id or TOML path; returns the parsed dict with 'id' and 'alignment' filled in."""
+    """Read a board by id or TOML path and validate it; the dict has 'id', 'alignment', 'memory', ... ."""
     board = board or DEFAULT_BOARD
     path = Path(board)
     if board.endswith(".toml") and path.is_file():
@@ -33,5 +137,40 @@ def load_board(board: str | None) -> dict:
     except tomllib.TOMLDecodeError as exc:
         raise OptionError(f"Board file '{board}' is not valid TOML: {exc}.") from None
     data.setdefault("id", path.stem if board.endswith(".toml") else board)
-    data.setdefault("alignment", 16)
-    return data
+    return validate_board(data, f"Board file '{board}'")
+
+
+def region(board: dict, name: str) -> dict:
+    """The memory region called name."""
+    return next(r for r in board["memory"] if r["name"] == name)
+
+
+def compiler_flags(board: dict) -> list[str]:
+    """arm-none-eabi-gcc flags selecting the board's core and floating-point ABI."""
+    c = board["compiler"]
+    flags = [f"-mcpu={c['mcpu']}", "-mthumb", f"-mfloat-abi={c['mfloat_abi']}"]
+    return flags + ([f"-mfpu={c['mfpu']}"] if "mfpu" in c else [])
+
+
+def describe_boards() -> list[dict]:
+    """One summary row per bundled board, for `mcucomp boards`."""
+    rows = []
+    for board_id in board_ids():
+        b = load_board(board_id)
+        ram = sum(r["size"] for r in b["memory"] if r["kind"] in ("sram", "tcm"))
+        flash = region(b, b["flash_region"])["size"]
+        rows.append({"id": board_id, "core": b["core"], "mhz": b["clock_hz"] // 1_000_000, "fpu": b["fpu"],
+                     "ram_kb": ram // 1024, "flash_kb": flash // 1024, "qemu": b["qemu_machine"],
+                     "default": board_id == DEFAULT_BOARD, "name": b["name"]})
+    return rows
+
+
+def format_board_table(rows: list[dict]) -> str:
+    """The `mcucomp boards` table."""
+    header = f"{'id':<22} {'core':<14} {'MHz':>4} {'FPU':<4} {'RAM KB':>7} {'code KB':>8}  {'QEMU':<11} name"
+    lines = [header]
+    for r in rows:
+        star = " (default)" if r["default"] else ""
+        lines.append(f"{r['id']:<22} {r['core']:<14} {r['mhz']:>4} {r['fpu']:<4} {r['ram_kb']:>7} "
+                     f"{r['flash_kb']:>8}  {r['qemu']:<11} {r['name']}{star}")
+    return "\n".join(lines)

@@ -110,7 +110,7 @@ def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], lay
     """Assemble the Program: I/O specs, calls in schedule order, constant arrays and runtime files."""
     io_names = io_identifiers(g.inputs + g.outputs)
     em = _Emitter(g, layout, prefix, io_names)
-    runtime: list[str] = ["mcu_rt.h"]
+    runtime: list[str] = ["mcu_rt.h", "mcu_math.h"]  # mcu_math.h: header-only, used by float and int8 kernels
     sites = []
     for node in order:
         call = calls.get(node.name)

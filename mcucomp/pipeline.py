@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from emit_c import write_program
 
@@ -17,7 +18,7 @@ from .boards import load_board
 from .codegen import build_program
 from .errors import OptionError, OutputError
 from .frontend import load_onnx
-from .ir import build_graph
+from .ir import Graph, Node, build_graph
 from .memory import plan_memory
 from .ops import REGISTRY
 from .passes import run_passes
@@ -36,13 +37,17 @@ class CompileResult:
     out_dir: Path
 
 
-def _check_options(name: str, options: dict) -> dict:
-    """Validate the model name and the keyword options; fill defaults."""
+def _check_name(name: str) -> None:
+    """Reject model names that cannot prefix C symbols."""
     if not re.fullmatch(r"[a-z][a-z0-9_]{0,31}", name):
         raise OptionError(
             f"Model name '{name}' cannot prefix C symbols: use 1-32 lowercase letters, digits or '_', "
             "starting with a letter (e.g. --name kws)."
         )
+
+
+def check_options(options: dict) -> dict:
+    """Validate the keyword options (requant, io); fill defaults."""
     merged = dict(DEFAULT_OPTIONS)
     for key, value in options.items():
         if key not in ALLOWED:
@@ -61,21 +66,22 @@ def default_name(model) -> str:
 
 
 def _prepare_out_dir(out_dir: Path) -> Path:
-    """Make sure out_dir can be written; return a fresh staging directory beside it."""
+    """Make sure out_dir can be written; return a fresh staging directory beside it (or inside it if it exists)."""
     out_dir = out_dir.resolve()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError(f"Output path '{out_dir}' exists and is not a directory: choose another -o.")
+    blocker = next((p for p in out_dir.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise OutputError(
+            f"Cannot create output directory '{out_dir}': '{blocker}' is a file, not a directory. Choose another -o."
+        )
     parent = out_dir if out_dir.is_dir() else out_dir.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        if out_dir.exists() and not out_dir.is_dir():
-            raise OutputError(f"Output path '{out_dir}' exists and is not a directory: choose another -o.")
-        if not os.access(parent, os.W_OK) or (out_dir.is_dir() and not os.access(out_dir, os.W_OK)):
-            raise PermissionError
         return Path(tempfile.mkdtemp(prefix=".mcucomp-", dir=parent))
-    except (PermissionError, OSError) as exc:
-        if isinstance(exc, OutputError):
-            raise
+    except OSError as exc:
         raise OutputError(
-            f"Cannot write to output directory '{out_dir}': permission denied or read-only file system. "
+            f"Cannot write to output directory '{out_dir}' ({exc.strerror or type(exc).__name__}). "
             "Choose a writable directory with -o."
         ) from None
 
@@ -89,16 +95,30 @@ def _publish(staging: Path, out_dir: Path) -> None:
     staging.rmdir()
 
 
+class LoweredModel(NamedTuple):
+    """The graph after all passes, its execution order, the model file's SHA-256 and the checked options."""
+
+    graph: Graph
+    order: list[Node]
+    sha256: str
+    options: dict
+
+
+def lower_model(model, shapes: dict | None = None, **options) -> LoweredModel:
+    """Load, lower and schedule a model (path or ModelProto) without planning memory or writing C."""
+    opts = check_options(options)
+    proto, sha256 = load_onnx(model, shapes)
+    g = run_passes(build_graph(proto), opts)
+    return LoweredModel(g, schedule(g), sha256, opts)
+
+
 def compile_model(model, out_dir, name: str | None = None, board: str | None = None, shapes: dict | None = None,
                   **options) -> CompileResult:
     """Compile an ONNX model (path or ModelProto) to C in out_dir and return the report."""
     name = name or default_name(model)
-    opts = _check_options(name, options)
+    _check_name(name)
     board_info = load_board(board)
-    proto, sha256 = load_onnx(model, shapes)
-    g = build_graph(proto)
-    g = run_passes(g, opts)
-    order = schedule(g)
+    g, order, sha256, opts = lower_model(model, shapes, **options)
     calls = {}
     for node in order:
         op = REGISTRY[node.op]

@@ -1,5 +1,6 @@
-"""Arena planning for buffers with sizes and lifetimes; knows nothing about ONNX."""
+"""Arena planning for buffers with sizes, lifetimes, aliases and overlap permissions; knows nothing about ONNX."""
 
-from .planner import Buffer, Plan, live_lower_bound, plan_arena
+from .planner import Plan, live_lower_bound, plan_arena
+from .problem import Buffer, Overlap
 
-__all__ = ["Buffer", "Plan", "live_lower_bound", "plan_arena"]
+__all__ = ["Buffer", "Overlap", "Plan", "live_lower_bound", "plan_arena"]

@@ -34,13 +34,6 @@ static inline int32_t mcu_sat(int32_t v, int32_t lo, int32_t hi)
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/** Requantize an int32 accumulator with a float32 scale: clamp, round half to even, add zero point. */
-static inline int32_t mcu_requant_float(int32_t acc, float scale, int32_t zp, int32_t qmin, int32_t qmax)
-{
-    float v = mcu_clampf((float)acc * scale, (float)(qmin - zp), (float)(qmax - zp));
-    return mcu_round_even(v) + zp;
-}
-
 /** Requantize with an int32 multiplier in Q31 and a right shift (fixed-point mode, no FPU needed). */
 static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift, int32_t zp, int32_t qmin,
                                         int32_t qmax)
@@ -50,6 +43,35 @@ static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift
     int64_t rounded = (prod + ((int64_t)1 << (total - 1))) >> total;
     int64_t v = rounded + zp;
     return (int32_t)(v < qmin ? qmin : (v > qmax ? qmax : v));
+}
+
+/** How an int32 accumulator becomes an 8-bit value.
+ * onnx mode (mult == NULL): v = (float)acc * scale[c]; if div != 0, v = v / div (a DequantizeLinear followed by a
+ * QuantizeLinear); clamp to [qmin - zp, qmax - zp]; round half to even; add zp — onnxruntime's order.
+ * fixed mode (mult != NULL): Q31 multiplier and right shift per channel, round half up (see mcucomp/fixedpoint.py). */
+typedef struct {
+    const float *scale;
+    const int32_t *mult;
+    const int32_t *shift;
+    int32_t per_channel;
+    float div;
+    int32_t zp, qmin, qmax;
+} mcu_requant;
+
+/** Apply a requantization to the accumulator of output channel ch. */
+static inline int32_t mcu_requant_apply(const mcu_requant *rq, int32_t acc, int32_t ch)
+{
+    const int32_t c = rq->per_channel ? ch : 0;
+    float v;
+    if (rq->mult != NULL) {
+        return mcu_requant_fixed(acc, rq->mult[c], rq->shift[c], rq->zp, rq->qmin, rq->qmax);
+    }
+    v = (float)acc * rq->scale[c];
+    if (rq->div != 0.0f) {
+        v = v / rq->div;
+    }
+    v = mcu_clampf(v, (float)(rq->qmin - rq->zp), (float)(rq->qmax - rq->zp));
+    return mcu_round_even(v) + rq->zp;
 }
 
 /** Geometry shared by convolutions and pooling (NCHW, 1-D ops use h = 1). */

@@ -145,3 +145,107 @@ def all_float32(node: Node, g: Graph) -> bool:
     """Every input and output must be float32 (int8 arrives through QDQ or QOperator lowering)."""
     names = [i for i in node.inputs if i] + node.outputs
     return all(g.tensors[n].dtype == "float32" for n in names)
+
+
+MAX_RANK = 6  # MCU_MAX_RANK in runtime_c/mcu_rt.h
+
+
+def numel(dims) -> int:
+    """Number of elements of a shape."""
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
+
+
+def contiguous_strides(dims) -> list[int]:
+    """Row-major element strides of a shape."""
+    strides, step = [], 1
+    for d in reversed(list(dims)):
+        strides.append(step)
+        step *= int(d)
+    return strides[::-1]
+
+
+def broadcast_strides(in_dims, out_dims) -> list[int]:
+    """Element strides of an input read under numpy broadcasting into out_dims (0 along broadcast dims)."""
+    in_dims = [1] * (len(out_dims) - len(in_dims)) + list(in_dims)
+    return [0 if d == 1 and o != 1 else s for d, o, s in zip(in_dims, out_dims, contiguous_strides(in_dims))]
+
+
+def collapse_dims(dims, *stride_lists) -> tuple[list[int], list[list[int]]]:
+    """Drop size-1 dims and merge neighbours that every stride list walks contiguously; fewer loop levels."""
+    kept = [(d, [s[i] for s in stride_lists]) for i, d in enumerate(dims) if d != 1]
+    out_dims: list[int] = []
+    out_strides: list[list[int]] = []
+    for d, st in kept:
+        if out_dims and all(prev == cur * d for prev, cur in zip(out_strides[-1], st)):
+            out_dims[-1] *= d
+            out_strides[-1] = st
+        else:
+            out_dims.append(d)
+            out_strides.append(st)
+    return out_dims, [[st[k] for st in out_strides] for k in range(len(stride_lists))]
+
+
+def bcast_struct(dims, a_strides, b_strides) -> list[tuple[str, object]]:
+    """The mcu_bcast initializer (dims and strides padded to MAX_RANK)."""
+    pad = [0] * (MAX_RANK - len(dims))
+    return [("rank", len(dims)), ("dims", list(dims) + pad), ("a_strides", list(a_strides) + pad),
+            ("b_strides", list(b_strides) + pad)]
+
+
+class UnaryF32Op(KernelOp):
+    """An element-wise float32 function y = f(x): the call passes the element count."""
+
+    constraints = (all_float32,)
+
+    def call(self, node: Node, g: Graph) -> KernelCall:
+        """mcu_<name>(params{count}, x, y)."""
+        return KernelCall(self.name, [("count", g.tensors[node.outputs[0]].size)], [node.inputs[0], node.outputs[0]])
+
+
+def broadcast_params(g: Graph, node: Node) -> list[tuple[str, object]]:
+    """mcu_bcast initializer for a two-input element-wise node (inputs 0 and 1 broadcast to output 0)."""
+    out = shape(g, node.outputs[0])
+    a_st = broadcast_strides(shape(g, node.inputs[0]), out)
+    b_st = broadcast_strides(shape(g, node.inputs[1]), out)
+    dims, (a_st, b_st) = collapse_dims(out, a_st, b_st)
+    if not dims:
+        dims, a_st, b_st = [1], [0], [0]
+    return bcast_struct(dims, a_st, b_st)
+
+
+def canonical_pool_window(node: Node, g: Graph) -> None:
+    """Canonical window attributes for a pooling node; Global* pools use one window over the whole image."""
+    if node.op.startswith("Global"):
+        _, _, h, w = as4d(shape(g, node.inputs[0]))
+        node.attrs.update(kernel=[h, w], strides=[1, 1], dilations=[1, 1], pads=[0, 0, 0, 0])
+        return
+    rank = len(shape(g, node.inputs[0])) - 2
+    canonical_window(node, g, spatial_2d(node.attrs["kernel_shape"], rank, 1))
+
+
+def quant_axis_view(node: Node, g: Graph, data_name: str) -> list[tuple[str, object]]:
+    """[outer, channels, inner] of a (De)QuantizeLinear tensor: channels is the axis length when per axis, else 1."""
+    dims = shape(g, data_name)
+    scale = g.const(node.inputs[1])
+    if scale.size == 1:
+        return [("outer", 1), ("channels", 1), ("inner", numel(dims))]
+    axis = node.attrs.get("axis", 1) % len(dims)
+    return [("outer", numel(dims[:axis])), ("channels", dims[axis]), ("inner", numel(dims[axis + 1:]))]
+
+
+def quant_params_constant(node: Node, g: Graph) -> bool:
+    """Scale (input 1) and zero point (input 2, optional) must be constant initializers, without block_size."""
+    zp_ok = len(node.inputs) < 3 or not node.inputs[2] or g.const(node.inputs[2]) is not None
+    return g.const(node.inputs[1]) is not None and zp_ok and not node.attrs.get("block_size", 0)
+
+
+def quant_arrays(node: Node, g: Graph) -> tuple[list[tuple[str, object]], dict[str, np.ndarray]]:
+    """params fields scale/zero_point pointing at float32 and int32 constant arrays, and those arrays."""
+    scale = g.const(node.inputs[1]).astype(np.float32).reshape(-1)
+    zp_name = node.inputs[2] if len(node.inputs) > 2 else ""
+    zp = g.const(zp_name).astype(np.int32).reshape(-1) if zp_name else np.zeros(scale.size, np.int32)
+    keys = (f"{node.name}_scale", f"{node.name}_zero_point")
+    return [("scale", ArrayRef(keys[0])), ("zero_point", ArrayRef(keys[1]))], {keys[0]: scale, keys[1]: zp}

@@ -1,0 +1,36 @@
+"""int8 addition with broadcasting, in onnxruntime's QLinearAdd or float (DQ, Add, Q) arithmetic."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import Graph, Node
+from .base import KernelCall, KernelOp, broadcast_params
+
+
+class AddS8(KernelOp):
+    """attrs: mode ('qlinear' | 'float'), a/b/y scale and zp, qmin, qmax."""
+
+    name = "add_s8"
+
+    def call(self, node: Node, g: Graph) -> KernelCall:
+        """mcu_add_s8(params, a, b, y)."""
+        a = node.attrs
+        f32 = np.float32
+        r_ay = f32(a["a_scale"]) / f32(a["y_scale"])
+        r_by = f32(a["b_scale"]) / f32(a["y_scale"])
+        # onnxruntime's compiled QLinearAdd contracts a_zp·r_ay + b_zp·r_by into one FMA: emulate it in float64,
+        # where the product of two float32 values is exact, then round once.
+        b_term = f32(r_by * f32(a["b_zp"]))
+        fixed = f32(f32(a["y_zp"]) - f32(np.float64(r_ay) * np.float64(a["a_zp"]) + np.float64(b_term)))
+        return KernelCall(
+            self.name,
+            [("bc", broadcast_params(g, node)), ("mode", 0 if a["mode"] == "qlinear" else 1),
+             ("a_scale", a["a_scale"]), ("b_scale", a["b_scale"]), ("y_scale", a["y_scale"]),
+             ("a_zp", a["a_zp"]), ("b_zp", a["b_zp"]), ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]),
+             ("r_ay", float(r_ay)), ("r_by", float(r_by)), ("fixed", float(fixed))],
+            [node.inputs[0], node.inputs[1], node.outputs[0]],
+        )
+
+
+OP = AddS8()

@@ -1,0 +1,37 @@
+"""int8 fully connected (weights [out, in]) lowered from QGemm-like QDQ groups and QOperator matmuls."""
+
+from __future__ import annotations
+
+from ..ir import Graph, Node
+from .base import ArrayRef, KernelCall, KernelOp, shape
+
+
+class FcS8(KernelOp):
+    """attrs: x_zp, w_zp (array or None), rq (mcucomp.quant.Requant); inputs x [rows, in], w [out, in], bias."""
+
+    name = "fc_s8"
+
+    def call(self, node: Node, g: Graph) -> KernelCall:
+        """mcu_fc_s8(params, x, w, bias|NULL, y)."""
+        out_f, in_f = shape(g, node.inputs[1])
+        rows = g.tensors[node.inputs[0]].size // in_f
+        rq_fields, arrays = node.attrs["rq"].params(node.name)
+        w_zp = node.attrs.get("w_zp")
+        if w_zp is not None:
+            arrays[f"{node.name}_wzp"] = w_zp
+        bias = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
+        return KernelCall(
+            self.name,
+            [("rows", rows), ("in_features", in_f), ("out_features", out_f), ("x_zp", node.attrs["x_zp"]),
+             ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields)],
+            [node.inputs[0], node.inputs[1], bias, node.outputs[0]],
+            arrays,
+        )
+
+    def macs(self, node: Node, g: Graph) -> int:
+        """Rows times weight elements."""
+        out_f, in_f = shape(g, node.inputs[1])
+        return g.tensors[node.inputs[0]].size // in_f * out_f * in_f
+
+
+OP = FcS8()

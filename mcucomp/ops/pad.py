@@ -1,0 +1,77 @@
+"""Pad (constant with a value, reflect, edge; negative pads crop), any dtype, rank <= 6."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import DTYPE_BYTES, Graph, Node
+from .base import MAX_RANK, KernelCall, KernelOp, shape
+
+MODES = {"constant": 0, "reflect": 1, "edge": 2}  # MCU_PAD_* in runtime_c/kernels/pad.h
+
+
+def _mode(node: Node) -> str:
+    """The mode attribute as text."""
+    mode = node.attrs.get("mode", "constant")
+    return mode.decode() if isinstance(mode, bytes) else mode
+
+
+def _pads(node: Node, g: Graph) -> tuple[list[int], list[int]]:
+    """Per-dim (begin, end) pads from the constant pads input (and optional axes input)."""
+    rank = len(shape(g, node.inputs[0]))
+    pads = [int(v) for v in g.const(node.inputs[1]).reshape(-1)]
+    axes_name = node.inputs[3] if len(node.inputs) > 3 else ""
+    axes = [int(a) % rank for a in g.const(axes_name).reshape(-1)] if axes_name else list(range(rank))
+    begin, end = [0] * rank, [0] * rank
+    for i, axis in enumerate(axes):
+        begin[axis], end[axis] = pads[i], pads[i + len(axes)]
+    return begin, end
+
+
+def _inputs_constant(node: Node, g: Graph) -> bool:
+    """Pad's pads, constant_value and axes inputs must be constant initializers."""
+    return len(node.inputs) > 1 and all(g.const(n) is not None for n in node.inputs[1:] if n)
+
+
+def _mode_supported(node: Node, g: Graph) -> bool:
+    """Pad mode must be constant, reflect or edge (not wrap)."""
+    return _mode(node) in MODES
+
+
+def _rank_fits(node: Node, g: Graph) -> bool:
+    """Pad supports tensors of rank 1 to 6."""
+    return 1 <= len(shape(g, node.inputs[0])) <= MAX_RANK
+
+
+def _reflect_pads_fit(node: Node, g: Graph) -> bool:
+    """Reflect pads must be smaller than the padded dim."""
+    if _mode(node) != "reflect" or not _inputs_constant(node, g):
+        return True
+    dims = shape(g, node.inputs[0])
+    begin, end = _pads(node, g)
+    return all(max(b, e) < d for b, e, d in zip(begin, end, dims))
+
+
+class Pad(KernelOp):
+    """Pad of a tensor of any dtype."""
+
+    name = "pad"
+    onnx_ops = ("Pad",)
+    constraints = (_inputs_constant, _mode_supported, _rank_fits, _reflect_pads_fit)
+
+    def call(self, node: Node, g: Graph) -> KernelCall:
+        """mcu_pad(params{mode, rank, count, elem_bytes, in_dims, out_dims, pad_begin, value}, x, y)."""
+        x, y = g.tensors[node.inputs[0]], g.tensors[node.outputs[0]]
+        begin, _ = _pads(node, g)
+        value_name = node.inputs[2] if len(node.inputs) > 2 else ""
+        value = g.const(value_name).reshape(-1)[0] if value_name else 0
+        value_bytes = list(np.array([value], dtype=x.dtype).view(np.uint8))
+        fill = [0] * (MAX_RANK - len(x.shape))
+        params = [("mode", MODES[_mode(node)]), ("rank", len(x.shape)), ("count", y.size),
+                  ("elem_bytes", DTYPE_BYTES[x.dtype]), ("in_dims", list(x.shape) + fill),
+                  ("out_dims", list(y.shape) + fill), ("pad_begin", begin + fill),
+                  ("value", [int(b) for b in value_bytes] + [0] * (8 - len(value_bytes)))]
+        return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]])
+
+
+OP = Pad()

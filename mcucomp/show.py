@@ -1,0 +1,53 @@
+"""Text listing of the lowered graph: one line per node with shapes, dtypes, quantization and MACs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .ir import Graph, Node, Quant
+from .ops import REGISTRY
+
+
+def _number(v: float) -> str:
+    """A scale or zero point, short."""
+    return f"{v:.6g}"
+
+
+def format_quant(q: Quant | None) -> str:
+    """Scale and zero point; per-axis parameters summarized as count, scale range and zero-point range."""
+    if q is None:
+        return ""
+    if q.per_tensor:
+        return f" q(s={_number(float(q.scale.reshape(-1)[0]))}, zp={int(q.zero_point.reshape(-1)[0])})"
+    scale, zp = q.scale.reshape(-1).astype(np.float64), q.zero_point.reshape(-1).astype(np.int64)
+    zps = str(int(zp[0])) if zp.min() == zp.max() else f"{int(zp.min())}..{int(zp.max())}"
+    return (f" q(axis={q.axis}, {scale.size} scales {_number(scale.min())}..{_number(scale.max())}, "
+            f"zp={zps})")
+
+
+def format_tensor(g: Graph, name: str) -> str:
+    """`name:dtype[d0,d1,...]`, marked const for constants, with its quantization parameters."""
+    if not name:
+        return "-"
+    t = g.tensors[name]
+    const = " const" if t.is_const else ""
+    return f"{name}:{t.dtype}[{','.join(map(str, t.shape))}]{const}{format_quant(t.quant)}"
+
+
+def format_node(step: int, node: Node, g: Graph) -> str:
+    """One line: step, node name, kernel op, inputs -> outputs, MACs (or 'alias' for views); ops are lowered."""
+    op = REGISTRY[node.op]
+    cost = "alias" if op.aliases_input(node, g) else f"macs={op.macs(node, g):,}"
+    ins = ", ".join(format_tensor(g, i) for i in node.inputs)
+    outs = ", ".join(format_tensor(g, o) for o in node.outputs)
+    return f"{step:4d}  {node.name}  {node.op}  {ins} -> {outs}  {cost}"
+
+
+def format_graph(g: Graph, order: list[Node]) -> list[str]:
+    """The graph's inputs and outputs, then one line per node in execution order, then the MAC total."""
+    lines = [f"inputs:  {', '.join(format_tensor(g, n) for n in g.inputs)}",
+             f"outputs: {', '.join(format_tensor(g, n) for n in g.outputs)}"]
+    lines += [format_node(step, node, g) for step, node in enumerate(order)]
+    total = sum(REGISTRY[n.op].macs(n, g) for n in order)
+    lines.append(f"{len(order)} nodes, {total:,} MACs")
+    return lines

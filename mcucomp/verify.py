@@ -1,0 +1,273 @@
+"""Run the generated C on the host and compare it with onnxruntime on seeded random inputs.
+
+The accuracy contract lives here, in one place:
+- integer (and bool) outputs must be identical to onnxruntime's;
+- a float output tensor passes when every element satisfies |c - ort| <= FLOAT_ULP_BOUND * ulp(max|ort|), where
+  ulp(v) is the spacing of float32 at v and max|ort| is taken over the finite elements of that output tensor.
+  The generated kernels accumulate in their documented order, onnxruntime's MLAS in another, so float results
+  differ by rounding only; the bound scales with the tensor's magnitude, not with each element's.
+  NaN must meet NaN and infinities must be equal.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from .errors import McucompError
+from .host import HostModel, load
+from .pipeline import compile_model
+
+#: Allowed float error in units of ulp(max |reference|) per output tensor (see the module docstring).
+FLOAT_ULP_BOUND = 64
+
+#: Seconds between progress lines on stderr.
+PROGRESS_INTERVAL = 2.0
+
+
+def ulp_tolerance(ref: np.ndarray) -> float:
+    """The allowed |c - ref| for a float tensor: FLOAT_ULP_BOUND ulps of float32 at max |ref| (finite elements)."""
+    finite = np.abs(ref[np.isfinite(ref)])
+    peak = np.float32(finite.max()) if finite.size else np.float32(0)
+    return FLOAT_ULP_BOUND * float(np.spacing(peak))
+
+
+@dataclass
+class TensorDiff:
+    """How one C tensor differs from the reference: elements out of tolerance, max |diff|, max diff in ulps."""
+
+    elements: int
+    mismatched: int
+    max_abs_diff: float
+    max_ulp: float
+
+
+def compare(got: np.ndarray, ref: np.ndarray) -> TensorDiff:
+    """Compare a C result with the reference under the module's contract (exact integers, ULP-bounded floats)."""
+    if got.shape != ref.shape:
+        return TensorDiff(ref.size, ref.size, float("inf"), float("inf"))
+    if not np.issubdtype(ref.dtype, np.floating):
+        diff = np.abs(got.astype(np.int64) - ref.astype(np.int64))
+        worst = float(diff.max()) if diff.size else 0.0
+        return TensorDiff(ref.size, int(np.count_nonzero(diff)), worst, worst)
+    g64, r64 = got.astype(np.float64), ref.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(g64 - r64)
+    diff[(g64 == r64) | (np.isnan(g64) & np.isnan(r64))] = 0.0
+    diff[np.isnan(diff)] = np.inf
+    worst = float(diff.max()) if diff.size else 0.0
+    ulp = ulp_tolerance(ref) / FLOAT_ULP_BOUND
+    return TensorDiff(ref.size, int(np.count_nonzero(diff > FLOAT_ULP_BOUND * ulp)), worst, worst / ulp)
+
+
+@dataclass
+class OutputStats:
+    """One graph output over all inputs: how many inputs were compared, how many mismatched, worst diffs."""
+
+    name: str
+    dtype: str
+    compared: int = 0
+    mismatching: int = 0
+    max_abs_diff: float = 0.0
+    max_ulp: float = 0.0
+    first_bad_input: int | None = None
+
+    def add(self, index: int, d: TensorDiff) -> None:
+        """Fold in the comparison for input number `index`."""
+        self.compared += 1
+        self.max_abs_diff = max(self.max_abs_diff, d.max_abs_diff)
+        self.max_ulp = max(self.max_ulp, d.max_ulp)
+        if d.mismatched:
+            self.mismatching += 1
+            if self.first_bad_input is None:
+                self.first_bad_input = index
+
+
+@dataclass
+class LayerDiff:
+    """One intermediate tensor compared in --bisect: the layer (step, name, op) that produced it and the diff."""
+
+    step: int
+    layer: str
+    op: str
+    tensor: str
+    diff: TensorDiff
+
+
+@dataclass
+class VerifyResult:
+    """Per-output statistics and, when bisected, the per-layer comparison of one input."""
+
+    report: dict
+    out_dir: Path | None  # None when compiled to a temporary directory (already removed)
+    inputs: int
+    seed: int
+    outputs: list[OutputStats]
+    layers: list[LayerDiff] | None = None
+    bisect_input: int | None = None
+    skipped_tensors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when no output mismatched on any input."""
+        return all(o.mismatching == 0 for o in self.outputs)
+
+    @property
+    def first_bad_layer(self) -> LayerDiff | None:
+        """The first layer, in schedule order, whose output is out of tolerance."""
+        return next((layer for layer in self.layers or [] if layer.diff.mismatched), None)
+
+
+def _onnxruntime():
+    """Import onnxruntime, which only verification needs, with an actionable error when it is missing."""
+    try:
+        import onnxruntime
+    except ImportError:
+        raise McucompError(
+            "mcucomp verify needs onnxruntime as the reference, and it is not installed. "
+            "Install it with `python -m pip install onnxruntime` (or `python -m pip install -e '.[test]'`)."
+        ) from None
+    return onnxruntime
+
+
+def _session(model_bytes_or_path):
+    """An onnxruntime session with default options on the CPU provider: the reference for bit-exactness."""
+    ort = _onnxruntime()
+    try:
+        return ort.InferenceSession(model_bytes_or_path, providers=["CPUExecutionProvider"])
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise McucompError(f"onnxruntime cannot load the model as a reference: {first}.") from None
+
+
+def random_feeds(specs: list[dict], rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """One random input per graph input: integers uniform over the dtype's full range, floats from N(0, 1)."""
+    feeds = {}
+    for spec in specs:
+        dtype = np.dtype(spec["dtype"])
+        shape = spec["shape"]
+        if dtype == np.bool_:
+            feeds[spec["name"]] = rng.integers(0, 2, size=shape).astype(np.bool_)
+        elif np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            feeds[spec["name"]] = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+        else:
+            feeds[spec["name"]] = rng.standard_normal(size=shape).astype(dtype)
+    return feeds
+
+
+class _Progress:
+    """Prints `verify: done/total inputs` to a stream at most every PROGRESS_INTERVAL seconds."""
+
+    def __init__(self, stream: TextIO | None, total: int):
+        self.stream, self.total = stream, total
+        self.last = time.monotonic()
+
+    def tick(self, done: int) -> None:
+        """Report progress if enough time has passed since the last line."""
+        now = time.monotonic()
+        if self.stream is not None and now - self.last >= PROGRESS_INTERVAL:
+            print(f"verify: {done}/{self.total} inputs compared", file=self.stream, flush=True)
+            self.last = now
+
+
+def _capture_plan(report: dict) -> list[tuple[int, str]]:
+    """Intermediate arena tensors as (producing schedule step, name), in schedule order; graph inputs excluded."""
+    inputs = {s["name"] for s in report["inputs"]}
+    plan = [(t["first_step"], t["name"]) for t in report["tensors"]
+            if "scratch_of" not in t and t["name"] not in inputs]
+    return sorted(plan)
+
+
+def _call_index(report: dict, step: int) -> int:
+    """The LAYER_END index (calls only; alias layers emit no call) of the last call at or before schedule `step`."""
+    call_steps = [layer["step"] for layer in report["layers"] if not layer["alias"]]
+    return bisect.bisect_right(call_steps, step) - 1
+
+
+def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
+                  ) -> tuple[list[LayerDiff], list[str]]:
+    """Compare every intermediate tensor both sides expose, in schedule order; return diffs and skipped names."""
+    import onnx
+
+    report = host.report
+    proto = onnx.load(model_path)
+    produced = {out for node in proto.graph.node for out in node.output}
+    existing = {o.name for o in proto.graph.output}
+    plan = _capture_plan(report)
+    wanted = [name for _, name in plan if name in produced]
+    proto.graph.output.extend(onnx.ValueInfoProto(name=n) for n in wanted if n not in existing)
+    session = _session(proto.SerializeToString())
+    ref = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+    sizes = {t["name"]: (t["bytes"], t["offset"]) for t in report["tensors"]}
+    capture, steps, skipped = [], {}, []
+    for step, name in plan:
+        index = _call_index(report, step)
+        if name not in ref or index < 0 or ref[name].nbytes != sizes[name][0]:
+            skipped.append(name)
+            continue
+        capture.append((name, index, sizes[name][1], str(ref[name].dtype), list(ref[name].shape)))
+        steps[name] = step
+    got = host.run(feeds, capture=capture)
+    diffs = []
+    for name, _, _, _, _ in capture:
+        layer = report["layers"][steps[name]]
+        diffs.append(LayerDiff(steps[name], layer["name"], layer["op"], name, compare(got[name], ref[name])))
+    return diffs, skipped
+
+
+def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_always: bool = False,
+                    progress: TextIO | None = None) -> VerifyResult:
+    """Load the C in out_dir (compiled from `model`, a path) and compare it with onnxruntime on random inputs.
+
+    Bisects (compares every intermediate tensor on one input) when an output mismatches, or always when asked.
+    """
+    model_path = os.fspath(model)
+    host = load(out_dir)
+    report = host.report
+    session = _session(model_path)
+    ref_names = [o.name for o in session.get_outputs()]
+    stats = [OutputStats(s["name"], s["dtype"]) for s in report["outputs"]]
+    rng = np.random.default_rng(seed)
+    meter = _Progress(progress, inputs)
+    first_bad = None
+    first_feeds = None
+    for index in range(inputs):
+        feeds = random_feeds(report["inputs"], rng)
+        if index == 0:
+            first_feeds = feeds
+        ref = dict(zip(ref_names, session.run(None, feeds)))
+        got = host.run(feeds)
+        for st in stats:
+            st.add(index, compare(got[st.name], ref[st.name]))
+        if first_bad is None and any(st.first_bad_input == index for st in stats):
+            first_bad = (index, feeds)
+        meter.tick(index + 1)
+    result = VerifyResult(report, Path(out_dir).resolve(), inputs, seed, stats)
+    if first_bad is not None or (bisect_always and first_feeds is not None):
+        index, feeds = first_bad if first_bad is not None else (0, first_feeds)
+        result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds)
+        result.bisect_input = index
+    return result
+
+
+def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str | None = None,
+                 board: str | None = None, shapes: dict | None = None, bisect_always: bool = False,
+                 progress: TextIO | None = sys.stderr, **options) -> VerifyResult:
+    """Compile `model` (a path) to out_dir (a temporary directory when None), then run verify_compiled."""
+    if out_dir is not None:
+        compile_model(model, out_dir, name=name, board=board, shapes=shapes, **options)
+        return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress)
+    with tempfile.TemporaryDirectory(prefix="mcucomp-verify-") as tmp:
+        compile_model(model, tmp, name=name, board=board, shapes=shapes, **options)
+        result = verify_compiled(model, tmp, inputs, seed, bisect_always, progress)
+    result.out_dir = None
+    return result

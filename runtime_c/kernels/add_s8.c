@@ -1,0 +1,30 @@
+#include "add_s8.h"
+#include <math.h>
+
+static int32_t add_one(const mcu_add_s8_params *p, int32_t a, int32_t b)
+{
+    float v;
+    if (p->mode == MCU_ADD_S8_QLINEAR) {
+        /* MLAS QLinearAdd: the zero points live in `fixed`; b's term first, then a's. */
+        v = fmaf((float)b, p->r_by, p->fixed);
+        v = fmaf((float)a, p->r_ay, v);
+        v = mcu_clampf(v, (float)p->qmin, (float)p->qmax);
+        return mcu_round_even(v);
+    }
+    v = (float)(a - p->a_zp) * p->a_scale + (float)(b - p->b_zp) * p->b_scale;
+    v = mcu_clampf(v / p->y_scale, (float)(p->qmin - p->y_zp), (float)(p->qmax - p->y_zp));
+    return mcu_round_even(v) + p->y_zp;
+}
+
+void mcu_add_s8(const mcu_add_s8_params *p, const int8_t *a, const int8_t *b, int8_t *y)
+{
+    int32_t idx[MCU_MAX_RANK] = {0};
+    int32_t ia = 0, ib = 0, total = 1, i;
+    for (i = 0; i < p->bc.rank; ++i) {
+        total *= p->bc.dims[i];
+    }
+    for (i = 0; i < total; ++i) {
+        y[i] = (int8_t)add_one(p, a[ia], b[ib]);
+        mcu_bcast_next(&p->bc, idx, &ia, &ib);
+    }
+}

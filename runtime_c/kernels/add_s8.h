@@ -1,0 +1,19 @@
+#ifndef MCU_ADD_S8_H
+#define MCU_ADD_S8_H
+#include "mcu_rt.h"
+
+#define MCU_ADD_S8_QLINEAR 0 /* onnxruntime QLinearAdd: ratios and a fixed term, FMAs, one rounding */
+#define MCU_ADD_S8_FLOAT 1   /* DequantizeLinear both, float add, QuantizeLinear */
+
+typedef struct {
+    mcu_bcast bc;
+    int32_t mode;
+    float a_scale, b_scale, y_scale;
+    int32_t a_zp, b_zp, y_zp, qmin, qmax;
+    float r_ay, r_by, fixed; /* QLinearAdd terms, computed by the compiler exactly as onnxruntime does */
+} mcu_add_s8_params;
+
+/** Quantized element-wise addition with broadcasting. */
+void mcu_add_s8(const mcu_add_s8_params *p, const int8_t *a, const int8_t *b, int8_t *y);
+
+#endif
