@@ -180,11 +180,14 @@ class _Progress:
 
 
 def _capture_plan(report: dict) -> list[tuple[int, str]]:
-    """Intermediate arena tensors as (producing schedule step, name), in schedule order; graph inputs excluded."""
+    """Intermediate arena tensors as (producing schedule step, name), in schedule order; graph inputs excluded.
+
+    An alias (reshape-like view) shares its root's bytes and step, and is listed right after its root.
+    """
     inputs = {s["name"] for s in report["inputs"]}
-    plan = [(t["first_step"], t["name"]) for t in report["tensors"]
-            if "scratch_of" not in t and t["name"] not in inputs]
-    return sorted(plan)
+    tensors = sorted((t for t in report["tensors"] if "scratch_of" not in t and t["name"] not in inputs),
+                     key=lambda t: (t["first_step"], t["alias_of"] is not None, t["name"]))
+    return [(t["first_step"], t["name"]) for t in tensors]
 
 
 def _call_index(report: dict, step: int) -> int:

@@ -9,7 +9,7 @@ from .base import KernelCall, KernelOp, broadcast_params
 
 
 class AddS8(KernelOp):
-    """attrs: mode ('qlinear' | 'float'), a/b/y scale and zp, qmin, qmax."""
+    """attrs: mode ('qlinear' | 'float'), a/b/y scale and zp, qmin, qmax, offsets (128 per uint8-run tensor)."""
 
     name = "add_s8"
 
@@ -21,14 +21,17 @@ class AddS8(KernelOp):
         r_by = f32(a["b_scale"]) / f32(a["y_scale"])
         # onnxruntime's compiled QLinearAdd contracts a_zp·r_ay + b_zp·r_by into one FMA: emulate it in float64,
         # where the product of two float32 values is exact, then round once.
-        b_term = f32(r_by * f32(a["b_zp"]))
-        fixed = f32(f32(a["y_zp"]) - f32(np.float64(r_ay) * np.float64(a["a_zp"]) + np.float64(b_term)))
+        off = a.get("offsets", (0, 0, 0))
+        b_term = f32(r_by * f32(a["b_zp"] + off[1]))
+        fixed = f32(f32(a["y_zp"] + off[2]) - f32(np.float64(r_ay) * np.float64(a["a_zp"] + off[0])
+                                                 + np.float64(b_term)))
         return KernelCall(
             self.name,
             [("bc", broadcast_params(g, node)), ("mode", 0 if a["mode"] == "qlinear" else 1),
              ("a_scale", a["a_scale"]), ("b_scale", a["b_scale"]), ("y_scale", a["y_scale"]),
              ("a_zp", a["a_zp"]), ("b_zp", a["b_zp"]), ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]),
-             ("r_ay", float(r_ay)), ("r_by", float(r_by)), ("fixed", float(fixed))],
+             ("r_ay", float(r_ay)), ("r_by", float(r_by)), ("fixed", float(fixed)),
+             ("a_off", off[0]), ("b_off", off[1]), ("y_off", off[2])],
             [node.inputs[0], node.inputs[1], node.outputs[0]],
         )
 

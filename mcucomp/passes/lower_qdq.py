@@ -189,7 +189,9 @@ def _lower_add(grp: _Group, mode: str) -> None:
     lo, hi = out_range(g, y)
     lo, hi, act_kept = grp.clamp(y_zp, y_scale, lo, hi)
     fused = grp.ort_type(a[0]) == grp.ort_type(b[0]) == grp.ort_type(y) and not act_kept
-    grp.finish("add_s8", [a[0], b[0]], {"mode": "qlinear" if fused else "float", "a_scale": a[1], "a_zp": a[2],
+    offsets = tuple(128 if grp.ort_type(t) == "uint8" else 0 for t in (a[0], b[0], y))
+    grp.finish("add_s8", [a[0], b[0]], {"mode": "qlinear" if fused else "float", "offsets": offsets,
+                                        "a_scale": a[1], "a_zp": a[2],
                                         "b_scale": b[1], "b_zp": b[2], "y_scale": y_scale, "y_zp": y_zp,
                                         "qmin": lo, "qmax": hi})
 

@@ -5,11 +5,12 @@ static int32_t add_one(const mcu_add_s8_params *p, int32_t a, int32_t b)
 {
     float v;
     if (p->mode == MCU_ADD_S8_QLINEAR) {
-        /* MLAS QLinearAdd: the zero points live in `fixed`; b's term first, then a's. */
-        v = fmaf((float)b, p->r_by, p->fixed);
-        v = fmaf((float)a, p->r_ay, v);
-        v = mcu_clampf(v, (float)p->qmin, (float)p->qmax);
-        return mcu_round_even(v);
+        /* MLAS QLinearAdd: the zero points live in `fixed`; b's term first, then a's; values in the integer type
+         * onnxruntime uses for each tensor, since the float roundings depend on it. */
+        v = fmaf((float)(b + p->b_off), p->r_by, p->fixed);
+        v = fmaf((float)(a + p->a_off), p->r_ay, v);
+        v = mcu_clampf(v, (float)(p->qmin + p->y_off), (float)(p->qmax + p->y_off));
+        return mcu_round_even(v) - p->y_off;
     }
     v = (float)(a - p->a_zp) * p->a_scale + (float)(b - p->b_zp) * p->b_scale;
     v = mcu_clampf(v / p->y_scale, (float)(p->qmin - p->y_zp), (float)(p->qmax - p->y_zp));

@@ -11,6 +11,7 @@ typedef struct {
     float a_scale, b_scale, y_scale;
     int32_t a_zp, b_zp, y_zp, qmin, qmax;
     float r_ay, r_by, fixed; /* QLinearAdd terms, computed by the compiler exactly as onnxruntime does */
+    int32_t a_off, b_off, y_off; /* 128 where onnxruntime runs that tensor as uint8 (its s8→u8 retyping) */
 } mcu_add_s8_params;
 
 /** Quantized element-wise addition with broadcasting. */
