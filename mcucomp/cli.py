@@ -35,7 +35,10 @@ def _shapes(items: list[str] | None) -> dict[str, list[int]]:
 
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
-    return {key: getattr(args, key) for key in ("requant", "io") if getattr(args, key, None) is not None}
+    options = {key: getattr(args, key) for key in ("requant", "io") if getattr(args, key, None) is not None}
+    if getattr(args, "no_fit_check", False):
+        options["fit_check"] = False
+    return options
 
 
 def _add_lowering_args(p: argparse.ArgumentParser) -> None:
@@ -55,6 +58,8 @@ def _add_compile_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--board", help="board id or board .toml (default: nucleo-l4r5zi)")
     p.add_argument("--io", choices=("arena", "caller"),
                    help="'arena': inputs/outputs live in the arena (default); 'caller': in the caller's buffers")
+    p.add_argument("--no-fit-check", action="store_true",
+                   help="write the C even when the model does not fit the board's RAM or flash")
 
 
 def _percent_over(value: int, bound: int) -> str:
@@ -137,6 +142,14 @@ def _mismatch_message(result) -> str:
     return text + " Please report this with the model and the command line."
 
 
+def _compile_quietly(args: argparse.Namespace) -> None:
+    """compile_model with the command line's options, printing nothing."""
+    from .pipeline import compile_model
+
+    compile_model(args.model, args.out, name=args.name, board=args.board, shapes=_shapes(args.shape),
+                  **_options(args))
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """mcucomp verify: compile, run on the host and compare with onnxruntime."""
     from .verify import verify_model
@@ -149,6 +162,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print("\n".join(_verify_lines(result)))
     if not result.ok:
         raise VerifyError(_mismatch_message(result))
+    if args.on_target:
+        from .target.commands import run_on_target
+
+        run_on_target(args, _compile_quietly)
     print("OK")
     return 0
 
@@ -172,7 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--bisect", action="store_true",
                    help="compare every intermediate tensor (done automatically on a mismatch)")
+    p.add_argument("--on-target", action="store_true",
+                   help="also run the firmware under qemu-system-arm for the board's core; outputs must equal the "
+                        "host's bit for bit")
     p.set_defaults(func=cmd_verify)
+    from .target.commands import cmd_boards, cmd_build_target
+
+    p = sub.add_parser("boards", help="list the bundled boards")
+    p.set_defaults(func=cmd_boards)
+    p = sub.add_parser("build-target", help="compile, then cross-compile with arm-none-eabi-gcc and report sizes")
+    _add_compile_args(p)
+    p.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output directory")
+    p.set_defaults(func=lambda a: cmd_build_target(a, _compile_quietly))
     return parser
 
 

@@ -33,3 +33,9 @@ class VerifyError(McucompError):
     """Generated code and the reference disagree."""
 
     exit_code = 3
+
+
+class FitError(McucompError):
+    """The model does not fit the board's RAM or flash (mcucomp.fit); --no-fit-check overrides."""
+
+    exit_code = 4

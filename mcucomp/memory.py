@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memplan import Buffer, live_lower_bound, plan_arena
+from memplan import Buffer, plan_arena
 
 from .ir import Graph, Node
 from .ops import REGISTRY
@@ -21,6 +21,7 @@ class MemoryLayout:
     lower_bound: int
     scratch: dict[str, str]        # node name → scratch buffer name
     caller_owned: set[str]
+    placement: str = ""            # how memplan found the offsets (e.g. "first-fit by start")
 
 
 def storage_roots(g: Graph, order: list[Node]) -> dict[str, str]:
@@ -70,5 +71,5 @@ def plan_memory(g: Graph, order: list[Node], scratch_sizes: dict[str, int], io_i
             scratch[node.name] = f"{node.name}#scratch"
             buffers.append(Buffer(scratch[node.name], size, step, step))
     plan = plan_arena(buffers, alignment)
-    return MemoryLayout(roots, plan.offsets, buffers, plan.arena_size,
-                        live_lower_bound(buffers, alignment), scratch, caller_owned)
+    return MemoryLayout(roots, plan.offsets, buffers, plan.arena_size, plan.lower_bound, scratch, caller_owned,
+                        plan.method)

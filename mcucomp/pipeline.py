@@ -17,6 +17,7 @@ from . import __version__
 from .boards import load_board
 from .codegen import build_program
 from .errors import OptionError, OutputError
+from .fit import check_fit, estimate_fit
 from .frontend import load_onnx
 from .ir import Graph, Node, build_graph
 from .memory import plan_memory
@@ -118,6 +119,7 @@ def compile_model(model, out_dir, name: str | None = None, board: str | None = N
     name = name or default_name(model)
     _check_name(name)
     board_info = load_board(board)
+    fit_check = options.pop("fit_check", True)
     g, order, sha256, opts = lower_model(model, shapes, **options)
     calls = {}
     for node in order:
@@ -134,6 +136,9 @@ def compile_model(model, out_dir, name: str | None = None, board: str | None = N
     ]
     program = build_program(g, order, calls, layout, name, header)
     report = build_report(g, order, layout, program, calls, name, board_info, opts, sha256)
+    report["fit"] = estimate_fit(report, board_info)
+    if fit_check:
+        check_fit(report, board_info, report["fit"])
     out_dir = Path(out_dir)
     staging = _prepare_out_dir(out_dir)
     try:

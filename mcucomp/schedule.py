@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memplan.problem import align_up
+from memplan import align_up
 
 from .errors import ModelError
 from .ir import Graph, Node

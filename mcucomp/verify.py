@@ -5,7 +5,8 @@ The accuracy contract lives here, in one place:
 - a float output tensor passes when every element satisfies |c - ort| <= FLOAT_ULP_BOUND * ulp(max|ort|), where
   ulp(v) is the spacing of float32 at v and max|ort| is taken over the finite elements of that output tensor.
   The generated kernels accumulate in their documented order, onnxruntime's MLAS in another, so float results
-  differ by rounding only; the bound scales with the tensor's magnitude, not with each element's.
+  differ by rounding only; the bound scales with the tensor's magnitude, not with each element's. Each float
+  kernel alone stays within 4 ulp (tests/kernels/helpers.py); 64 leaves room for that error to compound over layers.
   NaN must meet NaN and infinities must be equal.
 """
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from .bound import problem_lower_bound
 from .placement import FITS, orderings, place
 from .problem import Buffer, Overlap, resolve
-from .search import exhaustive, hill_climb
+from .search import search
 
 
 @dataclass
@@ -34,14 +34,11 @@ def plan_arena(buffers: list[Buffer], alignment: int = 16, overlaps: tuple[Overl
         for fit_name, fit in FITS.items():
             offsets, arena = place(problem, order, fit)
             if best is None or arena < best[1]:
-                best = (offsets, arena, f"{fit_name} by {order_name}", order, fit)
-    offsets, arena, method, order, fit = best  # type: ignore[misc]
+                best = (offsets, arena, f"{fit_name} by {order_name}")
+    offsets, arena, method = best  # type: ignore[misc]
     if arena > bound:
-        found = exhaustive(problem, arena, bound)
+        found = search(problem, offsets, arena, bound)
         if found is not None:
-            (offsets, arena), method = found, "exhaustive search"
-    if arena > bound:
-        found = hill_climb(problem, order, fit, arena, bound)
-        if found is not None:
-            (offsets, arena), method = found, f"hill climbing from {method}"
+            offsets, arena, how = found
+            method = f"{how} after {method}"
     return Plan({b.name: offsets[problem.root_of[b.name]] for b in buffers}, arena, bound, method)

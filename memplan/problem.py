@@ -72,6 +72,7 @@ class Problem:
     alignment: int
 
     def __len__(self) -> int:
+        """Number of storage roots."""
         return len(self.names)
 
     def interferes(self, a: int, b: int) -> bool:

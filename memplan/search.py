@@ -1,40 +1,45 @@
-"""Closing the gap to the live-set bound: bounded exhaustive search over placement orders, then hill climbing.
+"""Closing the gap to the live-set bound: exhaustive search over placement orders, whole or in time windows.
 
-Both are deterministic (a fixed seed and fixed budgets, never wall-clock limits), so a model always compiles to
-the same arena.
+Searches are bounded by counts of placements tried, never by wall-clock time, so a model always compiles to the
+same arena.
 """
 
 from __future__ import annotations
 
-import random
-
-from .placement import first_fit, forbidden_ranges, place
+from .placement import first_fit, forbidden_ranges
 from .problem import Problem
 
-#: Problems with at most this many non-empty roots get the exhaustive search.
+#: The exhaustive search re-places at most this many roots at once.
 EXHAUSTIVE_LIMIT = 24
-#: Placements the exhaustive search may try before giving up.
-EXHAUSTIVE_BUDGET = 20_000
-#: Hill climbing re-places the whole problem once per round; rounds shrink as problems grow.
-HILL_WORK = 60_000
-HILL_MAX_ROUNDS = 400
-HILL_SEED = 0
+#: Placements one exhaustive search may try.
+SEARCH_BUDGET = 4_000
+#: Placements all window repairs of one problem may try together.
+REPAIR_BUDGET = 60_000
+#: Half-widths, in steps, of the time windows re-placed around a root that ends above the target.
+REPAIR_WINDOWS = (1, 2, 4, 8)
 
 
-def exhaustive(problem: Problem, arena: int, target: int) -> tuple[list[int], int] | None:
-    """First-fit over placement orders, depth first, pruned at `arena`; stops at `target` or the budget.
+def _end(problem: Problem, offsets: list[int | None], roots) -> int:
+    """The highest end address among placed roots."""
+    return max((offsets[r] + problem.sizes[r] for r in roots if offsets[r] is not None), default=0)
 
-    Without overlap permissions this is complete: placing the roots of any optimal plan by increasing offset
-    with first-fit puts each at or below its optimal offset, so some order reaches the optimum. Consecutive roots
-    that do not meet in time are tried in one order only (swapping them changes no offset).
+
+def exhaustive(problem: Problem, free: list[int], offsets: list[int | None], limit: int, target: int,
+               budget: int) -> tuple[list[int | None], int]:
+    """Re-place the roots in `free` by first-fit over their placement orders, depth first.
+
+    Roots not in `free` keep their offsets (None: absent). Returns offsets where every free root ends below
+    `limit`, as low as found, stopping early at `target`, or None in place of offsets when none was found; and
+    the placements left of `budget`. Without overlap permissions the search is complete: placing an optimal plan's
+    roots by increasing offset with first-fit puts each at or below its optimal offset. Consecutive roots that
+    do not meet in time are tried in one order only (swapping them changes no offset).
     """
-    ids = sorted((r for r in range(len(problem)) if problem.sizes[r]),
-                 key=lambda r: (-problem.sizes[r], problem.first[r], r))
-    if len(ids) > EXHAUSTIVE_LIMIT:
-        return None
+    ids = sorted(free, key=lambda r: (-problem.sizes[r], problem.first[r], r))
     rank = {r: k for k, r in enumerate(ids)}
-    offsets: list[int | None] = [None if problem.sizes[r] else 0 for r in range(len(problem))]
-    state = {"best": arena, "found": None, "budget": EXHAUSTIVE_BUDGET}
+    offsets = list(offsets)
+    for r in ids:
+        offsets[r] = None
+    state = {"best": limit, "found": None, "budget": budget}
 
     def dfs(remaining: list[int], prev: int | None, end: int) -> bool:
         """Extend the partial plan; True when the search should stop."""
@@ -44,7 +49,7 @@ def exhaustive(problem: Problem, arena: int, target: int) -> tuple[list[int], in
         for r in remaining:
             if prev is not None and rank[r] < rank[prev] and not problem.interferes(r, prev):
                 continue
-            if state["budget"] == 0:
+            if state["budget"] <= 0:
                 return True
             state["budget"] -= 1
             x = first_fit(forbidden_ranges(problem, r, offsets), problem.alignment)
@@ -59,30 +64,38 @@ def exhaustive(problem: Problem, arena: int, target: int) -> tuple[list[int], in
         return False
 
     dfs(ids, None, 0)
-    return None if state["found"] is None else (state["found"], state["best"])
+    return state["found"], state["budget"]
 
 
-def hill_climb(problem: Problem, order: list[int], fit, arena: int, target: int) -> tuple[list[int], int] | None:
-    """Perturb the placement order (move a root at the arena's top earlier, or swap two) and keep what helps."""
-    rounds = min(HILL_MAX_ROUNDS, HILL_WORK // max(1, len(problem)))
-    rng = random.Random(HILL_SEED)
-    order = list(order)
-    offsets, current = place(problem, order, fit)
-    best: tuple[list[int], int] | None = None
-    for _ in range(rounds):
-        if current <= target or len(order) < 2:
-            break
-        candidate = list(order)
-        top = [k for k, r in enumerate(candidate) if offsets[r] + problem.sizes[r] == current and k > 0]
-        if top and rng.random() < 0.5:
-            k = rng.choice(top)
-            candidate.insert(rng.randrange(k), candidate.pop(k))
-        else:
-            i, j = rng.sample(range(len(candidate)), 2)
-            candidate[i], candidate[j] = candidate[j], candidate[i]
-        new_offsets, new_arena = place(problem, candidate, fit)
-        if new_arena <= current:
-            order, offsets, current = candidate, new_offsets, new_arena
-            if new_arena < arena and (best is None or new_arena < best[1]):
-                best = (new_offsets, new_arena)
-    return best
+def repair(problem: Problem, offsets: list[int], target: int) -> list[int]:
+    """Re-place the roots live near each root that ends above `target`, in widening time windows."""
+    offsets = list(offsets)
+    budget = REPAIR_BUDGET
+    placed = [r for r in range(len(problem)) if problem.sizes[r]]
+    for half in REPAIR_WINDOWS:
+        high = sorted((r for r in placed if offsets[r] + problem.sizes[r] > target),
+                      key=lambda r: (problem.first[r], r))
+        for v in high:
+            if offsets[v] + problem.sizes[v] <= target or budget <= 0:
+                continue
+            lo, hi = problem.first[v] - half, problem.last[v] + half
+            window = [r for r in placed if problem.first[r] <= hi and problem.last[r] >= lo]
+            if len(window) > EXHAUSTIVE_LIMIT:
+                continue
+            found, left = exhaustive(problem, window, offsets, _end(problem, offsets, window), target,
+                                     min(budget, SEARCH_BUDGET))
+            budget -= min(budget, SEARCH_BUDGET) - left
+            if found is not None:
+                offsets = found  # type: ignore[assignment]
+    return offsets
+
+
+def search(problem: Problem, offsets: list[int], arena: int, target: int) -> tuple[list[int], int, str] | None:
+    """A plan smaller than `arena` (reaching `target` when found), and how it was found; None when none was."""
+    placed = [r for r in range(len(problem)) if problem.sizes[r]]
+    if len(placed) <= EXHAUSTIVE_LIMIT:
+        found, _ = exhaustive(problem, placed, offsets, arena, target, REPAIR_BUDGET)
+        return None if found is None else (found, _end(problem, found, placed), "exhaustive search")  # type: ignore
+    repaired = repair(problem, offsets, target)
+    end = _end(problem, repaired, placed)
+    return (repaired, end, "windowed exhaustive repair") if end < arena else None

@@ -1,0 +1,115 @@
+"""Measure each runtime kernel's code size and stack frame per Cortex-M core with arm-none-eabi-gcc -O2, and the
+fixed cost of the test firmware; write mcucomp/target/code_size.json (used by mcucomp.fit to predict flash and stack
+without a toolchain).
+
+Run after adding or changing a kernel:  python bench/measure_code_size.py
+A kernel's "code" is its object's .text and .rodata; its "library" is how much more a linked firmware image grows
+when the kernel is linked in (the libgcc / newlib routines it pulls in: soft float on ARMv6-M); its "stack" is the
+sum of its functions' frames (-fstack-usage).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from mcucomp.boards import compiler_flags, load_board
+from mcucomp.target.build import TARGET_CFLAGS, build_firmware, require_tool, section_sizes
+from mcucomp.target.memory_map import qemu_memory_map
+
+#: One representative board per core: its flags select the instruction set and FPU.
+CORE_BOARDS = {"cortex-m0plus": "nucleo-g0b1re", "cortex-m4": "nucleo-l4r5zi", "cortex-m7": "nucleo-h743zi",
+               "cortex-m33": "nucleo-u575zi", "cortex-m55": "corstone-300"}
+OUT = Path(__file__).resolve().parents[1] / "mcucomp" / "target" / "code_size.json"
+#: A model with one input and one output in the arena and a run function that only copies: the firmware alone.
+STUB_H = "#include <stdint.h>\n#define STUB_ARENA_SIZE 32\n#define STUB_OK 0\nint stub_run(const float *in0, float *out0, void *arena);\n"
+STUB_C = ('#include "stub.h"\n#include <string.h>\n'
+          "int stub_run(const float *in0, float *out0, void *arena)\n"
+          "{\n    memcpy(arena, in0, 4u);\n    memcpy(out0, arena, 4u);\n    return STUB_OK;\n}\n")
+STUB_REPORT = {"name": "stub", "arena_bytes": 32, "files": ["stub.c", "stub.h"],
+               "inputs": [{"name": "x", "shape": [1], "dtype": "float32", "ctype": "float", "arena_offset": 0}],
+               "outputs": [{"name": "y", "shape": [1], "dtype": "float32", "ctype": "float", "arena_offset": 16}]}
+
+
+def flash_of(sizes: dict[str, int]) -> int:
+    """Bytes an image occupies in flash: code, constants, exception index and .data's initial values."""
+    return sum(sizes.get(s, 0) for s in (".text", ".rodata", ".ARM.exidx", ".data"))
+
+
+def stack_frame_by_function(su_file: Path) -> dict[str, int]:
+    """Function name → frame bytes, from a -fstack-usage file."""
+    frames = {}
+    for line in su_file.read_text().splitlines():
+        if line.strip():
+            location, size, _ = line.split("\t")
+            frames[location.rsplit(":", 1)[-1]] = int(size)
+    return frames
+
+
+def code_bytes(obj: Path) -> int:
+    """Code and constant bytes of an object file (its .text* and .rodata* sections)."""
+    return sum(size for name, size in section_sizes(obj).items() if name.startswith((".text", ".rodata")))
+
+
+def defined_functions(obj: Path) -> list[str]:
+    """Global functions an object file defines."""
+    nm = require_tool("arm-none-eabi-nm")
+    out = subprocess.run([nm, "-g", "--defined-only", str(obj)], capture_output=True, text=True, check=True).stdout
+    return [parts[2] for parts in (line.split() for line in out.splitlines()) if len(parts) == 3 and parts[1] == "T"]
+
+
+def measure_core(core: str, board: dict, work: Path) -> dict:
+    """Firmware base size and stack, and every kernel's size and stack, for one core."""
+    gcc = require_tool("arm-none-eabi-gcc")
+    stub = work / "stub"
+    stub.mkdir(parents=True)
+    (stub / "stub.h").write_text(STUB_H)
+    (stub / "stub.c").write_text(STUB_C)
+    (stub / "report.json").write_text(json.dumps(STUB_REPORT))
+    mm = qemu_memory_map(board["qemu_machine"])
+    base = build_firmware(stub, work / "base", board, mm, 1024, ["-fstack-usage"])
+    base_flash = flash_of(section_sizes(base.elf))
+    frames = {}
+    for su in (work / "base").glob("*.su"):
+        frames.update(stack_frame_by_function(su))
+    # During an inference the stack holds the reset handler's and main's frames plus the deepest semihosting
+    # call main makes; the model's run function and the kernel come on top (mcucomp.fit adds those).
+    semihost = max(frames[f] for f in ("fw_open", "fw_read", "fw_write", "fw_close", "fw_print"))
+    harness_stack = frames["fw_reset"] + frames["main"] + semihost
+    runtime = resources.files("runtime_c")
+    kernels = {}
+    for src in sorted(Path(str(runtime)).joinpath("kernels").glob("*.c")):
+        obj = work / f"{src.stem}.o"
+        subprocess.run([gcc, *compiler_flags(board), *TARGET_CFLAGS, "-fstack-usage", "-I", str(runtime),
+                        "-I", str(src.parent), "-c", str(src), "-o", str(obj)], check=True)
+        keep = [f"-Wl,--undefined={f}" for f in defined_functions(obj)]
+        fw = build_firmware(stub, work / src.stem, board, mm, 1024, [str(obj), *keep])
+        own = code_bytes(obj)
+        library = max(0, flash_of(section_sizes(fw.elf)) - base_flash - own)
+        kernels[src.stem] = {"code": own, "library": library,
+                             "stack": sum(stack_frame_by_function(obj.with_suffix(".su")).values())}
+    return {"firmware_flash": base_flash, "firmware_stack": harness_stack, "kernels": kernels}
+
+
+def main() -> int:
+    """Measure every core and write the table."""
+    gcc = require_tool("arm-none-eabi-gcc")
+    version = subprocess.run([gcc, "--version"], capture_output=True, text=True, check=True).stdout.splitlines()[0]
+    table = {"toolchain": version, "flags": TARGET_CFLAGS, "command": "python bench/measure_code_size.py",
+             "cores": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        for core, board_id in CORE_BOARDS.items():
+            table["cores"][core] = measure_core(core, load_board(board_id), Path(tmp) / core)
+            print(f"{core}: firmware {table['cores'][core]['firmware_flash']} B, "
+                  f"{len(table['cores'][core]['kernels'])} kernels", file=sys.stderr)
+    OUT.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""avgpool_f32 against onnxruntime: pads, strides, ceil_mode, count_include_pad, 1-D and global pooling."""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from helpers import check_model, check_nodes, make_model, rand
+
+# (input shape, attrs)
+CASES = [
+    ((1, 3, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 2, 1], count_include_pad=1)),
+    ((1, 3, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 2, 1], count_include_pad=0)),
+    ((2, 5, 6, 5), dict(kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1, count_include_pad=1, pads=[0, 1, 0, 1])),
+    ((2, 5, 6, 5), dict(kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1)),
+    ((1, 7, 1, 1), dict(kernel_shape=[1, 1])),
+    ((1, 5, 9), dict(kernel_shape=[4], strides=[2], pads=[2, 1], count_include_pad=1)),
+]
+
+
+def test_averagepool_cases(tmp_path):
+    rng = np.random.default_rng(10)
+    nodes, inputs, outputs, feeds = [], {}, {}, {}
+    for i, (shp, attrs) in enumerate(CASES):
+        inputs[f"x{i}"] = (np.float32, shp)
+        feeds[f"x{i}"] = rand(rng, *shp)
+        nodes.append(helper.make_node("AveragePool", [f"x{i}"], [f"y{i}"], **attrs))
+    check_nodes(nodes, inputs, feeds, tmp_path)
+
+
+def test_global_average_pool(tmp_path):
+    rng = np.random.default_rng(11)
+    shapes = [(1, 3, 5, 7), (2, 7, 1, 1), (1, 5, 9)]
+    nodes = [helper.make_node("GlobalAveragePool", [f"x{i}"], [f"y{i}"]) for i in range(len(shapes))]
+    inputs = {f"x{i}": (np.float32, s) for i, s in enumerate(shapes)}
+    outputs = {f"y{i}": (np.float32, s[:2] + (1,) * (len(s) - 2)) for i, s in enumerate(shapes)}
+    check_model(make_model(nodes, inputs, outputs), {f"x{i}": rand(rng, *s) for i, s in enumerate(shapes)}, tmp_path)
+

@@ -1,0 +1,36 @@
+"""clamp_f32 against onnxruntime (exact): Relu, Clip (inputs, one-sided, opset-6 attributes), LeakyRelu."""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from helpers import check_nodes, rand
+
+
+def _data(shape):
+    """Random values with exact zeros, negative zeros and values on the clip bounds."""
+    x = rand(np.random.default_rng(40), *shape) * 4
+    x.flat[:4] = [0.0, -0.0, 6.0, -1.0]
+    return x
+
+
+def test_relu_clip_leakyrelu(tmp_path):
+    x = _data((1, 7, 3, 5))
+    nodes = [
+        helper.make_node("Relu", ["x"], ["relu"]),
+        helper.make_node("Clip", ["x", "lo", "hi"], ["clip"]),
+        helper.make_node("Clip", ["x", "", "hi"], ["clip_max"]),
+        helper.make_node("Clip", ["x", "lo"], ["clip_min"]),
+        helper.make_node("LeakyRelu", ["x"], ["leaky"], alpha=0.1),
+        helper.make_node("LeakyRelu", ["x"], ["leaky_default"]),
+    ]
+    inits = {"lo": np.float32(-1.0), "hi": np.float32(6.0)}
+    check_nodes(nodes, {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, initializers=inits, exact=True)
+
+
+def test_clip_opset6_attributes(tmp_path):
+    """Opset-6 Clip keeps min/max as attributes until the frontend converts the model to opset 13."""
+    x = _data((2, 3))
+    node = helper.make_node("Clip", ["x"], ["y"], min=-0.5, max=0.5)
+    check_nodes([node], {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, opset=6, exact=True)

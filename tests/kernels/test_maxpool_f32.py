@@ -1,0 +1,38 @@
+"""maxpool_f32 against onnxruntime (exact): pads, strides, dilations, ceil_mode, 1-D, global, unused Indices."""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from helpers import check_nodes, rand
+
+CASES = [
+    ((1, 3, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 2, 1])),
+    ((2, 5, 6, 5), dict(kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1)),
+    ((1, 7, 9, 8), dict(kernel_shape=[2, 2], dilations=[2, 3], pads=[1, 1, 0, 1])),
+    ((1, 3, 1, 1), dict(kernel_shape=[1, 1])),
+    ((1, 5, 9), dict(kernel_shape=[3], strides=[2], pads=[1, 2], dilations=[2])),
+]
+
+
+def test_maxpool_cases(tmp_path):
+    rng = np.random.default_rng(20)
+    nodes, inputs, feeds = [], {}, {}
+    for i, (shp, attrs) in enumerate(CASES):
+        inputs[f"x{i}"] = (np.float32, shp)
+        feeds[f"x{i}"] = rand(rng, *shp)
+        nodes.append(helper.make_node("MaxPool", [f"x{i}"], [f"y{i}"], **attrs))
+    shapes = [(1, 3, 5, 7), (1, 5, 9)]
+    for j, shp in enumerate(shapes):
+        inputs[f"g{j}"] = (np.float32, shp)
+        feeds[f"g{j}"] = rand(rng, *shp)
+        nodes.append(helper.make_node("GlobalMaxPool", [f"g{j}"], [f"gy{j}"]))
+    check_nodes(nodes, inputs, feeds, tmp_path, exact=True)
+
+
+def test_maxpool_all_negative_with_padding(tmp_path):
+    """Padding must never win over negative inputs."""
+    x = -np.abs(rand(np.random.default_rng(21), 1, 3, 4, 5)) - 1
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    check_nodes([node], {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, exact=True)

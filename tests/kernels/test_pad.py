@@ -1,0 +1,30 @@
+"""pad against onnxruntime (exact): constant with a value, reflect, edge, asymmetric and negative pads, int8."""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from helpers import check_nodes, rand
+
+
+def test_pad_modes(tmp_path):
+    x = rand(np.random.default_rng(80), 1, 3, 4, 5)
+    inits = {"p_const": np.array([0, 1, 2, 0, 0, 0, 1, 3], np.int64),
+             "p_mirror": np.array([0, 0, 1, 2, 0, 0, 3, 1], np.int64),
+             "p_crop": np.array([0, 0, -1, 2, 0, 1, 0, -2], np.int64),
+             "v": np.float32(-2.5)}
+    nodes = [helper.make_node("Pad", ["x", "p_const", "v"], ["constant"], mode="constant"),
+             helper.make_node("Pad", ["x", "p_const"], ["constant_zero"]),
+             helper.make_node("Pad", ["x", "p_mirror"], ["reflect"], mode="reflect"),
+             helper.make_node("Pad", ["x", "p_mirror"], ["edge"], mode="edge"),
+             helper.make_node("Pad", ["x", "p_crop", "v"], ["crop"])]
+    check_nodes(nodes, {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, initializers=inits, exact=True)
+
+
+def test_pad_int8_with_axes(tmp_path):
+    """Opset-18 axes input; a negative int8 constant value."""
+    x = np.random.default_rng(81).integers(-128, 128, (2, 3, 5), dtype=np.int8)
+    inits = {"p": np.array([1, 0, 2, 3], np.int64), "v": np.int8(-7), "axes": np.array([-1, 1], np.int64)}
+    node = helper.make_node("Pad", ["x", "p", "v", "axes"], ["y"])
+    check_nodes([node], {"x": (np.int8, x.shape)}, {"x": x}, tmp_path, initializers=inits, opset=18, exact=True)

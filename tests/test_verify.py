@@ -1,0 +1,123 @@
+"""Host verification against onnxruntime: the accuracy contract, random inputs, mismatch reporting and bisection."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+import pytest
+from cli_models import save, two_conv_model
+
+import mcucomp
+from mcucomp import cli, verify
+from mcucomp.errors import McucompError
+from mcucomp.verify import FLOAT_ULP_BOUND, compare, random_feeds, ulp_tolerance, verify_compiled, verify_model
+
+
+def test_integers_must_be_identical():
+    ref = np.array([-128, 0, 127], np.int8)
+    assert compare(ref.copy(), ref).mismatched == 0
+    d = compare(np.array([-128, 1, 127], np.int8), ref)
+    assert (d.mismatched, d.max_abs_diff) == (1, 1.0)
+    wide = compare(np.array([127], np.int8), np.array([-128], np.int8))
+    assert wide.max_abs_diff == 255.0
+
+
+def test_float_bound_is_64_ulp_of_the_tensor_peak():
+    ref = np.array([4.0, -1.0, 0.001], np.float32)
+    ulp = float(np.spacing(np.float32(4.0)))
+    assert ulp_tolerance(ref) == FLOAT_ULP_BOUND * ulp
+    at_bound = ref.astype(np.float64) + np.array([0, 0, FLOAT_ULP_BOUND * ulp])
+    assert compare(at_bound.astype(np.float32), ref).mismatched == 0
+    beyond = ref.copy()
+    beyond[2] += np.float32((FLOAT_ULP_BOUND + 2) * ulp)
+    d = compare(beyond, ref)
+    assert d.mismatched == 1 and d.max_ulp > FLOAT_ULP_BOUND
+
+
+def test_float_specials():
+    ref = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
+    assert compare(ref.copy(), ref).mismatched == 0
+    assert compare(np.array([0.0, np.inf, -np.inf, 1.0], np.float32), ref).mismatched == 1
+    assert compare(np.array([np.nan, -np.inf, -np.inf, 1.0], np.float32), ref).mismatched == 1
+    assert compare(np.zeros((2, 2), np.float32), np.zeros(4, np.float32)).mismatched == 4
+
+
+def test_random_inputs_cover_the_integer_range_and_are_seeded():
+    specs = [{"name": "q", "dtype": "int8", "shape": [4096]}, {"name": "f", "dtype": "float32", "shape": [4096]},
+             {"name": "u", "dtype": "uint8", "shape": [4096]}]
+    feeds = random_feeds(specs, np.random.default_rng(3))
+    assert feeds["q"].dtype == np.int8 and (feeds["q"].min(), feeds["q"].max()) == (-128, 127)
+    assert (feeds["u"].min(), feeds["u"].max()) == (0, 255)
+    assert feeds["f"].dtype == np.float32 and abs(feeds["f"].mean()) < 0.1 and 0.9 < feeds["f"].std() < 1.1
+    again = random_feeds(specs, np.random.default_rng(3))
+    assert all(np.array_equal(feeds[k], again[k]) for k in feeds)
+
+
+def test_capture_index_skips_alias_layers():
+    """LAYER_END numbers calls only; reshape-like layers emit none."""
+    report = {"layers": [{"step": 0, "alias": False}, {"step": 1, "alias": True}, {"step": 2, "alias": False}]}
+    assert [verify._call_index(report, s) for s in range(3)] == [0, 0, 1]
+
+
+def test_float_model_verifies(tmp_path):
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    result = verify_model(path, inputs=5, seed=1, bisect_always=True, progress=None)
+    assert result.ok and result.out_dir is None
+    assert [o.compared for o in result.outputs] == [5]
+    assert result.outputs[0].max_ulp <= FLOAT_ULP_BOUND
+    assert [(d.layer, d.tensor, d.diff.mismatched) for d in result.layers] == [("conv1", "h", 0), ("conv2", "y", 0)]
+
+
+def _break_second_conv(out_dir) -> None:
+    """Corrupt the first weight of conv2 in the generated C, so verification must fail from conv2 on."""
+    weights = next(out_dir.glob("*_weights.c"))
+    text, count = re.subn(r"(_w2\[\d+\][^{]*\{\s*)([^,]+),", r"\g<1>1000.0f,", weights.read_text(), count=1)
+    assert count == 1, weights.read_text()[:2000]
+    weights.write_text(text)
+
+
+def test_mismatch_is_found_and_bisected(tmp_path):
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    out = tmp_path / "out"
+    mcucomp.compile_model(path, out)
+    _break_second_conv(out)
+    result = verify_compiled(path, out, inputs=3, progress=None)
+    assert not result.ok
+    assert (result.outputs[0].mismatching, result.outputs[0].first_bad_input) == (3, 0)
+    assert result.layers[0].diff.mismatched == 0
+    bad = result.first_bad_layer
+    assert (bad.step, bad.layer, bad.op, bad.tensor) == (1, "conv2", "conv2d_f32", "y")
+    assert bad.diff.max_abs_diff > 100
+
+
+def test_cli_exits_3_and_names_the_layer(tmp_path, monkeypatch, capsys):
+    def compile_then_break(model, out_dir, **kwargs):
+        result = mcucomp.compile_model(model, out_dir, **kwargs)
+        _break_second_conv(result.out_dir)
+        return result
+
+    monkeypatch.setattr(verify, "compile_model", compile_then_break)
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    assert cli.main(["verify", str(path), "--inputs", "2"]) == 3
+    captured = capsys.readouterr()
+    assert re.search(r"^y\s+float32\s+2\s+2\s", captured.out, re.M), captured.out
+    assert "first differing layer is step 1 'conv2' (conv2d_f32)" in captured.err
+    assert captured.err.startswith("error: ") and "Traceback" not in captured.err
+
+
+def test_progress_goes_to_stderr(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(verify, "PROGRESS_INTERVAL", 0.0)
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    assert cli.main(["verify", str(path), "--inputs", "3", "--seed", "9"]) == 0
+    captured = capsys.readouterr()
+    assert "verify: 3/3 inputs compared" in captured.err
+    assert captured.out.rstrip().endswith("OK") and "(seed 9)" in captured.out
+
+
+def test_missing_onnxruntime_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    with pytest.raises(McucompError, match=r"needs onnxruntime.*pip install onnxruntime"):
+        verify_model(path, inputs=1, progress=None)
