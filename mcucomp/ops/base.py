@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import abc
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,7 +29,7 @@ class KernelCall:
     scratch_bytes: int = 0
 
 
-class KernelOp:
+class KernelOp(abc.ABC):
     """Base of the one-file-per-op registry entries in mcucomp/ops/."""
 
     #: IR op name after lowering; also the C function suffix and the runtime file stem.
@@ -43,9 +45,9 @@ class KernelOp:
         """Rewrite an ONNX node's attributes into this kernel's canonical form (in place)."""
         node.op = self.name
 
+    @abc.abstractmethod
     def call(self, node: Node, g: Graph) -> KernelCall:
         """The C call for a lowered node."""
-        raise NotImplementedError(self.name)
 
     def macs(self, node: Node, g: Graph) -> int:
         """Multiply-accumulates per inference."""
