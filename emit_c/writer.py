@@ -36,6 +36,16 @@ def c_float(v: float) -> str:
     return text + "f"
 
 
+def c_double(v: float) -> str:
+    """A float64 constant as a C literal that reads back to the same bits."""
+    if math.isnan(v):
+        return "NAN"
+    if math.isinf(v):
+        return "INFINITY" if v > 0 else "-INFINITY"
+    text = repr(float(v))
+    return text if any(ch in text for ch in ".en") else text + ".0"
+
+
 def c_value(v) -> str:
     """A params-struct field value: nested initializer lists, floats, ints, or raw C expressions."""
     if isinstance(v, list):
@@ -56,8 +66,15 @@ def c_array_body(data: np.ndarray) -> str:
     flat = data.reshape(-1)
     if flat.dtype == np.float32:
         items = [c_float(x) for x in flat.tolist()]
+    elif flat.dtype == np.float64:
+        items = [c_double(x) for x in flat.tolist()]
+    elif flat.dtype == np.uint64:
+        items = [f"UINT64_C({int(x)})" for x in flat.tolist()]
     elif flat.dtype == np.int64:
-        items = [f"INT64_C({int(x)})" for x in flat.tolist()]
+        # INT64_MIN has no literal: its magnitude does not fit in a signed 64-bit constant.
+        items = ["(-INT64_C(9223372036854775807) - 1)" if x == -2**63 else f"INT64_C({int(x)})" for x in flat.tolist()]
+    elif flat.dtype == np.uint32:
+        items = [f"{int(x)}u" for x in flat.tolist()]
     else:
         items = [str(int(x)) for x in flat.astype(np.int64).tolist()]
     if not items:
@@ -67,9 +84,10 @@ def c_array_body(data: np.ndarray) -> str:
 
 
 def prefix_runtime_text(text: str, name: str) -> str:
-    """Rename mcu_/MCU_ identifiers and runtime includes to the model's prefix."""
+    """Rename mcu_ identifiers to <name>_, MCU_ macros to <NAME>_RT_, and runtime includes to the prefixed files."""
     text = _INCLUDE.sub(lambda m: f'#include "{name}_{m.group(1)}"', text)
-    return _RUNTIME_IDENT.sub(lambda m: (name if m.group(1) == "mcu" else name.upper()) + "_", text)
+    # Runtime macros get NAME_RT_ so they cannot meet the model header's per-I/O macros (NAME_<IO>_RANK, ...).
+    return _RUNTIME_IDENT.sub(lambda m: name + "_" if m.group(1) == "mcu" else name.upper() + "_RT_", text)
 
 
 def runtime_source(rel: str) -> str:

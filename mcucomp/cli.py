@@ -1,4 +1,4 @@
-"""The `mcucomp` command line: compile, show and verify."""
+"""The `mcucomp` command line: compile, show, analyze, verify, boards and build-target."""
 
 from __future__ import annotations
 
@@ -33,9 +33,27 @@ def _shapes(items: list[str] | None) -> dict[str, list[int]]:
     return shapes
 
 
+def _constants(items: list[str] | None) -> dict:
+    """The --const NAME=FILE.npy options as {input name: array}."""
+    import numpy as np
+
+    constants = {}
+    for item in items or []:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise OptionError(f"--const '{item}' must look like NAME=FILE.npy.")
+        try:
+            constants[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise OptionError(f"--const {name}: cannot read '{path}' as a .npy array ({exc}).") from None
+    return constants
+
+
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
     options = {key: getattr(args, key) for key in ("requant", "io") if getattr(args, key, None) is not None}
+    if getattr(args, "const", None):
+        options["constants"] = _constants(args.const)
     if getattr(args, "no_fit_check", False):
         options["fit_check"] = False
     return options
@@ -46,6 +64,9 @@ def _add_lowering_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="the .onnx file")
     p.add_argument("--shape", action="append", metavar="IN=DIMS",
                    help="fix a graph input's shape, e.g. input_1=1x49x10 (repeat for several inputs)")
+    p.add_argument("--const", action="append", metavar="IN=FILE.npy",
+                   help="bind a graph input to a constant value at compile time (needed for inputs that decide "
+                        "shapes, such as Reshape's shape); repeatable")
     p.add_argument("--requant", choices=("onnx", "fixed"),
                    help="int8 requantization: 'onnx' reproduces onnxruntime exactly (default), "
                         "'fixed' uses integer multiplier and shift")
@@ -63,8 +84,16 @@ def _add_compile_args(p: argparse.ArgumentParser) -> None:
 
 
 def _percent_over(value: int, bound: int) -> str:
-    """How far value is above bound, as text."""
-    return f"+{100.0 * (value - bound) / bound:.1f}%" if bound else "n/a"
+    """How far value is above (negative: below) bound, as a signed percentage."""
+    return f"{100.0 * (value - bound) / bound:+.1f}%" if bound else "n/a"
+
+
+def _overlap_bound(report: dict) -> str:
+    """'; with in-place overlaps N B, +x%' when overlap permissions put the lower bound below the live set."""
+    bound = report["overlap_lower_bound_bytes"]
+    if bound == report["live_lower_bound_bytes"]:
+        return ""
+    return f"; with in-place overlaps {bound:,} B, {_percent_over(report['arena_bytes'], bound)}"
 
 
 def _compile_summary(report: dict, out_dir) -> list[str]:
@@ -73,7 +102,7 @@ def _compile_summary(report: dict, out_dir) -> list[str]:
         f"compiled '{report['name']}' for {report['board']} into {out_dir}",
         f"  files: {' '.join(report['files'])}",
         f"  arena: {report['arena_bytes']:,} B (live-set lower bound {report['live_lower_bound_bytes']:,} B, "
-        f"{_percent_over(report['arena_bytes'], report['live_lower_bound_bytes'])})",
+        f"{_percent_over(report['arena_bytes'], report['live_lower_bound_bytes'])}{_overlap_bound(report)})",
         f"  flash: {report['flash_bytes']:,} B of constant data",
         f"  MACs:  {report['macs']:,}",
     ]
@@ -96,6 +125,22 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     lowered = lower_model(args.model, _shapes(args.shape), **_options(args))
     print("\n".join(format_graph(lowered.graph, lowered.order)))
+    return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """mcucomp analyze: plan memory and print the layer table (or JSON/CSV); then the fit check."""
+    from .analyze import format_csv, format_json, format_text
+    from .fit import check_fit
+    from .pipeline import plan_model
+
+    options = _options(args)
+    fit_check = options.pop("fit_check", True)
+    planned = plan_model(args.model, name=args.name, board=args.board, shapes=_shapes(args.shape), **options)
+    report = planned.report
+    print(format_json(report) if args.json else format_csv(report) if args.csv else format_text(report))
+    if fit_check:
+        check_fit(report, planned.board, report["fit"])
     return 0
 
 
@@ -182,6 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="print the lowered graph")
     _add_lowering_args(p)
     p.set_defaults(func=cmd_show)
+    p = sub.add_parser("analyze", help="print per-layer memory, the arena and the board fit; writes nothing")
+    _add_compile_args(p)
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the report (report.json's content) as JSON")
+    fmt.add_argument("--csv", action="store_true", help="print the per-layer table as CSV")
+    p.set_defaults(func=cmd_analyze)
     p = sub.add_parser("verify", help="compile, run on the host and compare with onnxruntime")
     _add_compile_args(p)
     p.add_argument("-o", "--out", metavar="OUTDIR", help="keep the generated C here (default: a temporary dir)")

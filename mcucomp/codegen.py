@@ -24,7 +24,7 @@ C_KEYWORDS = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
     "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
     "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "arena",
-    "_Bool", "_Complex", "_Imaginary", "a",
+    "_Bool", "_Complex", "_Imaginary", "arena_u8",
 }
 
 
@@ -89,7 +89,12 @@ class _Emitter:
             ident = self.io_names[root]
             return ident if writable or root in self.g.outputs else ident
         qual = "" if writable else "const "
-        return f"({qual}{ctype} *)(a + {self.layout.offsets[root]})"
+        return f"({qual}{ctype} *)(arena_u8 + {self.layout.offsets[root]})"
+
+    def pointer_array(self, names: tuple[str, ...], writable: bool) -> str:
+        """A tuple argument (any number of tensors of one role): a C99 compound literal array of their pointers."""
+        qual = "" if writable else "const "
+        return f"({qual}void *const[]){{{', '.join(self.tensor(n, writable) for n in names)}}}"
 
     def param(self, value, call: KernelCall):
         """Resolve ArrayRef values (recursively) to array symbols."""
@@ -116,9 +121,10 @@ def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], lay
         call = calls.get(node.name)
         if call is None:
             continue
-        args = [em.tensor(a, a in node.outputs) for a in call.args]
+        args = [em.pointer_array(a, a[0] in node.outputs) if isinstance(a, tuple) else em.tensor(a, a in node.outputs)
+                for a in call.args]
         if call.scratch_bytes:
-            args.append(f"(void *)(a + {layout.offsets[layout.scratch[node.name]]})")
+            args.append(f"(void *)(arena_u8 + {layout.offsets[layout.scratch[node.name]]})")
         params = [(k, em.param(v, call)) for k, v in call.params]
         sites.append(CallSite(call.func, params, args, f"{node.name}: {node.op}"))
         op = REGISTRY[node.op]

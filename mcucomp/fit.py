@@ -30,8 +30,13 @@ def code_size_table() -> dict:
 
 
 def _kernel_entries(report: dict, core: dict) -> tuple[dict, list[str]]:
-    """Table entry per kernel the model calls; kernels missing from the table get the largest entry (listed)."""
-    used = sorted({layer["op"] for layer in report["layers"] if not layer["alias"]})
+    """Table entry per runtime C file the model links (kernels and the files they depend on); files missing from the
+    table get the largest entry (listed)."""
+    prefix = report["name"] + "_"
+    model_files = {f"{report['name']}.c", f"{report['name']}_weights.c"}
+    used = sorted(f[len(prefix):-2] for f in report.get("files", []) if f.endswith(".c") and f not in model_files)
+    if not used:
+        used = sorted({layer["op"] for layer in report["layers"] if not layer["alias"]})
     largest = {k: max(e[k] for e in core["kernels"].values()) for k in ("code", "library", "stack")}
     missing = [op for op in used if op not in core["kernels"]]
     return {op: core["kernels"].get(op, largest) for op in used}, missing

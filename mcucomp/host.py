@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,18 +22,52 @@ def _cache_root() -> Path:
     return Path(os.environ.get("MCUCOMP_CACHE", Path.home() / ".cache" / "mcucomp")) / "host"
 
 
-def _compile_objects(sources: list[Path], build: Path, defines: list[str]) -> list[str]:
-    """Compile each generated C file with HOST_CFLAGS; return the object paths."""
+def _include_closure(src: Path, seen: set[Path]) -> None:
+    """Add src and every quoted #include it reaches (resolved next to it) to `seen`."""
+    if src in seen or not src.exists():
+        return
+    seen.add(src)
+    for line in src.read_text(errors="replace").splitlines():
+        line = line.strip()
+        if line.startswith("#include \""):
+            _include_closure(src.parent / line.split('"')[1], seen)
+
+
+def compile_objects(sources: list[Path], flags: list[str]) -> list[Path]:
+    """Compile each C file with `flags`; objects are cached by the content of the file and the headers it includes.
+
+    Runtime kernels are byte-identical across models of the same name, so they compile once per cache.
+    """
     cc = os.environ.get("CC", "cc")
     objects = []
     for src in sources:
-        obj = build / (src.stem + ".o")
-        cmd = [cc, *HOST_CFLAGS, *defines, "-I", str(src.parent), "-c", str(src), "-o", str(obj)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise McucompError(f"Host C compiler failed on {src.name}: {proc.stderr.strip()[:2000]}")
-        objects.append(str(obj))
+        closure: set[Path] = set()
+        _include_closure(src, closure)
+        digest = hashlib.sha256(f"{cc} {flags}".encode())
+        for path in sorted(closure, key=lambda p: p.name):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        obj = _cache_root().parent / "obj" / f"{src.stem}-{digest.hexdigest()[:24]}.o"
+        if not obj.exists():
+            obj.parent.mkdir(parents=True, exist_ok=True)
+            tmp = obj.with_suffix(f".{os.getpid()}.tmp")
+            proc = subprocess.run([cc, *flags, "-I", str(src.parent), "-c", str(src), "-o", str(tmp)],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise McucompError(f"The host C compiler failed on {src.name}: {proc.stderr.strip()[:2000]}")
+            os.replace(tmp, obj)  # atomic, so concurrent builds never see a half-written object
+        objects.append(obj)
     return objects
+
+
+def _build_library(sources: list[Path], defines: list[str], library: Path) -> None:
+    """Compile the generated C files with HOST_CFLAGS and link them into one shared library."""
+    objects = compile_objects(sources, HOST_CFLAGS + defines)
+    tmp = library.with_suffix(f".{os.getpid()}.tmp")
+    proc = subprocess.run([os.environ.get("CC", "cc"), "-shared", *map(str, objects), "-o", str(tmp), "-lm"],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise McucompError(f"Linking the generated sources failed: {proc.stderr.strip()[:2000]}")
+    os.replace(tmp, library)
 
 
 class HostModel:
@@ -61,7 +93,7 @@ class HostModel:
         for spec in self.report["inputs"]:
             if spec["name"] not in feeds:
                 raise McucompError(f"Missing input '{spec['name']}'; expected {[s['name'] for s in self.report['inputs']]}.")
-            arr = np.ascontiguousarray(feeds[spec["name"]])
+            arr = np.require(feeds[spec["name"]], requirements="C")  # unlike ascontiguousarray, keeps rank 0
             if arr.dtype != np.dtype(spec["dtype"]) or list(arr.shape) != spec["shape"]:
                 raise McucompError(
                     f"Input '{spec['name']}' must be {spec['dtype']}{spec['shape']}, got {arr.dtype}{list(arr.shape)}."
@@ -105,10 +137,10 @@ class HostModel:
 
 
 def load(out_dir, layer_hook: bool = True) -> HostModel:
-    """Compile OUTDIR's C sources (cached by content) into a Python extension and load it.
+    """Compile OUTDIR's C sources (cached by content) into a shared library and load it with cffi.
 
-    With `layer_hook`, <NAME>_LAYER_END calls back into Python after each layer (used by --bisect); the kernels
-    and the model code are the very files in OUTDIR either way.
+    With `layer_hook`, <NAME>_LAYER_END calls back into Python after each layer (used by --bisect) through a small
+    host-only shim; the kernels and the model code are the very files in OUTDIR either way.
     """
     import cffi
 
@@ -121,34 +153,40 @@ def load(out_dir, layer_hook: bool = True) -> HostModel:
         digest.update(src.name.encode())
         digest.update(src.read_bytes())
     key = digest.hexdigest()[:20]
-    module = f"_mcucomp_{name}_{key}"
     build = _cache_root() / key
     build.mkdir(parents=True, exist_ok=True)
-    existing = list(build.glob(f"{module}*.so"))
+    library = build / f"lib{name}.so"
     hook = f"{name}_host_layer_end"
-    if not existing:
-        defines = []
-        if layer_hook:
-            (build / "hook.h").write_text(f"void {hook}(int step);\n")
-            defines = [f"-D{name.upper()}_LAYER_END(i,n)={hook}(i)", "-include", str(build / "hook.h")]
-        objects = _compile_objects(sources, build, defines)
-        ffi = cffi.FFI()
-        ffi.cdef(_cdef(report) + (f'\nextern "Python+C" void {hook}(int);' if layer_hook else ""))
-        ffi.set_source(module, f'#include "{name}.h"', include_dirs=[str(out_dir)], extra_objects=objects,
-                       libraries=["m"])
-        ffi.compile(tmpdir=str(build), verbose=False)
-        existing = list(build.glob(f"{module}*.so"))
-    spec = importlib.util.spec_from_file_location(module, existing[0])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[module] = mod
-    spec.loader.exec_module(mod)
-    model = HostModel(out_dir, report, mod.lib, mod.ffi)
+    defines = []
     if layer_hook:
-        @mod.ffi.def_extern(name=hook)
+        (build / "hook.h").write_text(f"void {hook}(int step);\n")
+        (build / "hook.c").write_text(_HOOK_SHIM.format(hook=hook))
+        defines = [f"-D{name.upper()}_LAYER_END(i,n)={hook}(i)", "-include", str(build / "hook.h")]
+        sources = sources + [build / "hook.c"]
+    if not library.exists():
+        _build_library(sources, defines, library)
+    ffi = cffi.FFI()
+    ffi.cdef(_cdef(report) + (f"\nvoid {hook}_set(void (*)(int));" if layer_hook else ""))
+    lib = ffi.dlopen(str(library))
+    model = HostModel(out_dir, report, lib, ffi)
+    if layer_hook:
         def _layer_end(step):
             if model.layer_hook is not None:
                 model.layer_hook(step)
+
+        model._callback = ffi.callback("void(int)", _layer_end)  # kept alive as long as the model
+        getattr(lib, f"{hook}_set")(model._callback)
     return model
+
+
+#: Host-only shim behind <NAME>_LAYER_END: forwards each layer's end to a Python callback.
+_HOOK_SHIM = """typedef void (*host_hook_fn)(int);
+static host_hook_fn host_hook;
+void {hook}_set(host_hook_fn fn);
+void {hook}(int step);
+void {hook}_set(host_hook_fn fn) {{ host_hook = fn; }}
+void {hook}(int step) {{ if (host_hook) host_hook(step); }}
+"""
 
 
 def _cdef(report: dict) -> str:

@@ -1,13 +1,25 @@
-"""Build memplan buffers from the scheduled IR and map tensors to arena offsets."""
+"""Build memplan buffers and overlap permissions from the scheduled IR and map tensors to arena offsets.
+
+Two lower bounds, both over the same execution order and at the arena alignment:
+
+- `MemoryLayout.lower_bound` (report.json `live_lower_bound_bytes`): the largest sum of aligned buffer sizes live
+  at one step, every buffer in bytes of its own. No placement without overlapping buffers can do better; this is
+  also the peak the scheduler minimizes (`order_peak`).
+- `MemoryLayout.overlap_bound`: the same, less what the kernels' overlap permissions (an output written over an
+  input that dies at that step) can save at that step. The arena is never below it, and it is below
+  `lower_bound` when an in-place or overlapping kernel runs at every step where `lower_bound` is reached.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import accumulate
 
-from memplan import Buffer, plan_arena
+from memplan import Buffer, Overlap, align_up, live_lower_bound, plan_arena
 
 from .ir import Graph, Node
 from .ops import REGISTRY
+from .schedule import model_order, order_peak
 
 
 @dataclass
@@ -18,10 +30,15 @@ class MemoryLayout:
     offsets: dict[str, int]        # storage root or scratch name → arena offset
     buffers: list[Buffer]
     arena_size: int
-    lower_bound: int
+    lower_bound: int               # largest live set, no overlaps (report.json live_lower_bound_bytes)
     scratch: dict[str, str]        # node name → scratch buffer name
     caller_owned: set[str]
     placement: str = ""            # how memplan found the offsets (e.g. "first-fit by start")
+    overlap_bound: int = 0         # largest live set less what the overlap permissions can save (<= lower_bound)
+    overlaps: tuple[Overlap, ...] = ()  # output-over-input permissions given to the planner
+    order_peak: int = 0            # peak live bytes of the order planned (== lower_bound)
+    file_order_peak: int = 0       # peak live bytes of the model file's order (schedule.model_order)
+    live_bytes: list[int] = field(default_factory=list)  # aligned bytes live at each step, no overlaps
 
 
 def storage_roots(g: Graph, order: list[Node]) -> dict[str, str]:
@@ -37,9 +54,35 @@ def storage_roots(g: Graph, order: list[Node]) -> dict[str, str]:
     return roots
 
 
+def overlap_permissions(g: Graph, order: list[Node], roots: dict[str, str], planned: dict[str, Buffer]
+                        ) -> tuple[Overlap, ...]:
+    """One permission per node whose op declares an overlap margin and whose input 0 storage dies at that node.
+
+    The input's storage root must be an arena buffer (not a constant, not caller-owned), must not be a graph output
+    (the caller reads it after the run), must be last read at this step (so a reshape view read later keeps it),
+    and must not be read through another input of the node as well (the margin covers input 0's reads only).
+    """
+    overlaps = []
+    graph_outputs = {roots.get(o, o) for o in g.outputs}
+    for step, node in enumerate(order):
+        op = REGISTRY[node.op]
+        if not node.inputs or not node.outputs or op.aliases_input(node, g):
+            continue
+        src = roots.get(node.inputs[0])
+        dst = node.outputs[0]
+        if src not in planned or dst not in planned or planned[src].last != step or planned[dst].first != step:
+            continue
+        if src in graph_outputs or src in {roots.get(i) for i in node.inputs[1:] if i}:
+            continue
+        rule = op.overlap_margin(node, g)
+        if rule is not None:
+            overlaps.append(Overlap(src, dst, rule.margin, rule.floor))
+    return tuple(overlaps)
+
+
 def plan_memory(g: Graph, order: list[Node], scratch_sizes: dict[str, int], io_in_arena: bool,
                 alignment: int) -> MemoryLayout:
-    """Lifetimes from the order, one buffer per storage root and scratch, then arena placement."""
+    """Lifetimes from the order, one buffer per storage root and scratch, overlap permissions, arena placement."""
     roots = storage_roots(g, order)
     for name in g.inputs:
         roots.setdefault(name, name)
@@ -64,12 +107,20 @@ def plan_memory(g: Graph, order: list[Node], scratch_sizes: dict[str, int], io_i
         for r in first
         if r not in caller_owned and not g.tensors[r].is_const
     ]
+    overlaps = overlap_permissions(g, order, roots, {b.name: b for b in buffers})
     scratch = {}
     for step, node in enumerate(order):
         size = scratch_sizes.get(node.name, 0)
         if size:
             scratch[node.name] = f"{node.name}#scratch"
             buffers.append(Buffer(scratch[node.name], size, step, step))
-    plan = plan_arena(buffers, alignment)
-    return MemoryLayout(roots, plan.offsets, buffers, plan.arena_size, plan.lower_bound, scratch, caller_owned,
-                        plan.method)
+    plan = plan_arena(buffers, alignment, overlaps)
+    peaks = {"scratch_sizes": scratch_sizes, "io_in_arena": io_in_arena, "alignment": alignment}
+    live = [0] * (len(order) + 1)
+    for b in buffers:
+        live[b.first] += align_up(b.size, alignment)
+        live[b.last + 1] -= align_up(b.size, alignment)
+    live = list(accumulate(live[:-1]))
+    return MemoryLayout(roots, plan.offsets, buffers, plan.arena_size, live_lower_bound(buffers, alignment), scratch,
+                        caller_owned, plan.method, plan.lower_bound, overlaps, order_peak(g, order, **peaks),
+                        order_peak(g, model_order(g), **peaks), live)

@@ -23,10 +23,6 @@ class Requant:
     mode: str = "onnx"
     div: float = 0.0
 
-    def clamp_to(self, lo: int, hi: int) -> None:
-        """Narrow the output range (a fused Relu/Clip in the quantized domain)."""
-        self.qmin, self.qmax = max(self.qmin, lo), min(self.qmax, hi)
-
     def params(self, key: str) -> tuple[list[tuple[str, object]], dict[str, np.ndarray]]:
         """The mcu_requant initializer fields and the constant arrays they point at."""
         scale = np.asarray(self.scale, dtype=np.float32).reshape(-1)

@@ -1,11 +1,21 @@
-"""report.json: I/O, layers, tensors with offsets and lifetimes, arena, lower bound and flash."""
+"""report.json: I/O, layers, tensors with offsets and lifetimes, per-step live bytes, arena, lower bounds, flash.
+
+Steps are indices into the execution order (`order`), the same in `layers`, `tensors` (first_step/last_step) and
+`live_bytes_per_step`. Live bytes count every arena buffer live at a step at its aligned size, the size the planner
+places; their maximum is `live_lower_bound_bytes`. Overlap permissions (`overlaps`: an output may be written over
+an input that dies at that step) can put the arena below it, down to `overlap_lower_bound_bytes` (equal to the
+live set without permissions); `gap_bytes` is the arena above that bound.
+"""
 
 from __future__ import annotations
+
+from memplan import align_up
 
 from . import __version__
 from .ir import Graph, Node
 from .memory import MemoryLayout
 from .ops import REGISTRY
+from .schedule import model_order
 
 
 def _io(g: Graph, names: list[str], program_specs) -> list[dict]:
@@ -27,39 +37,59 @@ def _layer_weight_bytes(node: Node, g: Graph, call) -> int:
     return consts + extra
 
 
-def live_bytes_per_step(layout: MemoryLayout, steps: int) -> list[int]:
-    """Sum of planned buffer bytes live at each step."""
-    return [sum(b.size for b in layout.buffers if b.first <= s <= b.last) for s in range(steps)]
+def _tensor_kind(g: Graph, name: str) -> str:
+    """'input', 'output' or 'activation' for an arena tensor."""
+    return "input" if name in g.inputs else "output" if name in g.outputs else "activation"
 
 
-def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, calls: dict, name: str,
-                 board: dict, options: dict, sha256: str) -> dict:
-    """The report dict, written to OUTDIR/report.json."""
-    layers = []
-    live = live_bytes_per_step(layout, len(order))
-    for step, node in enumerate(order):
-        op = REGISTRY[node.op]
-        layers.append({
-            "step": step, "name": node.name, "op": node.op,
-            "output_shape": list(g.tensors[node.outputs[0]].shape),
-            "output_dtype": g.tensors[node.outputs[0]].dtype,
-            "macs": int(op.macs(node, g)),
-            "weight_bytes": _layer_weight_bytes(node, g, calls.get(node.name)),
-            "live_bytes": live[step] if step < len(live) else 0,
-            "alias": op.aliases_input(node, g),
-        })
+def _tensors(g: Graph, layout: MemoryLayout, alignment: int) -> list[dict]:
+    """Arena tensors (aliases with their root's bytes and lifetime) and scratch buffers."""
     tensors = []
     by_name = {b.name: b for b in layout.buffers}
     for tname, root in sorted(layout.roots.items(), key=lambda kv: kv[0]):
         b = by_name.get(root)
         if b is None:
             continue
-        tensors.append({"name": tname, "bytes": g.tensors[tname].nbytes, "offset": layout.offsets[root],
+        tensors.append({"name": tname, "kind": _tensor_kind(g, tname), "bytes": g.tensors[tname].nbytes,
+                        "aligned_bytes": align_up(b.size, alignment), "offset": layout.offsets[root],
                         "first_step": b.first, "last_step": b.last, "alias_of": None if root == tname else root})
     for node_name, sname in layout.scratch.items():
         b = by_name[sname]
-        tensors.append({"name": sname, "bytes": b.size, "offset": layout.offsets[sname], "first_step": b.first,
-                        "last_step": b.last, "alias_of": None, "scratch_of": node_name})
+        tensors.append({"name": sname, "kind": "scratch", "bytes": b.size, "aligned_bytes": align_up(b.size, alignment),
+                        "offset": layout.offsets[sname], "first_step": b.first, "last_step": b.last,
+                        "alias_of": None, "scratch_of": node_name})
+    return tensors
+
+
+def _schedule(g: Graph, order: list[Node], layout: MemoryLayout) -> dict:
+    """Which order runs and its peak live bytes next to the model file's order's peak."""
+    same = [n.name for n in order] == [n.name for n in model_order(g)]
+    return {"order_used": "file" if same else "memory-aware", "peak_bytes": layout.order_peak,
+            "file_order_peak_bytes": layout.file_order_peak}
+
+
+def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, calls: dict, name: str,
+                 board: dict, options: dict, sha256: str) -> dict:
+    """The report dict, written to OUTDIR/report.json."""
+    alignment = board["alignment"]
+    live = layout.live_bytes
+    layers = []
+    call_index = 0
+    for step, node in enumerate(order):
+        op = REGISTRY[node.op]
+        alias = op.aliases_input(node, g)
+        layers.append({
+            "step": step, "name": node.name, "op": node.op,
+            "outputs": list(node.outputs),
+            "output_shape": list(g.tensors[node.outputs[0]].shape),
+            "output_dtype": g.tensors[node.outputs[0]].dtype,
+            "macs": int(op.macs(node, g)),
+            "weight_bytes": _layer_weight_bytes(node, g, calls.get(node.name)),
+            "live_bytes": live[step],
+            "alias": alias,
+            "call_index": None if alias else call_index,
+        })
+        call_index += 0 if alias else 1
     weight_bytes = sum(a.data.nbytes for a in program.arrays)
     return {
         "mcucomp_version": __version__,
@@ -68,8 +98,16 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
         "board": board["id"],
         "options": options,
         "io_in_arena": options["io"] == "arena",
+        "io_placement": options["io"],
+        "alignment": alignment,
         "arena_bytes": layout.arena_size,
         "live_lower_bound_bytes": layout.lower_bound,
+        "overlap_lower_bound_bytes": layout.overlap_bound,
+        "gap_bytes": layout.arena_size - layout.overlap_bound,
+        "peak_step": live.index(max(live)) if live else None,
+        "placement": layout.placement,
+        "overlaps": [{"src": o.src, "dst": o.dst, "margin": o.margin, "floor": o.floor} for o in layout.overlaps],
+        "schedule": _schedule(g, order, layout),
         "weights_bytes": weight_bytes,
         "flash_bytes": weight_bytes,
         "macs": sum(layer["macs"] for layer in layers),
@@ -78,5 +116,5 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
         "order": [n.name for n in order],
         "live_bytes_per_step": live,
         "layers": layers,
-        "tensors": tensors,
+        "tensors": _tensors(g, layout, alignment),
     }

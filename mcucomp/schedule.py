@@ -4,7 +4,8 @@ Memory model (the one mcucomp.memory plans with): a storage root is live from th
 for graph inputs when I/O sits in the arena) to the step of its last reader, or to the end for graph outputs.
 Alias ops (reshape-like) add no bytes: their output shares the input's root and extends its life. Constants take
 no RAM; caller-owned graph inputs and outputs take none of the arena; a node's scratch is live at its step only.
-Sizes are rounded up to the arena alignment, as the planner rounds them.
+Sizes are rounded up to the arena alignment, as the planner rounds them. Overlap permissions (an output written over
+an input that dies at its step) are not modelled: the peak is the no-overlap live-set bound, MemoryLayout.lower_bound.
 
 Search: the graph is cut at nodes every other node precedes or follows (any order runs them at the same step), and
 each segment between cuts is solved on its own, exactly when it is small enough: dynamic programming over the sets

@@ -197,7 +197,7 @@ def _call_index(report: dict, step: int) -> int:
     return bisect.bisect_right(call_steps, step) - 1
 
 
-def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
+def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray], constants: dict | None = None
                   ) -> tuple[list[LayerDiff], list[str]]:
     """Compare every intermediate tensor both sides expose, in schedule order; return diffs and skipped names."""
     import onnx
@@ -210,7 +210,7 @@ def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
     wanted = [name for _, name in plan if name in produced]
     proto.graph.output.extend(onnx.ValueInfoProto(name=n) for n in wanted if n not in existing)
     session = _session(proto.SerializeToString())
-    ref = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+    ref = dict(zip([o.name for o in session.get_outputs()], session.run(None, {**feeds, **(constants or {})})))
     sizes = {t["name"]: (t["bytes"], t["offset"]) for t in report["tensors"]}
     capture, steps, skipped = [], {}, []
     for step, name in plan:
@@ -229,10 +229,10 @@ def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
 
 
 def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_always: bool = False,
-                    progress: TextIO | None = None) -> VerifyResult:
+                    progress: TextIO | None = None, constants: dict | None = None) -> VerifyResult:
     """Load the C in out_dir (compiled from `model`, a path) and compare it with onnxruntime on random inputs.
 
-    Bisects (compares every intermediate tensor on one input) when an output mismatches, or always when asked.
+    Inputs bound at compile time (`constants`) are fed to onnxruntime with the same values. Bisects (compares every intermediate tensor on one input) when an output mismatches, or always when asked.
     """
     model_path = os.fspath(model)
     host = load(out_dir)
@@ -248,7 +248,7 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
         feeds = random_feeds(report["inputs"], rng)
         if index == 0:
             first_feeds = feeds
-        ref = dict(zip(ref_names, session.run(None, feeds)))
+        ref = dict(zip(ref_names, session.run(None, {**feeds, **(constants or {})})))
         got = host.run(feeds)
         for st in stats:
             st.add(index, compare(got[st.name], ref[st.name]))
@@ -258,7 +258,7 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
     result = VerifyResult(report, Path(out_dir).resolve(), inputs, seed, stats)
     if first_bad is not None or (bisect_always and first_feeds is not None):
         index, feeds = first_bad if first_bad is not None else (0, first_feeds)
-        result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds)
+        result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants)
         result.bisect_input = index
     return result
 
@@ -267,11 +267,12 @@ def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str
                  board: str | None = None, shapes: dict | None = None, bisect_always: bool = False,
                  progress: TextIO | None = sys.stderr, **options) -> VerifyResult:
     """Compile `model` (a path) to out_dir (a temporary directory when None), then run verify_compiled."""
+    constants = options.get("constants")
     if out_dir is not None:
         compile_model(model, out_dir, name=name, board=board, shapes=shapes, **options)
-        return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress)
+        return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress, constants)
     with tempfile.TemporaryDirectory(prefix="mcucomp-verify-") as tmp:
         compile_model(model, tmp, name=name, board=board, shapes=shapes, **options)
-        result = verify_compiled(model, tmp, inputs, seed, bisect_always, progress)
+        result = verify_compiled(model, tmp, inputs, seed, bisect_always, progress, constants)
     result.out_dir = None
     return result

@@ -15,9 +15,9 @@ def _pair_bound(problem: Problem, a: int, b: int) -> int:
     """Fewest bytes two buffers linked by a permission can cover (the span of their union)."""
     spans = [problem.sizes[a] + problem.sizes[b]]
     for src, dst in ((a, b), (b, a)):
-        if (src, dst) in problem.margins:
-            shift = problem.margins[src, dst] // problem.alignment * problem.alignment
-            spans.append(max(problem.sizes[src] + max(0, -shift), problem.sizes[dst]))
+        shift = problem.best_shift(src, dst)
+        if shift is not None:
+            spans.append(max(problem.sizes[src], shift + problem.sizes[dst]) - min(0, shift))
     return min(spans)
 
 
@@ -41,7 +41,7 @@ def _component_bound(problem: Problem, members: list[int], linked: set[tuple[int
 def _permission_savings(problem: Problem) -> dict[int, int]:
     """Per step, how many bytes overlap permissions can save at most below the plain live sum."""
     by_step: dict[int, list[tuple[int, int]]] = {}
-    for src, dst in problem.margins:
+    for src, dst in problem.windows:
         by_step.setdefault(problem.first[dst], []).append((src, dst))
     savings = {}
     for step, pairs in by_step.items():

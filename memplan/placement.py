@@ -8,25 +8,47 @@ from .bound import step_live_bytes
 from .problem import Problem, align_up
 
 
+#: Stands for an unbounded end of a range of offsets.
+_FAR = 1 << 62
+
+
+def _allowed_starts(problem: Problem, b: int, p: int, o: int) -> list[tuple[int, int]]:
+    """Half-open ranges of start offsets for root b where a permission lets it overlap root p placed at o.
+
+    b over p when floor(p, b) <= x - o <= margin(p, b); p over b when floor(b, p) <= o - x <= margin(b, p).
+    """
+    allowed = []
+    over_p = problem.shifts(p, b)
+    if over_p is not None:
+        low, high = over_p
+        allowed.append((-_FAR if low is None else o + low, o + high + 1))
+    under_p = problem.shifts(b, p)
+    if under_p is not None:
+        low, high = under_p
+        allowed.append((o - high, _FAR if low is None else o - low + 1))
+    return allowed
+
+
 def forbidden_ranges(problem: Problem, b: int, offsets: list[int | None]) -> list[tuple[int, int]]:
     """Half-open ranges [lo, hi) of start offsets for root b that collide with already placed roots.
 
     A placed root p at o blocks every x with o - size(b) < x < o + size(p), except where a permission lets the
-    two overlap: b over p when x - o <= margin(p, b), p over b when o - x <= margin(b, p).
+    two overlap (see _allowed_starts).
     """
     ranges = []
     size_b = problem.sizes[b]
+    partners = problem.partners.get(b, ())
     for p in problem.neighbors[b]:
         o = offsets[p]
         if o is None:
             continue
-        lo, hi = o - size_b + 1, o + problem.sizes[p]
-        if (p, b) in problem.margins:
-            lo = max(lo, o + problem.margins[p, b] + 1)
-        if (b, p) in problem.margins:
-            hi = min(hi, o - problem.margins[b, p])
-        if lo < hi:
-            ranges.append((lo, hi))
+        if p not in partners:
+            ranges.append((o - size_b + 1, o + problem.sizes[p]))
+            continue
+        pieces = [(o - size_b + 1, o + problem.sizes[p])]
+        for start, stop in _allowed_starts(problem, b, p, o):
+            pieces = [cut for lo, hi in pieces for cut in ((lo, min(hi, start)), (max(lo, stop), hi))]
+        ranges += [(lo, hi) for lo, hi in pieces if lo < hi]
     ranges.sort()
     return ranges
 
@@ -54,17 +76,113 @@ def best_fit(ranges: list[tuple[int, int]], alignment: int) -> int:
     return x if best is None else best
 
 
-def place(problem: Problem, order: list[int], fit) -> tuple[list[int], int]:
-    """Offsets of every root placed in `order` with `fit`, and the arena size they need."""
+def _free(x: int, ranges: list[tuple[int, int]]) -> bool:
+    """True when start offset x lies in none of the forbidden ranges."""
+    return all(not lo <= x < hi for lo, hi in ranges)
+
+
+def overlap_fit(problem: Problem, b: int, offsets: list[int | None], ranges: list[tuple[int, int]]) -> int | None:
+    """The lowest free offset >= 0 where root b overlaps a placed permission partner as far as its window allows.
+
+    That is the allowed shift nearest 0. First-fit alone would put an output low even when its permission wants it
+    above the input it overwrites, and a chain of negative margins (depthwise convs) then has no room to go down.
+    """
+    candidates = []
+    for p in problem.neighbors[b]:
+        o = offsets[p]
+        if o is None:
+            continue
+        for src, dst, sign in ((p, b, 1), (b, p, -1)):
+            shift = problem.best_shift(src, dst)
+            if shift is not None:
+                candidates.append(o + sign * shift)
+    return min((x for x in candidates if x >= 0 and _free(x, ranges)), default=None)
+
+
+def _compatible(problem: Problem, a: int, b: int, xa: int, xb: int) -> bool:
+    """True when roots a at xa and b at xb may coexist: apart in time or space, or overlapping as permitted."""
+    if not problem.interferes(a, b) or xa + problem.sizes[a] <= xb or xb + problem.sizes[b] <= xa:
+        return True
+    for src, dst, shift in ((a, b, xb - xa), (b, a, xa - xb)):
+        allowed = problem.shifts(src, dst)
+        if allowed is not None and (allowed[0] is None or allowed[0] <= shift) and shift <= allowed[1]:
+            return True
+    return False
+
+
+def overlap_units(problem: Problem) -> tuple[list[list[int]], list[int]]:
+    """Roots joined by permissions, each group with fixed relative offsets (normalized to >= 0), as units to place.
+
+    Inside a group every permitted pair overlaps as far as its window allows (the shift nearest 0). A chain of
+    in-place and depthwise kernels thus becomes one staircase: negative margins drift it downwards over time, so
+    its members must be placed together, the first one high enough for the last one to fit above 0. A group whose
+    offsets would make two other members collide is split back into single roots. Returns the units (lists of
+    roots) and every root's offset relative to its unit's base.
+    """
+    parent = list(range(len(problem)))
+
+    def find(x: int) -> int:
+        """Union-find root."""
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    links: dict[int, list[tuple[int, int]]] = {}
+    for src, dst in problem.windows:
+        parent[find(src)] = find(dst)
+        shift = problem.best_shift(src, dst)
+        links.setdefault(src, []).append((dst, shift))
+        links.setdefault(dst, []).append((src, -shift))
+    groups: dict[int, list[int]] = {}
+    for r in range(len(problem)):
+        groups.setdefault(find(r), []).append(r)
+    rel = [0] * len(problem)
+    units = []
+    for members in groups.values():
+        seen = {members[0]}
+        queue = [members[0]]
+        for r in queue:
+            for other, shift in links.get(r, ()):
+                if other not in seen:
+                    seen.add(other)
+                    rel[other] = rel[r] + shift
+                    queue.append(other)
+        low = min(rel[m] for m in members)
+        for m in members:
+            rel[m] -= low
+        if all(_compatible(problem, a, b, rel[a], rel[b]) for i, a in enumerate(members) for b in members[i + 1:]):
+            units.append(members)
+        else:
+            units += [[m] for m in members]
+            for m in members:
+                rel[m] = 0
+    return units, rel
+
+
+def place_units(problem: Problem, order: list[int], fit, units: list[list[int]], rel: list[int]
+                ) -> tuple[list[int], int]:
+    """Offsets of every root and the arena: units placed whole (member m at base + rel[m]) in the order of their
+    first member in `order`, each base chosen by `fit` among the bases where no member collides."""
+    unit_of = {m: k for k, unit in enumerate(units) for m in unit}
     offsets: list[int | None] = [None] * len(problem)
     arena = 0
-    for b in order:
-        if problem.sizes[b] == 0:
-            offsets[b] = 0
+    done = set()
+    for r in order:
+        k = unit_of[r]
+        if k in done:
             continue
-        x = fit(forbidden_ranges(problem, b, offsets), problem.alignment)
-        offsets[b] = x
-        arena = max(arena, x + problem.sizes[b])
+        done.add(k)
+        placed = [m for m in units[k] if problem.sizes[m]]
+        if len(placed) == 1 and rel[placed[0]] == 0:
+            ranges = forbidden_ranges(problem, placed[0], offsets)
+        else:
+            ranges = sorted((lo - rel[m], hi - rel[m])
+                            for m in placed for lo, hi in forbidden_ranges(problem, m, offsets))
+        base = fit(ranges, problem.alignment) if placed else 0
+        for m in units[k]:
+            offsets[m] = base + rel[m] if problem.sizes[m] else 0
+            arena = max(arena, offsets[m] + problem.sizes[m])
     return offsets, arena  # type: ignore[return-value]
 
 
@@ -85,6 +203,7 @@ def orderings(problem: Problem) -> dict[str, list[int]]:
     return {
         "size": sorted(ids, key=lambda r: (-size[r], first[r], r)),
         "start": sorted(ids, key=lambda r: (first[r], -size[r], r)),
+        "end": sorted(ids, key=lambda r: (last[r], -size[r], r)),
         "conflicts": sorted(ids, key=lambda r: (-len(problem.neighbors[r]), -size[r], first[r], r)),
         "size x lifetime": sorted(ids, key=lambda r: (-size[r] * (last[r] - first[r] + 1), first[r], r)),
         "peak pressure": sorted(ids, key=lambda r: (-pressure[r], -size[r], first[r], r)),

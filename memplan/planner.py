@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bound import problem_lower_bound
-from .placement import FITS, orderings, place
+from .placement import FITS, orderings, overlap_units, place_units
 from .problem import Buffer, Overlap, resolve
 from .search import search
 
@@ -29,12 +29,16 @@ def plan_arena(buffers: list[Buffer], alignment: int = 16, overlaps: tuple[Overl
     """Smallest arena over several placement orders and fits; search further when above the live-set bound."""
     problem = resolve(buffers, overlaps, alignment)
     bound = problem_lower_bound(problem)
+    singles = ([[r] for r in range(len(problem))], [0] * len(problem))
+    # overlap units first: on a tie, the plan that overlaps wherever it may wins
+    groupings = {"overlap units, ": overlap_units(problem), "": singles} if problem.windows else {"": singles}
     best = None
-    for order_name, order in orderings(problem).items():
-        for fit_name, fit in FITS.items():
-            offsets, arena = place(problem, order, fit)
-            if best is None or arena < best[1]:
-                best = (offsets, arena, f"{fit_name} by {order_name}")
+    for unit_name, (units, rel) in groupings.items():
+        for order_name, order in orderings(problem).items():
+            for fit_name, fit in FITS.items():
+                offsets, arena = place_units(problem, order, fit, units, rel)
+                if best is None or arena < best[1]:
+                    best = (offsets, arena, f"{unit_name}{fit_name} by {order_name}")
     offsets, arena, method = best  # type: ignore[misc]
     if arena > bound:
         found = search(problem, offsets, arena, bound)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,11 @@ class Overlap:
     A depthwise conv done channel by channel through a one-channel scratch, input channel I bytes and output
     channel O <= I bytes: margin = I - O. An int8 -> int32 widening op: margin = -3 * (n - 1) for n elements.
 
+    With `floor` set, the kernel also needs offset(dst) - offset(src) >= floor when the two overlap: the safe
+    relative offsets are floor .. margin. Example: a 1x1 convolution in NCHW done pixel by pixel through a scratch
+    of one pixel's input channels writes out[k][p] over in[k][p], which it has copied, only when the two start at
+    the same address (floor = margin = 0); shifted either way, it would overwrite pixels it has not read yet.
+
     `src` must be last read at the step `dst` is first written (after aliases are resolved), otherwise a later
     reader of `src` would see `dst`'s bytes; plan_arena rejects such a permission. Permissions are pairwise: when
     several outputs of one step overlap the same input, the kernel's guarantee must hold for all of them jointly.
@@ -51,6 +56,7 @@ class Overlap:
     src: str
     dst: str
     margin: int = 0
+    floor: int | None = None
 
 
 def align_up(value: int, alignment: int) -> int:
@@ -70,6 +76,7 @@ class Problem:
     neighbors: list[list[int]]
     margins: dict[tuple[int, int], int]
     alignment: int
+    floors: dict[tuple[int, int], int] = field(default_factory=dict)  # only permissions with a floor
 
     def __len__(self) -> int:
         """Number of storage roots."""
@@ -78,6 +85,39 @@ class Problem:
     def interferes(self, a: int, b: int) -> bool:
         """True when roots a and b are live at a common step."""
         return self.first[a] <= self.last[b] and self.first[b] <= self.last[a]
+
+    def __post_init__(self) -> None:
+        """Precompute the aligned shift range of every permission and who is linked to whom (for the hot path)."""
+        a = self.alignment
+        self.windows: dict[tuple[int, int], tuple[int | None, int]] = {}
+        for pair, margin in self.margins.items():
+            high = margin // a * a
+            floor = self.floors.get(pair)
+            low = None if floor is None else -(-floor // a) * a
+            if low is None or low <= high:
+                self.windows[pair] = (low, high)
+        self.partners: dict[int, set[int]] = {}
+        for src, dst in self.windows:
+            self.partners.setdefault(src, set()).add(dst)
+            self.partners.setdefault(dst, set()).add(src)
+
+    def shifts(self, src: int, dst: int) -> tuple[int | None, int] | None:
+        """The aligned range (lowest or None, highest) of offset(dst) - offset(src) the permission allows; None: none.
+
+        Offsets are multiples of the alignment, so the margin rounds down and the floor up; an empty range is None.
+        """
+        return self.windows.get((src, dst))
+
+    def best_shift(self, src: int, dst: int) -> int | None:
+        """The allowed offset(dst) - offset(src) nearest 0, where the two overlap most; None without a permission.
+
+        The union of the two spans grows with the shift's distance from 0 on either side.
+        """
+        allowed = self.windows.get((src, dst))
+        if allowed is None:
+            return None
+        low, high = allowed
+        return min(high, 0 if low is None else max(low, 0))
 
 
 def _root_name(name: str, by_name: dict[str, Buffer]) -> str:
@@ -140,7 +180,7 @@ def resolve(buffers: list[Buffer], overlaps, alignment: int) -> Problem:
         sizes[r] = max(sizes[r], align_up(b.size, alignment))
         first[r] = min(first[r], b.first)
         last[r] = max(last[r], b.last)
-    margins: dict[tuple[int, int], int] = {}
+    windows: dict[tuple[int, int], tuple[int | None, int]] = {}
     for ov in overlaps:
         for name in (ov.src, ov.dst):
             if name not in root_of:
@@ -152,5 +192,24 @@ def resolve(buffers: list[Buffer], overlaps, alignment: int) -> Problem:
                 f"{first[src]}..{last[src]}) at the step the storage of '{ov.dst}' is born (steps "
                 f"{first[dst]}..{last[dst]}), and the two must not share storage already."
             )
-        margins[src, dst] = max(margins.get((src, dst), ov.margin), ov.margin)
-    return Problem(roots, sizes, first, last, root_of, _conflicts(first, last, sizes), margins, alignment)
+        windows[src, dst] = _wider(windows.get((src, dst), (ov.floor, ov.margin)), (ov.floor, ov.margin), ov)
+    margins = {pair: margin for pair, (_, margin) in windows.items()}
+    floors = {pair: floor for pair, (floor, _) in windows.items() if floor is not None}
+    return Problem(roots, sizes, first, last, root_of, _conflicts(first, last, sizes), margins, alignment, floors)
+
+
+def _wider(a: tuple[int | None, int], b: tuple[int | None, int], ov: Overlap) -> tuple[int | None, int]:
+    """Of two permissions for the same storage roots, the one whose (floor, margin) range contains the other's."""
+    def contains(outer: tuple[int | None, int], inner: tuple[int | None, int]) -> bool:
+        """True when outer's range includes inner's."""
+        low_ok = outer[0] is None or (inner[0] is not None and outer[0] <= inner[0])
+        return low_ok and outer[1] >= inner[1]
+
+    if contains(a, b):
+        return a
+    if contains(b, a):
+        return b
+    raise ValueError(
+        f"Overlap {ov.src} -> {ov.dst} and another permission for the same storage allow offset ranges "
+        f"{a[0]}..{a[1]} and {b[0]}..{b[1]}, neither inside the other; give one permission per pair."
+    )

@@ -6,7 +6,7 @@ same arena.
 
 from __future__ import annotations
 
-from .placement import first_fit, forbidden_ranges
+from .placement import first_fit, forbidden_ranges, overlap_fit
 from .problem import Problem
 
 #: The exhaustive search re-places at most this many roots at once.
@@ -31,8 +31,9 @@ def exhaustive(problem: Problem, free: list[int], offsets: list[int | None], lim
     Roots not in `free` keep their offsets (None: absent). Returns offsets where every free root ends below
     `limit`, as low as found, stopping early at `target`, or None in place of offsets when none was found; and
     the placements left of `budget`. Without overlap permissions the search is complete: placing an optimal plan's
-    roots by increasing offset with first-fit puts each at or below its optimal offset. Consecutive roots that
-    do not meet in time are tried in one order only (swapping them changes no offset).
+    roots by increasing offset with first-fit puts each at or below its optimal offset. With permissions, each
+    root is also tried at its overlap_fit offset. Consecutive roots that do not meet in time are tried in one
+    order only (swapping them changes no offset).
     """
     ids = sorted(free, key=lambda r: (-problem.sizes[r], problem.first[r], r))
     rank = {r: k for k, r in enumerate(ids)}
@@ -52,15 +53,17 @@ def exhaustive(problem: Problem, free: list[int], offsets: list[int | None], lim
             if state["budget"] <= 0:
                 return True
             state["budget"] -= 1
-            x = first_fit(forbidden_ranges(problem, r, offsets), problem.alignment)
-            new_end = max(end, x + problem.sizes[r])
-            if new_end >= state["best"]:
-                continue
-            offsets[r] = x
-            stop = dfs([q for q in remaining if q != r], r, new_end)
-            offsets[r] = None
-            if stop:
-                return True
+            ranges = forbidden_ranges(problem, r, offsets)
+            fits = {first_fit(ranges, problem.alignment), overlap_fit(problem, r, offsets, ranges)}
+            for x in sorted(x for x in fits if x is not None):
+                new_end = max(end, x + problem.sizes[r])
+                if new_end >= state["best"]:
+                    continue
+                offsets[r] = x
+                stop = dfs([q for q in remaining if q != r], r, new_end)
+                offsets[r] = None
+                if stop:
+                    return True
         return False
 
     dfs(ids, None, 0)

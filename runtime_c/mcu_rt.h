@@ -82,6 +82,64 @@ typedef struct {
     int32_t group;
 } mcu_conv_geom;
 
+/* Element types, numbered as ONNX's TensorProto.DataType, for kernels that take a `dtype` param. */
+#define MCU_DT_FLOAT 1
+#define MCU_DT_UINT8 2
+#define MCU_DT_INT8 3
+#define MCU_DT_UINT16 4
+#define MCU_DT_INT16 5
+#define MCU_DT_INT32 6
+#define MCU_DT_INT64 7
+#define MCU_DT_BOOL 9
+#define MCU_DT_DOUBLE 11
+#define MCU_DT_UINT32 12
+#define MCU_DT_UINT64 13
+
+/** Element i of an integer or bool tensor, sign- or zero-extended to 64 bits (uint64: its bits). */
+static inline int64_t mcu_get_int(const void *x, int32_t dtype, int32_t i)
+{
+    switch (dtype) {
+    case MCU_DT_UINT8:
+    case MCU_DT_BOOL:
+        return ((const uint8_t *)x)[i];
+    case MCU_DT_INT8:
+        return ((const int8_t *)x)[i];
+    case MCU_DT_UINT16:
+        return ((const uint16_t *)x)[i];
+    case MCU_DT_INT16:
+        return ((const int16_t *)x)[i];
+    case MCU_DT_INT32:
+        return ((const int32_t *)x)[i];
+    case MCU_DT_UINT32:
+        return ((const uint32_t *)x)[i];
+    default:
+        return ((const int64_t *)x)[i]; /* int64, and uint64 read as its bits */
+    }
+}
+
+/** Store the low bits of v as element i of an integer or bool tensor (wraps like a C unsigned conversion: signed
+ * elements are written through the unsigned type of their width, which C lets alias them). */
+static inline void mcu_set_int(void *y, int32_t dtype, int32_t i, uint64_t v)
+{
+    switch (dtype) {
+    case MCU_DT_INT16:
+    case MCU_DT_UINT16:
+        ((uint16_t *)y)[i] = (uint16_t)v;
+        break;
+    case MCU_DT_INT32:
+    case MCU_DT_UINT32:
+        ((uint32_t *)y)[i] = (uint32_t)v;
+        break;
+    case MCU_DT_INT64:
+    case MCU_DT_UINT64:
+        ((uint64_t *)y)[i] = v;
+        break;
+    default: /* 8-bit types and bool */
+        ((uint8_t *)y)[i] = (uint8_t)v;
+        break;
+    }
+}
+
 /** Broadcast iteration over up to MCU_MAX_RANK dims: output dims and each input's element strides (0 = broadcast). */
 #define MCU_MAX_RANK 6
 typedef struct {

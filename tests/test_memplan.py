@@ -31,12 +31,17 @@ def hull(buffers: list[Buffer]) -> dict[str, tuple[int, int]]:
     return spans
 
 
+def shift_allowed(ov: Overlap, shift: int) -> bool:
+    """True when offset(dst) - offset(src) = shift is inside the permission's floor .. margin."""
+    return shift <= ov.margin and (ov.floor is None or shift >= ov.floor)
+
+
 def overlap_allowed(a: Buffer, b: Buffer, offsets: dict[str, int], overlaps, by_name) -> bool:
     """True when some permission lets a and b share bytes where they are placed (Overlap's documented rule)."""
     ra, rb = storage_root(a.name, by_name), storage_root(b.name, by_name)
     for ov in overlaps:
         src, dst = storage_root(ov.src, by_name), storage_root(ov.dst, by_name)
-        if {src, dst} == {ra, rb} and offsets[dst] - offsets[src] <= ov.margin:
+        if {src, dst} == {ra, rb} and shift_allowed(ov, offsets[dst] - offsets[src]):
             return True
     return False
 
@@ -89,8 +94,12 @@ def buffer_sets(draw, max_buffers: int = 14, max_size: int = 300, max_step: int 
     spans = hull(buffers)
     eligible = [(s, d) for s in spans for d in spans if s != d and spans[s][1] == spans[d][0]]
     chosen = draw(st.lists(st.sampled_from(eligible), unique=True, max_size=4)) if eligible else []
-    overlaps = tuple(Overlap(s, d, draw(st.integers(-64, 64))) for s, d in chosen)
-    return buffers, overlaps
+    overlaps = []
+    for s, d in chosen:
+        margin = draw(st.integers(-64, 64))
+        floor = draw(st.one_of(st.none(), st.integers(margin - 64, margin)))
+        overlaps.append(Overlap(s, d, margin, floor))
+    return buffers, tuple(overlaps)
 
 
 @settings(max_examples=300, deadline=None)
@@ -124,7 +133,10 @@ def optimal_arena(buffers: list[Buffer], alignment: int, overlaps=()) -> int:
             for r in roots}
     live_together = {(a, b) for a in roots for b in roots
                      if a != b and spans[a][0] <= spans[b][1] and spans[b][0] <= spans[a][1]}
-    margins = {(storage_root(o.src, by_name), storage_root(o.dst, by_name)): o.margin for o in overlaps}
+    permits = {(storage_root(o.src, by_name), storage_root(o.dst, by_name)): o for o in overlaps}
+
+    def permitted(src: str, dst: str, shift: int) -> bool:
+        return (src, dst) in permits and shift_allowed(permits[src, dst], shift)
 
     def fits(arena: int) -> bool:
         offsets: dict[str, int] = {}
@@ -132,7 +144,7 @@ def optimal_arena(buffers: list[Buffer], alignment: int, overlaps=()) -> int:
         def ok(r: str, x: int) -> bool:
             for p, o in offsets.items():
                 if (r, p) in live_together and x < o + size[p] and o < x + size[r] and size[r] and size[p]:
-                    if not (x - o <= margins.get((p, r), -10**9) or o - x <= margins.get((r, p), -10**9)):
+                    if not (permitted(p, r, x - o) or permitted(r, p, o - x)):
                         return False
             return True
 
@@ -206,6 +218,50 @@ def test_negative_margin_forces_the_output_below_the_input():
     plan = plan_arena(buffers, 16, (Overlap("in", "out", margin=-192),))
     assert plan.offsets["out"] - plan.offsets["in"] <= -192
     assert plan.arena_size == plan.lower_bound == 256
+
+
+def test_exact_window_puts_the_output_on_the_input():
+    # A pointwise conv pixel by pixel: out may sit exactly on in (floor = margin = 0), nowhere else over it.
+    buffers = [Buffer("in", 800, 0, 1), Buffer("scratch", 64, 1, 1), Buffer("out", 800, 1, 2)]
+    plan = plan_arena(buffers, 16, (Overlap("in", "out", margin=0, floor=0),))
+    assert plan.offsets["out"] == plan.offsets["in"]
+    assert plan.arena_size == plan.lower_bound == 864
+
+
+def test_a_floor_keeps_the_output_from_starting_lower():
+    buffers = [Buffer("in", 256, 0, 1), Buffer("out", 256, 1, 2)]
+    plan = plan_arena(buffers, 16, (Overlap("in", "out", margin=64, floor=40),))
+    assert plan.offsets["out"] - plan.offsets["in"] == 48
+    assert plan.arena_size == plan.lower_bound == 304
+
+
+def test_a_window_narrower_than_the_alignment_allows_no_overlap():
+    buffers = [Buffer("in", 256, 0, 1), Buffer("out", 256, 1, 2)]
+    plan = plan_arena(buffers, 16, (Overlap("in", "out", margin=12, floor=4),))
+    assert plan.arena_size == plan.lower_bound == 512
+
+
+def test_a_depthwise_staircase_starts_high_enough_to_reach_the_bound():
+    # KWS: a small input, then depthwise (margin -6: the output starts 16 B lower) and pointwise (exactly in place)
+    # convs in turn; the chain drifts down 16 B per depthwise conv, so its first buffer must sit above the input.
+    buffers = [Buffer("input", 490, 0, 0), Buffer("t0", 8000, 0, 1)]
+    overlaps = []
+    for k in range(1, 9):
+        buffers.append(Buffer(f"t{k}", 8000, k, k + 1))
+        overlaps.append(Overlap(f"t{k - 1}", f"t{k}", -6) if k % 2 else Overlap(f"t{k - 1}", f"t{k}", 0, 0))
+        if k % 2 == 0:
+            buffers.append(Buffer(f"scratch{k}", 64, k, k))
+    plan = plan_arena(buffers, 16, tuple(overlaps))
+    assert plan.arena_size == plan.lower_bound == 496 + 8000
+    assert check_plan(buffers, 16, tuple(overlaps)) == plan.arena_size
+
+
+def test_permissions_for_the_same_pair_keep_the_wider_window():
+    buffers = [Buffer("in", 256, 0, 1), Buffer("out", 256, 1, 2)]
+    plan = plan_arena(buffers, 16, (Overlap("in", "out", 0, 0), Overlap("in", "out", 32)))
+    assert plan.arena_size == 256
+    with pytest.raises(ValueError, match="neither inside the other"):
+        plan_arena(buffers, 16, (Overlap("in", "out", 0, 0), Overlap("in", "out", 64, 32)))
 
 
 def test_aliases_share_their_roots_storage_and_extend_its_life():

@@ -35,4 +35,4 @@ def test_bit_exact_on_1000_inputs(model, tmp_path):
     assert mismatches == [], f"{len(mismatches)} of 1000 inputs differ from onnxruntime, first: {mismatches[:5]}"
     family = model.rsplit("_", 1)[0]
     assert result.report["arena_bytes"] <= TFLM_ARENA[family]
-    assert result.report["arena_bytes"] >= result.report["live_lower_bound_bytes"]
+    assert result.report["arena_bytes"] == result.report["overlap_lower_bound_bytes"]

@@ -31,6 +31,15 @@ def _fold_shape_node(node: onnx.NodeProto, shape: list[int]) -> list[np.ndarray]
     return [np.array(shape[slice(start, end)], dtype=np.int64)]
 
 
+def _fold_castlike(node: onnx.NodeProto, consts: dict, value_info: dict) -> list[np.ndarray] | None:
+    """CastLike of a constant to a typed tensor needs only the target's dtype (PyTorch's exporter casts zero biases
+    like the graph input this way), not its values."""
+    vi = value_info.get(node.input[1])
+    if node.input[0] not in consts or vi is None or not vi.type.tensor_type.elem_type:
+        return None
+    return [consts[node.input[0]].astype(onnx.helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type))]
+
+
 def _value_infos(proto: onnx.ModelProto) -> dict:
     """Map every typed tensor name to its ValueInfoProto."""
     g = proto.graph
@@ -56,6 +65,8 @@ def _fold_once(proto: onnx.ModelProto) -> bool:
             shape = _static_shape(infos, node.input[0])
             if shape is not None:
                 values = _fold_shape_node(node, shape)
+        elif node.op_type == "CastLike" and node.input[1] not in consts:
+            values = _fold_castlike(node, consts, infos)
         elif all((not i) or i in consts for i in node.input) and not any(a.g.node for a in node.attribute):
             evaluator = ReferenceEvaluator(node, opsets=opsets)
             feeds = {i: consts[i] for i in node.input if i}

@@ -10,7 +10,9 @@ import onnx
 from onnx import shape_inference, version_converter
 
 from ..errors import ModelError, OptionError
+from .canonical import reduce_mean_to_pool
 from .fold import fold_constants
+from .static_inputs import bind_constants, require_static_operands
 
 # Opsets below this are converted up; 13 is the oldest opset whose QDQ and Softmax semantics we lower.
 TARGET_OPSET = 13
@@ -75,6 +77,28 @@ def _convert_opset(proto: onnx.ModelProto) -> onnx.ModelProto:
         return proto
 
 
+def _hardmax_as_2d(proto: onnx.ModelProto) -> None:
+    """Before opset 13, Hardmax coerced its input to 2-D at `axis`, but onnx's version converter keeps the node as it
+    is (unlike Softmax and LogSoftmax), which would change its meaning: write the old semantics out as
+    Flatten(axis) → Hardmax(axis=1) → Reshape(Shape(x)) before converting."""
+    if _default_opset(proto) >= TARGET_OPSET:
+        return
+    nodes = []
+    for node in proto.graph.node:
+        if node.op_type != "Hardmax" or node.domain not in ("", "ai.onnx"):
+            nodes.append(node)
+            continue
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+        x, y = node.input[0], node.output[0]
+        flat, hard, dims = f"{y}__hardmax_flat", f"{y}__hardmax_2d", f"{y}__hardmax_shape"
+        nodes += [onnx.helper.make_node("Flatten", [x], [flat], axis=axis, name=f"{node.name}_flatten"),
+                  onnx.helper.make_node("Hardmax", [flat], [hard], axis=1, name=node.name),
+                  onnx.helper.make_node("Shape", [x], [dims], name=f"{node.name}_shape"),
+                  onnx.helper.make_node("Reshape", [hard, dims], [y], name=f"{node.name}_reshape")]
+    del proto.graph.node[:]
+    proto.graph.node.extend(nodes)
+
+
 def _fix_input_shapes(proto: onnx.ModelProto, shapes: dict[str, list[int]]) -> None:
     """Set graph input dims from `shapes`, default a symbolic batch dim to 1, reject any other unknown dim."""
     initializer_names = {t.name for t in proto.graph.initializer}
@@ -100,7 +124,7 @@ def _fix_input_shapes(proto: onnx.ModelProto, shapes: dict[str, list[int]]) -> N
                 ttype.shape.dim.add().dim_value = d
             continue
         for axis, dim in enumerate(dims):
-            if dim.HasField("dim_value") and dim.dim_value > 0:
+            if dim.HasField("dim_value"):
                 continue
             if axis == 0:
                 dim.Clear()
@@ -113,6 +137,14 @@ def _fix_input_shapes(proto: onnx.ModelProto, shapes: dict[str, list[int]]) -> N
             )
 
 
+def _explicit_mvn_axes(proto: onnx.ModelProto) -> None:
+    """Write MeanVarianceNormalization's default axes [0, 2, 3] explicitly: onnx's strict shape inference of the
+    op's function body cannot resolve an attribute reference to an absent attribute."""
+    for node in proto.graph.node:
+        if node.op_type == "MeanVarianceNormalization" and not any(a.name == "axes" for a in node.attribute):
+            node.attribute.append(onnx.helper.make_attribute("axes", [0, 2, 3]))
+
+
 def _infer(proto: onnx.ModelProto) -> onnx.ModelProto:
     """Run ONNX shape inference, strict, with data propagation for shape subgraphs."""
     try:
@@ -122,15 +154,22 @@ def _infer(proto: onnx.ModelProto) -> onnx.ModelProto:
         raise ModelError(f"Shape inference failed: {first}. Check the model and the --shape options.") from None
 
 
-def load_onnx(model, shapes: dict[str, list[int]] | None = None) -> tuple[onnx.ModelProto, str]:
-    """Load, check, inline, convert, fix shapes, infer and fold; return the model and its SHA-256."""
+def load_onnx(model, shapes: dict[str, list[int]] | None = None, constants: dict | None = None
+              ) -> tuple[onnx.ModelProto, str]:
+    """Load, check, inline, convert, bind constant inputs, fix shapes, infer and fold; return model and SHA-256."""
     proto, raw = _read(model)
     sha256 = hashlib.sha256(raw).hexdigest()
     _check(proto)
     if proto.functions:
         proto = onnx.inliner.inline_local_functions(proto)
+    _hardmax_as_2d(proto)
     proto = _convert_opset(proto)
+    bind_constants(proto, dict(constants or {}))
+    require_static_operands(proto)
     _fix_input_shapes(proto, dict(shapes or {}))
+    _explicit_mvn_axes(proto)
     proto = _infer(proto)
     proto = fold_constants(proto, _infer)
+    if reduce_mean_to_pool(proto):
+        proto = _infer(proto)
     return proto, sha256

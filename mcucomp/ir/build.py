@@ -5,27 +5,47 @@ from __future__ import annotations
 import onnx
 from onnx import helper, numpy_helper
 
-from ..errors import ModelError
-from .graph import Graph, Node, Tensor
+from ..errors import ModelError, UnsupportedError
+from .graph import DTYPE_BYTES, Graph, Node, Tensor
 
 
-def _dtype_name(elem_type: int) -> str:
-    """ONNX element type → numpy dtype name."""
-    return str(helper.tensor_dtype_to_np_dtype(elem_type))
+def _dtype_name(elem_type: int, tensor: str) -> str:
+    """ONNX element type → numpy dtype name; types without a C representation here are rejected."""
+    name = onnx.TensorProto.DataType.Name(elem_type).lower()
+    if elem_type != onnx.TensorProto.STRING and elem_type != onnx.TensorProto.UNDEFINED:
+        name = str(helper.tensor_dtype_to_np_dtype(elem_type))
+    if name not in DTYPE_BYTES:
+        raise UnsupportedError(
+            f"Tensor '{tensor}' has element type {onnx.TensorProto.DataType.Name(elem_type)}, which mcucomp does not "
+            f"compile (supported: {', '.join(DTYPE_BYTES)}). Convert the model to float32 or quantize it to int8."
+        )
+    return name
 
 
-def _tensor_from_value_info(vi: onnx.ValueInfoProto) -> Tensor:
+def _tensor_from_value_info(vi: onnx.ValueInfoProto, producer: onnx.NodeProto | None) -> Tensor:
     """An activation tensor from its inferred type; every dim must be known by now."""
     ttype = vi.type.tensor_type
     dims = []
     for d in ttype.shape.dim:
         if not d.HasField("dim_value"):
+            if producer is not None:
+                raise UnsupportedError(
+                    f"Tensor '{vi.name}' from node '{producer.name}' ({producer.op_type}) has a dim "
+                    f"'{d.dim_param or '?'}' that shape inference cannot fix: it depends on the input values, and a "
+                    "static arena needs every shape at compile time. Bind value-deciding inputs with --const, or "
+                    "replace the op with one whose output shape is fixed."
+                )
             raise ModelError(
                 f"Tensor '{vi.name}' still has an unknown dim '{d.dim_param or '?'}' after shape inference. "
                 "Fix the graph input shapes with --shape NAME=DIMS so every tensor gets a static shape."
             )
         dims.append(d.dim_value)
-    return Tensor(vi.name, tuple(dims), _dtype_name(ttype.elem_type))
+    if 0 in dims:
+        raise UnsupportedError(
+            f"Tensor '{vi.name}' has shape {dims} with no elements; mcucomp does not compile empty tensors. "
+            "Remove the branch that produces it or give the inputs non-empty shapes."
+        )
+    return Tensor(vi.name, tuple(dims), _dtype_name(ttype.elem_type, vi.name))
 
 
 def build_graph(proto: onnx.ModelProto) -> Graph:
@@ -34,10 +54,14 @@ def build_graph(proto: onnx.ModelProto) -> Graph:
     tensors: dict[str, Tensor] = {}
     for init in g.initializer:
         data = numpy_helper.to_array(init)
-        tensors[init.name] = Tensor(init.name, tuple(data.shape), str(data.dtype), None, data)
+        tensors[init.name] = Tensor(init.name, tuple(data.shape), _dtype_name(init.data_type, init.name), None, data)
+    producers = {out: n for n in g.node for out in n.output}
+    used = {name for n in g.node for name in list(n.input) + list(n.output)}
+    used |= {v.name for v in list(g.input) + list(g.output)}
     for vi in list(g.input) + list(g.value_info) + list(g.output):
-        if vi.name not in tensors and vi.type.HasField("tensor_type"):
-            tensors[vi.name] = _tensor_from_value_info(vi)
+        # value_info may still describe tensors that constant folding removed; only live names become tensors
+        if vi.name in used and vi.name not in tensors and vi.type.HasField("tensor_type"):
+            tensors[vi.name] = _tensor_from_value_info(vi, producers.get(vi.name))
     nodes = []
     for k, n in enumerate(g.node):
         attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
@@ -51,4 +75,6 @@ def build_graph(proto: onnx.ModelProto) -> Graph:
         nodes.append(Node(name, n.op_type, list(n.input), list(n.output), attrs, n.domain))
     inputs = [i.name for i in g.input if i.name not in {t.name for t in g.initializer}]
     outputs = [o.name for o in g.output]
+    if not outputs:
+        raise ModelError("The graph has no outputs, so there is nothing to compute. Declare its outputs in the model.")
     return Graph(tensors, nodes, inputs, outputs, g.name or "model")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Node
-from .base import KernelCall, KernelOp, broadcast_params
+from ._overlap import elementwise
+from .base import KernelCall, KernelOp, OverlapMargin, broadcast_params
 
 
 class AddS8(KernelOp):
@@ -34,6 +35,10 @@ class AddS8(KernelOp):
              ("a_off", off[0]), ("b_off", off[1]), ("y_off", off[2])],
             [node.inputs[0], node.inputs[1], node.outputs[0]],
         )
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """In place: the loop reads a[ia] (ia == i when a is not broadcast) and b[ib], then writes y[i]."""
+        return elementwise(node, g)
 
 
 OP = AddS8()

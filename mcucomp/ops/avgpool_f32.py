@@ -1,35 +1,49 @@
-"""Float32 AveragePool (pads, strides, ceil_mode, count_include_pad) and GlobalAveragePool."""
+"""Float32 AveragePool and LpPool (1-D, 2-D, 3-D; pads, strides, dilations, ceil_mode, count_include_pad) and
+their global variants: one window loop that sums x (average) or |x|^p (Lp norm)."""
 
 from __future__ import annotations
 
 from ..ir import Graph, Node
-from .base import KernelCall, KernelOp, all_float32, canonical_pool_window, conv_geom, rank_is_3_or_4
+from ._overlap import window_margin
+from ._window import canonical_pool, depth_fields, is_3d, rank_1_to_3, window_geom
+from .base import KernelCall, KernelOp, OverlapMargin, all_float32
 
 
-def _no_dilation(node: Node, g: Graph) -> bool:
-    """AveragePool dilations (opset 19) must all be 1."""
-    return all(d == 1 for d in node.attrs.get("dilations", [1]))
+def _lp_exponent(node: Node, g: Graph) -> bool:
+    """LpPool's p must be an integer of at least 1."""
+    return node.op not in ("LpPool", "GlobalLpPool") or int(node.attrs.get("p", 2)) >= 1
 
 
 class AvgPoolF32(KernelOp):
-    """AveragePool and GlobalAveragePool on float32 NCW/NCHW tensors."""
+    """AveragePool, GlobalAveragePool, LpPool and GlobalLpPool on float32 NCW/NCHW/NCDHW tensors."""
 
     name = "avgpool_f32"
-    onnx_ops = ("AveragePool", "GlobalAveragePool")
-    constraints = (all_float32, rank_is_3_or_4, _no_dilation)
+    onnx_ops = ("AveragePool", "GlobalAveragePool", "LpPool", "GlobalLpPool")
+    constraints = (all_float32, rank_1_to_3, _lp_exponent)
 
     def lower(self, node: Node, g: Graph) -> None:
-        """Canonical window; count_include_pad defaults to 0."""
-        canonical_pool_window(node, g)
+        """Canonical window; count_include_pad defaults to 0; `lp` is LpPool's p, 0 for the average."""
+        canonical_pool(node, g)
         node.attrs.setdefault("count_include_pad", 0)
+        node.attrs["lp"] = int(node.attrs.get("p", 2)) if node.op in ("LpPool", "GlobalLpPool") else 0
         node.op = self.name
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_avgpool_f32(params, x, y)."""
         pads = node.attrs["pads"]
-        return KernelCall(self.name, [("g", conv_geom(node, g)), ("pad_b", pads[2]), ("pad_r", pads[3]),
-                                      ("count_include_pad", int(node.attrs["count_include_pad"]))],
+        return KernelCall(self.name, [("g", window_geom(node, g)), *depth_fields(node, g),
+                                      ("pad_bk", node.attrs["depth"][4]), ("pad_b", pads[2]), ("pad_r", pads[3]),
+                                      ("count_include_pad", int(node.attrs["count_include_pad"])),
+                                      ("p", node.attrs["lp"])],
                           [node.inputs[0], node.outputs[0]])
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """The window margin (_overlap.window_margin): mcu_avgpool_f32 goes plane by plane, outputs row-major, and
+        writes each after summing its (dilated) window's taps inside the input; not at all for 3-D data."""
+        if is_3d(node, g):
+            return None
+        return OverlapMargin(window_margin(node, g, 4))
+
 
 
 OP = AvgPoolF32()

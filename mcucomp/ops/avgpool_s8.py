@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..fixedpoint import quantize_multiplier
 from ..ir import Graph, Node
-from .base import ArrayRef, KernelCall, KernelOp, conv_geom
+from ._overlap import window_margin
+from ._window import window_geom
+from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin
+
+COUNT_MODES = {"valid": 0, "kernel": 1, "padded": 2}  # MCU_AVGPOOL_S8_COUNT_* in runtime_c/kernels/avgpool_s8.h
 
 
 class AvgPoolS8(KernelOp):
-    """attrs: mode ('global_int' | 'float'), x/y scale and zp, qmin, qmax, count_include_pad, canonical window."""
+    """attrs: mode ('global_int' | 'float'), requant ('onnx' | 'fixed'), x/y scale and zp, qmin, qmax,
+    count (the divisor: 'valid' taps, 'kernel' size or taps inside the 'padded' input), canonical window."""
 
     name = "avgpool_s8"
 
@@ -22,13 +28,19 @@ class AvgPoolS8(KernelOp):
         rq = [("scale", "NULL"), ("mult", "NULL"), ("shift", "NULL"), ("per_channel", 0), ("div", 0.0),
               ("zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"])]
         arrays = {}
-        if a["mode"] == "global_int":
+        if a["mode"] == "global_int" and a.get("requant") == "fixed":
+            mult, shift = quantize_multiplier(float(scale))
+            arrays[f"{node.name}_mult"] = np.array([mult], np.int32)
+            arrays[f"{node.name}_shift"] = np.array([shift], np.int32)
+            rq[1], rq[2] = ("mult", ArrayRef(f"{node.name}_mult")), ("shift", ArrayRef(f"{node.name}_shift"))
+        elif a["mode"] == "global_int":
             arrays[f"{node.name}_scale"] = np.array([scale], np.float32)
             rq[0] = ("scale", ArrayRef(f"{node.name}_scale"))
         return KernelCall(
             self.name,
-            [("g", conv_geom(node, g, group=1)), ("mode", 0 if a["mode"] == "global_int" else 1),
-             ("count_include_pad", int(a.get("count_include_pad", 0))), ("x_scale", a["x_scale"]),
+            [("g", window_geom(node, g, group=1)), ("mode", 0 if a["mode"] == "global_int" else 1),
+             ("count_mode", COUNT_MODES[a.get("count", "valid")]), ("pad_b", a["pads"][2]), ("pad_r", a["pads"][3]),
+             ("x_scale", a["x_scale"]),
              ("y_scale", a["y_scale"]), ("x_zp", a["x_zp"]), ("rq", rq)],
             [node.inputs[0], node.outputs[0]],
             arrays,
@@ -37,6 +49,11 @@ class AvgPoolS8(KernelOp):
     def macs(self, node: Node, g: Graph) -> int:
         """One add per window element per output."""
         return g.tensors[node.outputs[0]].size * node.attrs["kernel"][0] * node.attrs["kernel"][1]
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """The window margin (_overlap.window_margin): mcu_avgpool_s8 goes plane by plane, outputs row-major, and
+        writes each after summing its (dilated) window's taps inside the input."""
+        return OverlapMargin(window_margin(node, g, 1))
 
 
 OP = AvgPoolS8()

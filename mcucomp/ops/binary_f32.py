@@ -1,24 +1,20 @@
-"""Float32 Add, Sub, Mul and Div with numpy broadcasting."""
+"""Float32 Add, Sub, Mul, Div, Max, Min and Mod with numpy broadcasting."""
 
 from __future__ import annotations
 
 from ..ir import Graph, Node
-from .base import (MAX_RANK, KernelCall, KernelOp, all_float32, bcast_struct, broadcast_strides, collapse_dims,
-                   shape)
+from ._elementwise import broadcast_fits, dtype, walk
+from ._overlap import elementwise
+from .base import KernelCall, KernelOp, OverlapMargin, bcast_struct, shape
 
-OP_CODES = {"Add": 0, "Sub": 1, "Mul": 2, "Div": 3}  # MCU_BINARY_* in runtime_c/kernels/binary_f32.h
-
-
-def _walk(node: Node, g: Graph) -> tuple[list[int], list[list[int]]]:
-    """Collapsed output dims with each input's broadcast strides."""
-    out = list(shape(g, node.outputs[0]))
-    return collapse_dims(out, broadcast_strides(shape(g, node.inputs[0]), out),
-                         broadcast_strides(shape(g, node.inputs[1]), out))
+# MCU_BINARY_* in runtime_c/kernels/binary_f32.h; Mod is MOD (fmod=0, sign of the divisor) or FMOD (fmod=1)
+OP_CODES = {"Add": 0, "Sub": 1, "Mul": 2, "Div": 3, "Max": 4, "Min": 5, "Mod": 6}
+FMOD = 7
 
 
-def _broadcast_rank_fits(node: Node, g: Graph) -> bool:
-    """The broadcast pattern must merge into at most 6 dims."""
-    return len(_walk(node, g)[0]) <= MAX_RANK
+def _all_float32(node: Node, g: Graph) -> bool:
+    """Both inputs and the output must be float32 (int8 arrives through QDQ or QOperator lowering)."""
+    return {dtype(g, n) for n in node.inputs + node.outputs} == {"float32"}
 
 
 class BinaryF32(KernelOp):
@@ -26,21 +22,27 @@ class BinaryF32(KernelOp):
 
     name = "binary_f32"
     onnx_ops = tuple(OP_CODES)
-    constraints = (all_float32, _broadcast_rank_fits)
+    constraints = (_all_float32, broadcast_fits)
 
     def lower(self, node: Node, g: Graph) -> None:
-        """Keep the ONNX op as the op code."""
-        node.attrs["op_code"] = OP_CODES[node.op]
+        """Keep the ONNX op (and Mod's fmod attribute) as the op code."""
+        fmod = node.op == "Mod" and node.attrs.get("fmod", 0)
+        node.attrs["op_code"] = FMOD if fmod else OP_CODES[node.op]
         node.op = self.name
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_binary_f32(params{op, count, bc}, a, b, y); bc.rank 0 selects the flat loop."""
-        out = shape(g, node.outputs[0])
-        same = shape(g, node.inputs[0]) == out and shape(g, node.inputs[1]) == out
-        dims, (a_st, b_st) = ([], ([], [])) if same else _walk(node, g)
-        return KernelCall(self.name, [("op", node.attrs["op_code"]), ("count", g.tensors[node.outputs[0]].size),
-                                      ("bc", bcast_struct(dims, a_st, b_st))],
-                          [node.inputs[0], node.inputs[1], node.outputs[0]])
+        """mcu_<name>(params{op, count, bc}, a, b, y); bc.rank 0 selects the flat loop."""
+        a, b = node.inputs
+        y = node.outputs[0]
+        out = shape(g, y)
+        same = shape(g, a) == out and shape(g, b) == out
+        dims, (a_st, b_st) = ([], ([], [])) if same else walk(node, g, [a, b])
+        return KernelCall(self.name, [("op", node.attrs["op_code"]), ("count", g.tensors[y].size),
+                                      ("bc", bcast_struct(dims, a_st, b_st))], [a, b, y])
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """In place: both loops read a[i] (an unbroadcast a walks the output's indices) and b, then write y[i]."""
+        return elementwise(node, g)
 
 
 OP = BinaryF32()

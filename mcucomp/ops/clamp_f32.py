@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 from ..ir import Graph, Node
-from .base import KernelCall, KernelOp, all_float32
+from ._overlap import elementwise
+from .base import KernelCall, KernelOp, OverlapMargin, all_float32
 
 
 def _bounds_constant(node: Node, g: Graph) -> bool:
@@ -46,6 +47,10 @@ class ClampF32(KernelOp):
         a = node.attrs
         return KernelCall(self.name, [("count", g.tensors[node.outputs[0]].size), ("neg_slope", a["neg_slope"]),
                                       ("lo", a["lo"]), ("hi", a["hi"])], [node.inputs[0], node.outputs[0]])
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """In place: the loop reads x[i], then writes y[i]."""
+        return elementwise(node, g)
 
 
 OP = ClampF32()

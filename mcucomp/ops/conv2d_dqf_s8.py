@@ -1,40 +1,42 @@
-"""int8 conv that onnxruntime computes in float (DQ → float Conv → Q); reproduced with MLAS's FMA order."""
+"""int8 conv that onnxruntime computes in float (DQ → float Conv → Q), in the summation order of its MLAS kernel."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..ir import Graph, Node
-from ..ortcompat import float_conv_segments
-from .base import ArrayRef, KernelCall, KernelOp, conv_geom, shape
+from ..ortcompat import float_conv_plan
+from ._window import window_geom
+from .base import ArrayRef, KernelCall, KernelOp, as4d, shape
 
 
 class Conv2dDqfS8(KernelOp):
     """attrs: x_zp, x_scale, y_scale, y_zp, qmin, qmax and the canonical window; inputs x, float w, float bias."""
 
     name = "conv2d_dqf_s8"
+    depends = ("mlas_dot",)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_conv2d_dqf_s8(params, x, w_f32, bias_f32|NULL, y)."""
+        """mcu_conv2d_dqf_s8(params, x, w_f32, bias_f32|NULL, y, scratch): scratch holds one pixel's taps."""
         a = node.attrs
         w = shape(g, node.inputs[1])
         group = a.get("group", 1)
-        _, _, oh, ow = (shape(g, node.outputs[0]) + (1, 1))[:4] if len(shape(g, node.outputs[0])) == 4 else \
-            (0, 0, 1, shape(g, node.outputs[0])[2])
-        k = int(np.prod(w[1:]))
-        pointwise = a["kernel"] == [1, 1] and a["strides"] == [1, 1] and a["pads"] == [0, 0, 0, 0]
-        segs = float_conv_segments(w[0] // group, oh * ow, k, pointwise)
+        n, _, h, wd = as4d(shape(g, node.inputs[0]))
+        _, _, oh, ow = as4d(shape(g, node.outputs[0]))
+        order, segs = float_conv_plan(n, group, w[0] // group, w[1], [h, wd], a["kernel"], a["strides"],
+                                      a["dilations"], a["pads"], [oh, ow])
         arrays = {f"{node.name}_seg_end": np.array([e for e, _ in segs], np.int32),
                   f"{node.name}_seg_kblock": np.array([b for _, b in segs], np.int32)}
         bias = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
         return KernelCall(
             self.name,
-            [("g", conv_geom(node, g, group=group)), ("x_zp", a["x_zp"]), ("x_scale", a["x_scale"]),
+            [("g", window_geom(node, g, group=group)), ("x_zp", a["x_zp"]), ("x_scale", a["x_scale"]),
              ("y_scale", a["y_scale"]), ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]),
-             ("n_seg", len(segs)), ("seg_end", ArrayRef(f"{node.name}_seg_end")),
+             ("order", order), ("n_seg", len(segs)), ("seg_end", ArrayRef(f"{node.name}_seg_end")),
              ("seg_kblock", ArrayRef(f"{node.name}_seg_kblock"))],
             [node.inputs[0], node.inputs[1], bias, node.outputs[0]],
             arrays,
+            scratch_bytes=4 * int(np.prod(w[1:])),
         )
 
     def macs(self, node: Node, g: Graph) -> int:

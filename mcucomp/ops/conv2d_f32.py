@@ -1,21 +1,15 @@
-"""Float32 convolution: general, depthwise and 1x1, with groups, dilations, pads and fused clamp."""
+"""Float32 convolution (1-D, 2-D, 3-D): general, depthwise and 1x1, with groups, dilations, pads and fused clamp.
+
+Weights and bias may be runtime tensors (graph inputs), not only initializers."""
 
 from __future__ import annotations
 
 import math
 
 from ..ir import Graph, Node
-from .base import KernelCall, KernelOp, all_float32, canonical_window, conv_geom, rank_is_3_or_4, shape
-
-
-def _weights_constant(node: Node, g: Graph) -> bool:
-    """The weights (input 1) must be a constant initializer."""
-    return g.const(node.inputs[1]) is not None
-
-
-def _bias_constant(node: Node, g: Graph) -> bool:
-    """The bias (input 2), when present, must be a constant initializer."""
-    return len(node.inputs) < 3 or not node.inputs[2] or g.const(node.inputs[2]) is not None
+from ._overlap import conv_overlap, pointwise
+from ._window import canonical_nd, depth_fields, is_3d, rank_1_to_3, window_geom
+from .base import KernelCall, KernelOp, OverlapMargin, all_float32, shape
 
 
 class Conv2dF32(KernelOp):
@@ -23,25 +17,32 @@ class Conv2dF32(KernelOp):
 
     name = "conv2d_f32"
     onnx_ops = ("Conv",)
-    constraints = (all_float32, rank_is_3_or_4, _weights_constant, _bias_constant)
+    constraints = (all_float32, rank_1_to_3)
 
     def lower(self, node: Node, g: Graph) -> None:
         """Canonical window attributes and an unbounded activation range."""
-        canonical_window(node, g, list(shape(g, node.inputs[1])[2:]) if len(shape(g, node.inputs[1])) == 4
-                         else [1, shape(g, node.inputs[1])[2]])
+        canonical_nd(node, g, list(shape(g, node.inputs[1])[2:]))
         node.attrs.setdefault("act_min", -math.inf)
         node.attrs.setdefault("act_max", math.inf)
         node.op = self.name
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_conv2d_f32(params, x, w, bias|NULL, y)."""
+        """mcu_conv2d_f32(params, x, w, bias|NULL, y, scratch|NULL); a scratch (c_in floats) means pointwise."""
         bias = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
+        scratch = 4 * shape(g, node.inputs[0])[1] if not is_3d(node, g) and pointwise(node, g) else 0
         return KernelCall(
             self.name,
-            [("g", conv_geom(node, g, group=node.attrs.get("group", 1))),
+            [("g", window_geom(node, g, group=node.attrs.get("group", 1))), *depth_fields(node, g),
              ("act_min", float(node.attrs["act_min"])), ("act_max", float(node.attrs["act_max"]))],
-            [node.inputs[0], node.inputs[1], bias, node.outputs[0]],
+            # the C signature ends in `void *scratch`: codegen appends it when scratch > 0, else it is NULL
+            [node.inputs[0], node.inputs[1], bias, node.outputs[0]] + ([] if scratch else [None]),
+            scratch_bytes=scratch,
         )
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """Exactly in place when pointwise (pixel by pixel through the scratch); the window margin when depthwise,
+        since the general loop then goes plane by plane (see mcucomp/ops/_overlap.py); not at all for 3-D data."""
+        return None if is_3d(node, g) else conv_overlap(node, g)
 
     def macs(self, node: Node, g: Graph) -> int:
         """Output elements times the kernel volume of one group."""

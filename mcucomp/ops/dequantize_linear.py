@@ -1,15 +1,18 @@
-"""Standalone DequantizeLinear int8/uint8/int32 -> float32, per tensor or per axis: (float)(q - zp) * scale."""
+"""Standalone DequantizeLinear int8/uint8/int16/uint16/int32 -> float32, per tensor, per axis or blocked, scale and
+zero point constant or runtime tensors: (float)(q - zp) * scale."""
 
 from __future__ import annotations
 
 from ..ir import Graph, Node
-from .base import KernelCall, KernelOp, quant_arrays, quant_axis_view, quant_params_constant
+from ._overlap import elementwise
+from ._quant import quant_view, scale_float32, zero_point_name
+from .base import DTYPE_CODES, KernelCall, KernelOp, OverlapMargin
 
-IN_TYPES = {"int8": 0, "uint8": 1, "int32": 2}  # MCU_DQ_* in runtime_c/kernels/dequantize_linear.h
+IN_TYPES = ("int8", "uint8", "int16", "uint16", "int32")
 
 
 def _int_to_float(node: Node, g: Graph) -> bool:
-    """DequantizeLinear must read int8, uint8 or int32 and write float32."""
+    """DequantizeLinear must read int8, uint8, int16, uint16 or int32 and write float32."""
     return g.tensors[node.inputs[0]].dtype in IN_TYPES and g.tensors[node.outputs[0]].dtype == "float32"
 
 
@@ -18,14 +21,19 @@ class DequantizeLinear(KernelOp):
 
     name = "dequantize_linear"
     onnx_ops = ("DequantizeLinear",)
-    constraints = (_int_to_float, quant_params_constant)
+    constraints = (_int_to_float, scale_float32)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_dequantize_linear(params{outer, channels, inner, in_type, scale, zero_point}, x, y)."""
-        fields, arrays = quant_arrays(node, g)
-        params = quant_axis_view(node, g, node.inputs[0]) + [
-            ("in_type", IN_TYPES[g.tensors[node.inputs[0]].dtype])] + fields
-        return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]], arrays)
+        """mcu_dequantize_linear(params{view, scale strides, dtype}, x, scale, zero_point or NULL, y)."""
+        params = quant_view(node, g) + [("dtype", DTYPE_CODES[g.tensors[node.inputs[0]].dtype])]
+        return KernelCall(self.name, params, [node.inputs[0], node.inputs[1], zero_point_name(node), node.outputs[0]])
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """Widening (1 byte in, 4 out; negative margin): one pass over `at` reads x[at], then writes y[at].
+
+        int16, uint16 and int32 input get none: their loads and float stores may be reordered under C's strict aliasing.
+        """
+        return elementwise(node, g)
 
 
 OP = DequantizeLinear()

@@ -1,13 +1,12 @@
-"""Pad (constant with a value, reflect, edge; negative pads crop), any dtype, rank <= 6."""
+"""Pad (constant with a value, reflect, edge, wrap; negative pads crop), any dtype, rank <= 6."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..ir import DTYPE_BYTES, Graph, Node
+from ._data import scalar_bytes
 from .base import MAX_RANK, KernelCall, KernelOp, shape
 
-MODES = {"constant": 0, "reflect": 1, "edge": 2}  # MCU_PAD_* in runtime_c/kernels/pad.h
+MODES = {"constant": 0, "reflect": 1, "edge": 2, "wrap": 3}  # MCU_PAD_* in runtime_c/kernels/pad.h
 
 
 def _mode(node: Node) -> str:
@@ -34,7 +33,7 @@ def _inputs_constant(node: Node, g: Graph) -> bool:
 
 
 def _mode_supported(node: Node, g: Graph) -> bool:
-    """Pad mode must be constant, reflect or edge (not wrap)."""
+    """Pad mode must be constant, reflect, edge or wrap."""
     return _mode(node) in MODES
 
 
@@ -44,12 +43,12 @@ def _rank_fits(node: Node, g: Graph) -> bool:
 
 
 def _reflect_pads_fit(node: Node, g: Graph) -> bool:
-    """Reflect pads must be smaller than the padded dim."""
+    """Reflect pads must be smaller than the padded dim (after cropping by negative pads)."""
     if _mode(node) != "reflect" or not _inputs_constant(node, g):
         return True
     dims = shape(g, node.inputs[0])
     begin, end = _pads(node, g)
-    return all(max(b, e) < d for b, e, d in zip(begin, end, dims))
+    return all(max(b, e) < d + min(b, 0) + min(e, 0) for b, e, d in zip(begin, end, dims))
 
 
 class Pad(KernelOp):
@@ -60,17 +59,18 @@ class Pad(KernelOp):
     constraints = (_inputs_constant, _mode_supported, _rank_fits, _reflect_pads_fit)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_pad(params{mode, rank, count, elem_bytes, in_dims, out_dims, pad_begin, value}, x, y)."""
+        """mcu_pad(params{mode, rank, count, elem_bytes, in_dims, out_dims, pad_begin, lo, hi, value}, x, y)."""
         x, y = g.tensors[node.inputs[0]], g.tensors[node.outputs[0]]
-        begin, _ = _pads(node, g)
+        begin, end = _pads(node, g)
         value_name = node.inputs[2] if len(node.inputs) > 2 else ""
         value = g.const(value_name).reshape(-1)[0] if value_name else 0
-        value_bytes = list(np.array([value], dtype=x.dtype).view(np.uint8))
         fill = [0] * (MAX_RANK - len(x.shape))
         params = [("mode", MODES[_mode(node)]), ("rank", len(x.shape)), ("count", y.size),
                   ("elem_bytes", DTYPE_BYTES[x.dtype]), ("in_dims", list(x.shape) + fill),
                   ("out_dims", list(y.shape) + fill), ("pad_begin", begin + fill),
-                  ("value", [int(b) for b in value_bytes] + [0] * (8 - len(value_bytes)))]
+                  ("lo", [max(-b, 0) for b in begin] + fill),
+                  ("hi", [d + min(e, 0) for d, e in zip(x.shape, end)] + fill),
+                  ("value", scalar_bytes(value, x.dtype))]
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]])
 
 

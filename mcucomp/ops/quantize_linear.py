@@ -1,14 +1,24 @@
-"""Standalone QuantizeLinear float32 -> int8/uint8, per tensor or per axis, bit-exact with onnxruntime."""
+"""Standalone QuantizeLinear float32 -> int8/uint8/int16/uint16, per tensor, per axis or blocked; scale and zero point
+constant or runtime tensors; bit-exact with onnxruntime."""
 
 from __future__ import annotations
 
 from ..ir import Graph, Node
-from .base import KernelCall, KernelOp, quant_arrays, quant_axis_view, quant_params_constant
+from ._overlap import elementwise
+from ._quant import quant_view, scale_float32, zero_point_name
+from .base import DTYPE_CODES, KernelCall, KernelOp, OverlapMargin
+
+OUT_TYPES = ("int8", "uint8", "int16", "uint16")
 
 
-def _float_to_8bit(node: Node, g: Graph) -> bool:
-    """QuantizeLinear must read float32 and write int8 or uint8."""
-    return g.tensors[node.inputs[0]].dtype == "float32" and g.tensors[node.outputs[0]].dtype in ("int8", "uint8")
+def _float_to_int(node: Node, g: Graph) -> bool:
+    """QuantizeLinear must read float32 and write int8, uint8, int16 or uint16."""
+    return g.tensors[node.inputs[0]].dtype == "float32" and g.tensors[node.outputs[0]].dtype in OUT_TYPES
+
+
+def _float32_precision(node: Node, g: Graph) -> bool:
+    """QuantizeLinear's `precision` attribute, when set, must be float (x / scale is computed in float32)."""
+    return int(node.attrs.get("precision", 0)) in (0, 1)
 
 
 class QuantizeLinear(KernelOp):
@@ -16,14 +26,19 @@ class QuantizeLinear(KernelOp):
 
     name = "quantize_linear"
     onnx_ops = ("QuantizeLinear",)
-    constraints = (_float_to_8bit, quant_params_constant)
+    constraints = (_float_to_int, scale_float32, _float32_precision)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_quantize_linear(params{outer, channels, inner, is_signed, scale, zero_point}, x, y)."""
-        fields, arrays = quant_arrays(node, g)
-        params = quant_axis_view(node, g, node.inputs[0]) + [
-            ("is_signed", int(g.tensors[node.outputs[0]].dtype == "int8"))] + fields
-        return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]], arrays)
+        """mcu_quantize_linear(params{view, scale strides, dtype}, x, scale, zero_point or NULL, y)."""
+        params = quant_view(node, g) + [("dtype", DTYPE_CODES[g.tensors[node.outputs[0]].dtype])]
+        return KernelCall(self.name, params, [node.inputs[0], node.inputs[1], zero_point_name(node), node.outputs[0]])
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """Narrowing (4 bytes in, 1 out): one pass over `at` reads x[at], then stores y[at] through a char type.
+
+        16-bit output gets none: float loads and 16-bit stores may be reordered under C's strict aliasing.
+        """
+        return elementwise(node, g)
 
 
 OP = QuantizeLinear()

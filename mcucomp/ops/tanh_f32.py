@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .base import UnaryF32Op
+from ..ir import Graph, Node
+from ._overlap import elementwise
+from .base import OverlapMargin, UnaryF32Op
 
 
 class TanhF32(UnaryF32Op):
@@ -10,6 +12,10 @@ class TanhF32(UnaryF32Op):
 
     name = "tanh_f32"
     onnx_ops = ("Tanh",)
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """In place: the loop reads x[i], then writes y[i]."""
+        return elementwise(node, g)
 
 
 OP = TanhF32()

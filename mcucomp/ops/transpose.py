@@ -1,23 +1,31 @@
-"""Transpose with any perm, any dtype: the output is written in order while the input is walked by strides."""
+"""Transpose with any perm, any dtype: the output is written in order while the input is walked by strides.
+
+The C kernel is the strided view copy shared by Slice, Expand, Tile, DepthToSpace and SpaceToDepth (_data.walk).
+"""
 
 from __future__ import annotations
 
-from ..ir import DTYPE_BYTES, Graph, Node
-from .base import MAX_RANK, KernelCall, KernelOp, bcast_struct, collapse_dims, contiguous_strides, shape
+from ..ir import Graph, Node
+from ._data import permuted_walk, walk_fits, walk_params
+from .base import KernelCall, KernelOp, shape
 
 
-def _walk(node: Node, g: Graph) -> tuple[list[int], list[int]]:
-    """Collapsed output dims and the input element stride of each."""
+def _walk(node: Node, g: Graph) -> tuple[list[int], list[int], int]:
+    """The walk of the permutation (default: reverse the dims)."""
     in_dims = shape(g, node.inputs[0])
     perm = node.attrs.get("perm") or list(range(len(in_dims)))[::-1]
-    in_strides = contiguous_strides(in_dims)
-    dims, (strides,) = collapse_dims([in_dims[p] for p in perm], [in_strides[p] for p in perm])
-    return dims, strides
+    return permuted_walk(in_dims, perm)
+
+
+def _perm_matches(node: Node, g: Graph) -> bool:
+    """Transpose's perm must name every dim of the input once (the input's rank must be known)."""
+    perm = node.attrs.get("perm")
+    return perm is None or sorted(perm) == list(range(len(shape(g, node.inputs[0]))))
 
 
 def _rank_fits(node: Node, g: Graph) -> bool:
-    """The permutation must need at most 6 dims once dims that stay adjacent are merged."""
-    return len(_walk(node, g)[0]) <= MAX_RANK
+    """The permutation must need at most 12 dims once dims that stay adjacent are merged."""
+    return not _perm_matches(node, g) or walk_fits(_walk(node, g))
 
 
 class Transpose(KernelOp):
@@ -25,15 +33,11 @@ class Transpose(KernelOp):
 
     name = "transpose"
     onnx_ops = ("Transpose",)
-    constraints = (_rank_fits,)
+    constraints = (_perm_matches, _rank_fits)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_transpose(params{count, elem_bytes, walk}, x, y)."""
-        out = g.tensors[node.outputs[0]]
-        dims, strides = _walk(node, g)
-        return KernelCall(self.name, [("count", out.size), ("elem_bytes", DTYPE_BYTES[out.dtype]),
-                                      ("walk", bcast_struct(dims, strides, [0] * len(dims)))],
-                          [node.inputs[0], node.outputs[0]])
+        """mcu_transpose(params{count, elem_bytes, offset, rank, dims, strides}, x, y)."""
+        return KernelCall(self.name, walk_params(node, g, _walk(node, g)), [node.inputs[0], node.outputs[0]])
 
 
 OP = Transpose()

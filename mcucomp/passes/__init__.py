@@ -12,9 +12,11 @@ from . import (
     lower_qdq,
     lower_qoperator,
     remove_identity,
+    split_variadic,
 )
 
 PIPELINE = (
+    split_variadic.run,
     remove_identity.run,
     fold_batchnorm.run,
     lower_qoperator.run,

@@ -7,16 +7,20 @@ from ..ops import ONNX_OPS, REGISTRY, failed_constraints
 
 
 def run(g: Graph, options: dict) -> Graph:
-    """Map each ONNX node to its kernel; failures are kept on the node for check_supported."""
+    """Map each ONNX node to the first candidate kernel whose constraints hold; otherwise keep every reason."""
     for node in g.nodes:
         if node.op in REGISTRY and not node.domain:
             continue
-        op = ONNX_OPS.get(node.op) if node.domain in ("", "ai.onnx") else None
-        if op is None:
-            continue
-        failures = failed_constraints(op, node, g)
-        if failures:
-            node.attrs["_unsupported"] = failures
-            continue
-        op.lower(node, g)
+        candidates = ONNX_OPS.get(node.op, []) if node.domain in ("", "ai.onnx") else []
+        failures: list[str] = []
+        for op in candidates:
+            broken = failed_constraints(op, node, g)
+            if not broken:
+                node.attrs.pop("_unsupported", None)  # an earlier pass's rejection no longer applies
+                op.lower(node, g)
+                break
+            failures += [f for f in broken if f not in failures]
+        else:
+            if candidates:
+                node.attrs["_unsupported"] = failures
     return g

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Graph, Node, Quant
+from ..ir import Graph, Node, Quant, Tensor
 from ..quant import QRANGE
 
 
@@ -68,3 +68,148 @@ def zp_array(g: Graph, name: str | None, size: int) -> np.ndarray | None:
     if not zp.any():
         return None
     return np.broadcast_to(zp, (size,)).astype(np.int32).copy()
+
+
+def int8_weights(g: Graph, name: str, zp: np.ndarray | None) -> tuple[str, np.ndarray | None]:
+    """Constant 8-bit weights as int8 (the kernels' type): uint8 codes and zero points shifted by -128."""
+    data = g.const(name)
+    if data.dtype != np.uint8:
+        return name, zp
+    shifted = (data.astype(np.int16) - 128).astype(np.int8)
+    zp = np.zeros(data.shape[0], np.int32) if zp is None else np.asarray(zp, np.int32)
+    return g.add_const(f"{name}_s8", shifted), zp - 128
+
+
+#: Zero-point attributes of the 8-bit kernels: by input index, and for the output ("rq" = the Requant's fields).
+KERNEL_ZP_ATTRS = {
+    "conv2d_s8": ({0: ("x_zp",)}, "rq"),
+    "fc_s8": ({0: ("x_zp",)}, "rq"),
+    "conv2d_dqf_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
+    "avgpool_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
+    "softmax_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
+    "add_s8": ({0: ("a_zp",), 1: ("b_zp",)}, ("y_zp", "qmin", "qmax")),
+}
+#: Ops that pass 8-bit codes through unchanged (a uint8 tensor and their output change type together).
+PASS_THROUGH = ("Reshape", "Flatten", "Squeeze", "Unsqueeze")
+
+
+def _u8_component(g: Graph, start: str) -> set[str]:
+    """The uint8 activations connected to `start` through pass-through ops."""
+    seen, todo = {start}, [start]
+    while todo:
+        name = todo.pop()
+        for node in g.consumers(name) + [n for n in (g.producer(name),) if n is not None]:
+            if node.op not in PASS_THROUGH or node.domain:
+                continue
+            for other in (node.inputs[0], node.outputs[0]):
+                if other not in seen and g.tensors[other].dtype == "uint8" and not g.tensors[other].is_const:
+                    seen.add(other)
+                    todo.append(other)
+    return seen
+
+
+def _shift_zero_point_input(g: Graph, node: Node) -> None:
+    """A QuantizeLinear/DequantizeLinear whose 8-bit side becomes int8: its zero point shifted by -128."""
+    zp = g.const(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else np.zeros((), np.uint8)
+    new = g.add_const(f"{node.name}_zp_s8", (np.asarray(zp).astype(np.int16) - 128).astype(np.int8))
+    node.inputs = node.inputs[:2] + [new] + node.inputs[3:]
+
+
+def _shift_kernel(node: Node, name: str) -> None:
+    """Shift the zero-point attributes of the kernel's sides that read or write `name` by -128."""
+    by_input, out_attrs = KERNEL_ZP_ATTRS[node.op]
+    a = node.attrs
+    for i, attrs in by_input.items():
+        if i < len(node.inputs) and node.inputs[i] == name:
+            for attr in attrs:
+                a[attr] -= 128
+    if name in node.outputs:
+        if out_attrs == "rq":
+            a["rq"].zp, a["rq"].qmin, a["rq"].qmax = a["rq"].zp - 128, a["rq"].qmin - 128, a["rq"].qmax - 128
+        else:
+            for attr in out_attrs:
+                a[attr] -= 128
+
+
+def _shift_ok(g: Graph, node: Node, names: set[str]) -> bool:
+    """True when `node` can read/write the uint8 tensors `names` as int8 after a shift of its zero points."""
+    if node.domain:
+        return False
+    if node.op in PASS_THROUGH or node.op in KERNEL_ZP_ATTRS:
+        return True
+    # (De)QuantizeLinear get a shifted constant zero point; a zero point computed at run time cannot be shifted
+    zp_const = len(node.inputs) < 3 or not node.inputs[2] or g.const(node.inputs[2]) is not None
+    if node.op == "QuantizeLinear":
+        return zp_const and not names.intersection(node.inputs)
+    if node.op == "DequantizeLinear":
+        return zp_const and node.inputs[0] in names and not names.intersection(node.inputs[1:])
+    return False
+
+
+def _recode_boundary(g: Graph, name: str) -> str:
+    """Give a uint8 graph input or output an int8 twin inside the graph, joined by a recode8 node; return it."""
+    twin = f"{name}_s8"
+    while twin in g.tensors:
+        twin += "_"
+    t = g.tensors[name]
+    g.tensors[twin] = Tensor(twin, t.shape, "uint8", t.quant)
+    for node in g.nodes:
+        node.inputs = [twin if i == name else i for i in node.inputs]
+        node.outputs = [twin if o == name else o for o in node.outputs]
+    if name in g.inputs:
+        g.nodes.insert(0, Node(f"{twin}_recode8", "recode8", [name], [twin]))
+    else:
+        g.nodes.append(Node(f"{twin}_recode8", "recode8", [twin], [name]))
+    return twin
+
+
+def to_int8_domain(g: Graph) -> None:
+    """Run uint8 activations as int8: codes and zero points shifted by -128, which leaves every value and every
+    result unchanged (the 8-bit kernels take int8 only). Whole groups of tensors connected through pass-through
+    ops change together, when every node touching them can follow (int8 kernels, Q/DQ, pass-through ops); a uint8
+    graph input or output among them stays uint8 behind a recode8 node. int8 kernels left on uint8 tensors are
+    reported for check_supported."""
+    done: set[str] = set()
+    for name in list(g.tensors):
+        t = g.tensors[name]
+        if t.dtype != "uint8" or t.is_const or name in done:
+            continue
+        comp = _u8_component(g, name)
+        done |= comp
+        nodes = {id(n): n for c in comp for n in g.consumers(c) + [p for p in (g.producer(c),) if p is not None]}
+        if (not all(_shift_ok(g, n, comp) for n in nodes.values())
+                or not any(n.op in KERNEL_ZP_ATTRS for n in nodes.values())
+                or comp & set(g.inputs) & set(g.outputs)):
+            continue
+        comp = {_recode_boundary(g, c) if c in g.inputs or c in g.outputs else c for c in comp}
+        for n in nodes.values():
+            if n.op in ("QuantizeLinear", "DequantizeLinear"):
+                _shift_zero_point_input(g, n)
+            elif n.op in KERNEL_ZP_ATTRS:
+                for c in comp & (set(n.inputs) | set(n.outputs)):
+                    _shift_kernel(n, c)
+        for c in comp:
+            g.tensors[c].dtype = "int8"
+            if g.tensors[c].quant is not None:
+                q = g.tensors[c].quant
+                g.tensors[c].quant = Quant(q.scale, np.asarray(q.zero_point, np.int32) - 128, q.axis)
+    for node in g.nodes:
+        for i, attrs in KERNEL_ZP_ATTRS.get(node.op, ({},))[0].items():
+            name = node.inputs[i]
+            if g.tensors[name].is_const and g.tensors[name].dtype == "uint8":
+                for attr in attrs:
+                    node.attrs[attr] -= 128
+                node.inputs[i] = g.add_const(f"{name}_s8", (g.const(name).astype(np.int16) - 128).astype(np.int8))
+    for node in g.nodes:
+        if node.op in KERNEL_ZP_ATTRS:
+            for name in [i for i in node.inputs if i] + node.outputs:
+                if g.tensors[name].dtype == "uint8":
+                    comp = _u8_component(g, name)
+                    others = sorted({f"'{n.name}' ({n.op})" for c in comp for n in g.consumers(c) + [g.producer(c)]
+                                     if n is not None and not _shift_ok(g, n, comp)})
+                    node.attrs["_unsupported"] = [
+                        f"the uint8 tensor '{name}' cannot run as int8, the only type of mcucomp's 8-bit kernels, "
+                        f"because {', '.join(others) or 'a graph input that is also an output'} reads or writes it as "
+                        "uint8: quantize the model with int8 activations, or put a DequantizeLinear/QuantizeLinear "
+                        "pair between those nodes"]
+                    break

@@ -10,7 +10,7 @@ void mcu_avgpool_s8(const mcu_avgpool_s8_params *p, const int8_t *x, int8_t *y)
             int8_t *yc = y + ((size_t)n * g->c_in + c) * g->h_out * g->w_out;
             for (oy = 0; oy < g->h_out; ++oy) {
                 for (ox = 0; ox < g->w_out; ++ox) {
-                    int32_t isum = 0, count = 0;
+                    int32_t isum = 0, count = 0, padded = 0;
                     float fsum = 0.0f;
                     for (ky = 0; ky < g->k_h; ++ky) {
                         const int32_t iy = oy * g->stride_h - g->pad_t + ky * g->dil_h;
@@ -22,10 +22,13 @@ void mcu_avgpool_s8(const mcu_avgpool_s8_params *p, const int8_t *x, int8_t *y)
                                 fsum = fsum + (float)q * p->x_scale;
                                 ++count;
                             }
+                            padded += (iy < g->h_in + p->pad_b && ix < g->w_in + p->pad_r);
                         }
                     }
-                    if (p->count_include_pad) {
+                    if (p->count_mode == MCU_AVGPOOL_S8_COUNT_KERNEL) {
                         count = g->k_h * g->k_w;
+                    } else if (p->count_mode == MCU_AVGPOOL_S8_COUNT_PADDED) {
+                        count = padded;
                     }
                     if (p->mode == MCU_AVGPOOL_S8_GLOBAL_INT) {
                         yc[oy * g->w_out + ox] = (int8_t)mcu_requant_apply(&p->rq, isum, 0);

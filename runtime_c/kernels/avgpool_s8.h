@@ -5,10 +5,15 @@
 #define MCU_AVGPOOL_S8_GLOBAL_INT 0 /* whole-image window: integer sum, one requantization */
 #define MCU_AVGPOOL_S8_FLOAT 1      /* DequantizeLinear, float sum / count, QuantizeLinear */
 
+#define MCU_AVGPOOL_S8_COUNT_VALID 0  /* divide by the taps inside the input (count_include_pad = 0) */
+#define MCU_AVGPOOL_S8_COUNT_KERNEL 1 /* by the kernel size (onnxruntime's QLinearAveragePool) */
+#define MCU_AVGPOOL_S8_COUNT_PADDED 2 /* by the taps inside the padded input (its float AveragePool, ceil_mode) */
+
 typedef struct {
     mcu_conv_geom g;
     int32_t mode;
-    int32_t count_include_pad;
+    int32_t count_mode;   /* MCU_AVGPOOL_S8_COUNT_* */
+    int32_t pad_b, pad_r; /* bottom and right pads, for COUNT_PADDED */
     float x_scale, y_scale;
     int32_t x_zp;
     mcu_requant rq; /* GLOBAL_INT: scale = x_scale / (y_scale * window); FLOAT: zp, qmin, qmax */

@@ -2,18 +2,14 @@
 #define MCU_CONCAT_H
 #include "mcu_rt.h"
 
-/** Most inputs one concat call takes (a constraint of the concat op rejects wider Concats). */
-#define MCU_CONCAT_MAX_INPUTS 8
-
-/* Every tensor viewed as [outer, chunk]: input i contributes in_bytes[i] contiguous bytes to each of the outer
- * rows of the output, which are out_bytes long. Unused input slots are NULL with in_bytes 0. */
+/* Every tensor viewed as [outer, chunk]: input i contributes in_bytes[i] contiguous bytes to each of the outer rows
+ * of the output, in input order. */
 typedef struct {
-    int32_t outer, out_bytes, n_inputs;
-    int32_t in_bytes[MCU_CONCAT_MAX_INPUTS];
+    int32_t outer, n_inputs;
+    const int32_t *in_bytes;
 } mcu_concat_params;
 
-/** Concatenation along any axis, any dtype. */
-void mcu_concat(const mcu_concat_params *p, const void *x0, const void *x1, const void *x2, const void *x3,
-                const void *x4, const void *x5, const void *x6, const void *x7, void *y);
+/** Concatenation along any axis of any number of inputs (xs[0 .. n_inputs-1]), any dtype. */
+void mcu_concat(const mcu_concat_params *p, const void *const *xs, void *y);
 
 #endif

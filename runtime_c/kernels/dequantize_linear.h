@@ -2,16 +2,17 @@
 #define MCU_DEQUANTIZE_LINEAR_H
 #include "mcu_rt.h"
 
-enum { MCU_DQ_INT8 = 0, MCU_DQ_UINT8 = 1, MCU_DQ_INT32 = 2 };
-
-/* The tensor viewed as [outer, channels, inner]; scale and zero_point have `channels` entries (1: per tensor). */
+/* The tensor viewed as [outer, channels, inner]. Scale and zero point element of x[o][c][i]:
+ * o * q_outer + (c / block) * q_channel + i * q_inner (per tensor: all strides 0; per axis: q_channel 1;
+ * blocked: block = block_size). dtype (MCU_DT_INT8/UINT8/INT16/UINT16/INT32) is x's and the zero point's type;
+ * zero_point may be NULL (zero). */
 typedef struct {
-    int32_t outer, channels, inner, in_type;
-    const float *scale;
-    const int32_t *zero_point;
+    int32_t outer, channels, inner, block;
+    int32_t q_outer, q_channel, q_inner, dtype;
 } mcu_dequantize_linear_params;
 
-/** DequantizeLinear int8/uint8/int32 -> float32: (float)(q - zp) * scale, as onnxruntime. */
-void mcu_dequantize_linear(const mcu_dequantize_linear_params *p, const void *x, float *y);
+/** DequantizeLinear integer -> float32: (float)(q - zp) * scale, as onnxruntime. */
+void mcu_dequantize_linear(const mcu_dequantize_linear_params *p, const void *x, const float *scale,
+                           const void *zero_point, float *y);
 
 #endif

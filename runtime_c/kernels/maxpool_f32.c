@@ -1,31 +1,87 @@
 #include "maxpool_f32.h"
 #include <float.h>
 
-/* Padding never wins: only taps inside the input are compared, starting from -FLT_MAX like onnxruntime. */
-void mcu_maxpool_f32(const mcu_maxpool_f32_params *p, const float *x, float *y)
+/* The flat Indices value of input element `at` (row-major within its plane, -1 when the window held no input
+ * element) of plane `plane`: row-major over N, C, D, H, W, or column-major within the plane for storage_order 1,
+ * as onnxruntime numbers them. */
+static int64_t mcu_maxpool_index(const mcu_maxpool_f32_params *p, int32_t plane, int32_t at)
 {
-    const mcu_conv_geom *g = &p->g;
-    int32_t plane, oy, ox, ky, kx;
-    for (plane = 0; plane < g->n * g->c_in; ++plane) {
-        const float *xp = x + (size_t)plane * g->h_in * g->w_in;
-        float *yp = y + (size_t)plane * g->h_out * g->w_out;
-        for (oy = 0; oy < g->h_out; ++oy) {
-            for (ox = 0; ox < g->w_out; ++ox) {
-                float best = -FLT_MAX;
-                for (ky = 0; ky < g->k_h; ++ky) {
-                    const int32_t iy = oy * g->stride_h - g->pad_t + ky * g->dil_h;
-                    if (iy < 0 || iy >= g->h_in) {
-                        continue;
-                    }
-                    for (kx = 0; kx < g->k_w; ++kx) {
-                        const int32_t ix = ox * g->stride_w - g->pad_l + kx * g->dil_w;
-                        if (ix >= 0 && ix < g->w_in && xp[iy * g->w_in + ix] > best) {
-                            best = xp[iy * g->w_in + ix];
-                        }
-                    }
-                }
-                yp[oy * g->w_out + ox] = best;
-            }
-        }
+    const int32_t h = p->g.h_in, w = p->g.w_in, d = p->d_in;
+    const int64_t base = (int64_t)plane * d * h * w;
+    if (at < 0) {
+        return -1;
+    }
+    if (p->storage_order) {
+        return base + at / (h * w) + (int64_t)((at / w) % h) * d + (int64_t)(at % w) * d * h;
+    }
+    return base + at;
+}
+
+/* One pooling loop per element type. Padding never wins: only taps inside the input are compared, starting from the
+ * type's lowest value like onnxruntime; ties keep the first tap in row-major window order. Planes (n, c) go in
+ * order, each in row-major output order, every output written after all its reads (the overlap margin in
+ * mcucomp/ops/_overlap.py relies on it). */
+#define MCU_MAXPOOL_DEFINE(NAME, T, LOWEST)                                                                           \
+    static void NAME(const mcu_maxpool_f32_params *p, const T *x, T *y, int64_t *indices)                             \
+    {                                                                                                                 \
+        const mcu_conv_geom *g = &p->g;                                                                               \
+        const size_t plane_in = (size_t)p->d_in * g->h_in * g->w_in;                                                  \
+        size_t q = 0;                                                                                                 \
+        int32_t plane, oz, oy, ox, kz, ky, kx;                                                                        \
+        for (plane = 0; plane < g->n * g->c_in; ++plane) {                                                            \
+            const T *xp = x + (size_t)plane * plane_in;                                                               \
+            for (oz = 0; oz < p->d_out; ++oz) {                                                                       \
+                for (oy = 0; oy < g->h_out; ++oy) {                                                                   \
+                    for (ox = 0; ox < g->w_out; ++ox) {                                                               \
+                        T best = LOWEST;                                                                              \
+                        int32_t at = -1;                                                                              \
+                        for (kz = 0; kz < p->k_d; ++kz) {                                                             \
+                            const int32_t iz = oz * p->stride_d - p->pad_f + kz * p->dil_d;                           \
+                            if (iz < 0 || iz >= p->d_in) {                                                            \
+                                continue;                                                                             \
+                            }                                                                                         \
+                            for (ky = 0; ky < g->k_h; ++ky) {                                                         \
+                                const int32_t iy = oy * g->stride_h - g->pad_t + ky * g->dil_h;                       \
+                                if (iy < 0 || iy >= g->h_in) {                                                        \
+                                    continue;                                                                         \
+                                }                                                                                     \
+                                for (kx = 0; kx < g->k_w; ++kx) {                                                     \
+                                    const int32_t ix = ox * g->stride_w - g->pad_l + kx * g->dil_w;                   \
+                                    const int32_t i = (iz * g->h_in + iy) * g->w_in + ix;                             \
+                                    if (ix < 0 || ix >= g->w_in) {                                                    \
+                                        continue;                                                                     \
+                                    }                                                                                 \
+                                    if (xp[i] > best) {                                                               \
+                                        best = xp[i];                                                                 \
+                                        at = i;                                                                       \
+                                    } else if (at < 0) {                                                              \
+                                        at = i;                                                                       \
+                                    }                                                                                 \
+                                }                                                                                     \
+                            }                                                                                         \
+                        }                                                                                             \
+                        y[q] = best;                                                                                  \
+                        if (indices) {                                                                                \
+                            indices[q] = mcu_maxpool_index(p, plane, at);                                             \
+                        }                                                                                             \
+                        ++q;                                                                                          \
+                    }                                                                                                 \
+                }                                                                                                     \
+            }                                                                                                         \
+        }                                                                                                             \
+    }
+
+MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_float, float, -FLT_MAX)
+MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_int8, int8_t, INT8_MIN)
+MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_uint8, uint8_t, 0)
+
+void mcu_maxpool_f32(const mcu_maxpool_f32_params *p, const void *x, void *y, int64_t *indices)
+{
+    if (p->dtype == MCU_DT_INT8) {
+        mcu_maxpool_f32_int8(p, (const int8_t *)x, (int8_t *)y, indices);
+    } else if (p->dtype == MCU_DT_UINT8) {
+        mcu_maxpool_f32_uint8(p, (const uint8_t *)x, (uint8_t *)y, indices);
+    } else {
+        mcu_maxpool_f32_float(p, (const float *)x, (float *)y, indices);
     }
 }

@@ -1,16 +1,19 @@
 #include "pad.h"
 
-/** The input coordinate an output coordinate reads, or -1 for the constant. */
-static int32_t mcu_pad_source(int32_t mode, int32_t c, int32_t n)
+/** The input coordinate an output coordinate c reads from the surviving part [lo, hi), or -1 for the constant. */
+static int32_t mcu_pad_source(int32_t mode, int32_t c, int32_t lo, int32_t hi)
 {
-    if (c >= 0 && c < n) {
+    if (c >= lo && c < hi) {
         return c;
     }
     if (mode == MCU_PAD_EDGE) {
-        return c < 0 ? 0 : n - 1;
+        return c < lo ? lo : hi - 1;
     }
     if (mode == MCU_PAD_REFLECT) {
-        return c < 0 ? -c : 2 * (n - 1) - c;
+        return c < lo ? 2 * lo - c : 2 * (hi - 1) - c;
+    }
+    if (mode == MCU_PAD_WRAP) {
+        return lo + ((c - lo) % (hi - lo) + (hi - lo)) % (hi - lo);
     }
     return -1;
 }
@@ -25,7 +28,7 @@ void mcu_pad(const mcu_pad_params *p, const void *x, void *y)
     for (i = 0; i < p->count; ++i) {
         int32_t src = 0;
         for (d = 0; d < p->rank && src >= 0; ++d) {
-            const int32_t c = mcu_pad_source(p->mode, idx[d] - p->pad_begin[d], p->in_dims[d]);
+            const int32_t c = mcu_pad_source(p->mode, idx[d] - p->pad_begin[d], p->lo[d], p->hi[d]);
             src = c < 0 ? -1 : src * p->in_dims[d] + c;
         }
         memcpy(out + (size_t)i * es, src < 0 ? p->value : in + (size_t)src * es, es);

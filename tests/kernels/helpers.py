@@ -28,6 +28,8 @@ FLOAT_ULPS = 2
 _ONNX_TYPES = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int8): TensorProto.INT8,
                np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int32): TensorProto.INT32,
                np.dtype(np.int64): TensorProto.INT64}
+_ONNX_TYPES.update({np.dtype(t): helper.np_dtype_to_tensor_dtype(np.dtype(t))
+                    for t in (np.bool_, np.int16, np.uint16, np.uint32, np.uint64, np.float64)})
 
 
 def value_info(name: str, dtype, shape) -> onnx.ValueInfoProto:
@@ -70,7 +72,8 @@ def assert_close(got: np.ndarray, ref: np.ndarray, name: str = "output", exact: 
     assert got.shape == ref.shape and got.dtype == ref.dtype, (
         f"{name}: {got.dtype}{got.shape} vs {ref.dtype}{ref.shape}")
     if exact or got.dtype != np.float32:
-        same = got.view(np.uint8) == ref.view(np.uint8)  # bit for bit: -0.0 differs from 0.0, NaN equals NaN
+        # bit for bit: -0.0 differs from 0.0, NaN equals NaN (atleast_1d: 0-d arrays cannot be viewed as bytes)
+        same = np.atleast_1d(got).view(np.uint8) == np.atleast_1d(ref).view(np.uint8)
         bad = np.flatnonzero(~same.reshape(got.size, -1).all(axis=1)) if got.size else np.array([], int)
         assert bad.size == 0, (
             f"{name}: {bad.size} elements differ, first at {bad[0]}: {got.flat[bad[0]]} vs {ref.flat[bad[0]]}")
@@ -114,3 +117,17 @@ def check_nodes(nodes, inputs: dict, feeds: dict, out_dir, initializers: dict | 
     outputs = infer_outputs(nodes, inputs, initializers, opset)
     model = make_model(nodes, inputs, outputs, initializers, opset)
     return check_model(model, feeds, out_dir, exact, **options)
+
+
+def check_nodes_with_reference(nodes, inputs: dict, feeds: dict, out_dir, initializers: dict | None = None,
+                               opset: int = 13, **options) -> dict:
+    """check_nodes against onnx.reference.ReferenceEvaluator, bit for bit, where onnxruntime lacks the op or dtype."""
+    from onnx.reference import ReferenceEvaluator
+
+    model = make_model(nodes, inputs, infer_outputs(nodes, inputs, initializers, opset), initializers, opset)
+    mcucomp.compile_model(model, out_dir, name="m", **options)
+    ours = mcucomp.host.load(out_dir).run(feeds)
+    names = [o.name for o in model.graph.output]
+    for name, value in zip(names, ReferenceEvaluator(model).run(None, feeds)):
+        assert_close(ours[name], np.require(value, requirements="C"), name, exact=True)  # C order: compared as bytes
+    return ours

@@ -1,4 +1,5 @@
-"""avgpool_f32 against onnxruntime: pads, strides, ceil_mode, count_include_pad, 1-D and global pooling."""
+"""avgpool_f32 against onnxruntime: pads, strides, dilations, ceil_mode, count_include_pad, 1-D, 3-D and global
+pooling; LpPool and GlobalLpPool."""
 
 from __future__ import annotations
 
@@ -15,17 +16,30 @@ CASES = [
     ((2, 5, 6, 5), dict(kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1)),
     ((1, 7, 1, 1), dict(kernel_shape=[1, 1])),
     ((1, 5, 9), dict(kernel_shape=[4], strides=[2], pads=[2, 1], count_include_pad=1)),
+    ((1, 2, 9, 8), dict(kernel_shape=[3, 2], dilations=[2, 3], pads=[2, 1, 1, 1], count_include_pad=1)),
+    ((1, 2, 9, 8), dict(kernel_shape=[3, 2], dilations=[2, 3], strides=[2, 1], ceil_mode=1)),
+    ((1, 2, 6, 6), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1, count_include_pad=1)),
+    ((1, 2, 5, 6, 7), dict(kernel_shape=[2, 3, 3], strides=[2, 2, 1], pads=[1, 0, 1, 0, 1, 1], count_include_pad=1)),
+    ((2, 1, 6, 5, 4), dict(kernel_shape=[3, 2, 2], dilations=[2, 1, 2], strides=[1, 2, 1], pads=[1, 1, 0, 1, 0, 1])),
+]
+
+# (input shape, attrs) for LpPool
+LP_CASES = [
+    ((1, 3, 7, 6), dict(kernel_shape=[3, 3], p=2, strides=[2, 1], pads=[1, 0, 1, 1])),
+    ((1, 2, 8), dict(kernel_shape=[3], p=1, pads=[1, 1])),
+    ((1, 2, 5, 6), dict(kernel_shape=[2, 2], p=3, auto_pad="SAME_UPPER")),
+    ((1, 2, 4, 5, 3), dict(kernel_shape=[2, 2, 2], p=2, dilations=[1, 2, 1])),
 ]
 
 
 def test_averagepool_cases(tmp_path):
     rng = np.random.default_rng(10)
-    nodes, inputs, outputs, feeds = [], {}, {}, {}
+    nodes, inputs, feeds = [], {}, {}
     for i, (shp, attrs) in enumerate(CASES):
         inputs[f"x{i}"] = (np.float32, shp)
         feeds[f"x{i}"] = rand(rng, *shp)
         nodes.append(helper.make_node("AveragePool", [f"x{i}"], [f"y{i}"], **attrs))
-    check_nodes(nodes, inputs, feeds, tmp_path)
+    check_nodes(nodes, inputs, feeds, tmp_path, opset=19)
 
 
 def test_global_average_pool(tmp_path):
@@ -36,3 +50,17 @@ def test_global_average_pool(tmp_path):
     outputs = {f"y{i}": (np.float32, s[:2] + (1,) * (len(s) - 2)) for i, s in enumerate(shapes)}
     check_model(make_model(nodes, inputs, outputs), {f"x{i}": rand(rng, *s) for i, s in enumerate(shapes)}, tmp_path)
 
+
+
+def test_lppool(tmp_path):
+    """LpPool with p = 1, 2, 3 (1-D to 3-D) and GlobalLpPool."""
+    rng = np.random.default_rng(12)
+    nodes, inputs, feeds = [], {}, {}
+    for i, (shp, attrs) in enumerate(LP_CASES):
+        inputs[f"x{i}"] = (np.float32, shp)
+        feeds[f"x{i}"] = rand(rng, *shp)
+        nodes.append(helper.make_node("LpPool", [f"x{i}"], [f"y{i}"], **attrs))
+    inputs["g"] = (np.float32, (1, 3, 4, 5))
+    feeds["g"] = rand(rng, 1, 3, 4, 5)
+    nodes += [helper.make_node("GlobalLpPool", ["g"], ["g2"]), helper.make_node("GlobalLpPool", ["g"], ["g3"], p=3)]
+    check_nodes(nodes, inputs, feeds, tmp_path, opset=18)

@@ -1,11 +1,11 @@
-"""concat against onnxruntime (exact): every axis, uneven chunks, constants, int8 data, 8 inputs."""
+"""concat against onnxruntime (exact): every axis, uneven chunks, constants, int8 data, many inputs."""
 
 from __future__ import annotations
 
 import numpy as np
 from onnx import helper
 
-from helpers import check_nodes, rand
+from helpers import check_model, check_nodes, make_model, rand
 
 
 def test_concat_axes(tmp_path):
@@ -23,10 +23,14 @@ def test_concat_axes(tmp_path):
     check_nodes(nodes, inputs, feeds, tmp_path, exact=True)
 
 
-def test_concat_int8_eight_inputs_with_constant(tmp_path):
+def test_concat_int8_many_inputs_with_constant(tmp_path):
+    """Thirteen inputs (more than any fixed argument list would take): caller-owned graph inputs, an arena tensor
+    and a constant."""
     rng = np.random.default_rng(61)
-    inputs = {f"x{j}": (np.int8, (1, j + 1, 3)) for j in range(7)}
+    inputs = {f"x{j}": (np.int8, (1, j % 4 + 1, 3)) for j in range(11)}
     feeds = {n: rng.integers(-128, 128, s, dtype=np.int8) for n, (_, s) in inputs.items()}
-    node = helper.make_node("Concat", list(inputs) + ["k"], ["y"], axis=1)
-    check_nodes([node], inputs, feeds, tmp_path, initializers={"k": np.arange(6, dtype=np.int8).reshape(1, 2, 3)},
-                exact=True)
+    nodes = [helper.make_node("Relu", ["x0"], ["r"]),
+             helper.make_node("Concat", list(inputs) + ["r", "k"], ["y"], axis=1)]
+    k = np.arange(6, dtype=np.int8).reshape(1, 2, 3)
+    model = make_model(nodes, inputs, {"y": (np.int8, (1, 29, 3))}, {"k": k}, opset=14)
+    check_model(model, feeds, tmp_path, exact=True, io="caller")

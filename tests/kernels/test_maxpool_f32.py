@@ -1,4 +1,5 @@
-"""maxpool_f32 against onnxruntime (exact): pads, strides, dilations, ceil_mode, 1-D, global, unused Indices."""
+"""maxpool_f32 against onnxruntime (exact): pads, strides, dilations, ceil_mode, 1-D, 3-D, global, the Indices output
+(row- and column-major), int8 and uint8 data."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ CASES = [
     ((1, 7, 9, 8), dict(kernel_shape=[2, 2], dilations=[2, 3], pads=[1, 1, 0, 1])),
     ((1, 3, 1, 1), dict(kernel_shape=[1, 1])),
     ((1, 5, 9), dict(kernel_shape=[3], strides=[2], pads=[1, 2], dilations=[2])),
+    ((1, 2, 5, 6, 4), dict(kernel_shape=[2, 3, 2], strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 1], dilations=[1, 2, 1])),
+    ((2, 1, 4, 4, 5), dict(kernel_shape=[3, 2, 2], strides=[2, 2, 2], ceil_mode=1)),
 ]
 
 
@@ -36,3 +39,23 @@ def test_maxpool_all_negative_with_padding(tmp_path):
     x = -np.abs(rand(np.random.default_rng(21), 1, 3, 4, 5)) - 1
     node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
     check_nodes([node], {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, exact=True)
+
+
+def test_maxpool_indices_and_8bit(tmp_path):
+    """Indices in both storage orders (ties, from a small value range, keep the first tap), for float32, int8 and
+    uint8 data, 1-D to 3-D."""
+    rng = np.random.default_rng(22)
+    shapes = {1: (2, 3, 11), 2: (1, 2, 7, 6), 3: (1, 2, 5, 4, 6)}
+    windows = {1: dict(kernel_shape=[3], strides=[2], pads=[1, 1]),
+               2: dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 1]),
+               3: dict(kernel_shape=[2, 2, 3], strides=[1, 2, 2], pads=[0, 1, 1, 1, 0, 1])}
+    nodes, inputs, feeds = [], {}, {}
+    for dtype in (np.float32, np.int8, np.uint8):
+        for rank, shp in shapes.items():
+            for order in (0, 1):
+                name = f"x_{np.dtype(dtype).name}_{rank}_{order}"
+                inputs[name] = (dtype, shp)
+                feeds[name] = rng.integers(0 if dtype == np.uint8 else -4, 5, shp).astype(dtype)
+                nodes.append(helper.make_node("MaxPool", [name], [f"y{name}", f"i{name}"], storage_order=order,
+                                              **windows[rank]))
+    check_nodes(nodes, inputs, feeds, tmp_path, exact=True)

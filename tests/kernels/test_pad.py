@@ -28,3 +28,14 @@ def test_pad_int8_with_axes(tmp_path):
     inits = {"p": np.array([1, 0, 2, 3], np.int64), "v": np.int8(-7), "axes": np.array([-1, 1], np.int64)}
     node = helper.make_node("Pad", ["x", "p", "v", "axes"], ["y"])
     check_nodes([node], {"x": (np.int8, x.shape)}, {"x": x}, tmp_path, initializers=inits, opset=18, exact=True)
+
+
+def test_pad_wrap_and_int64(tmp_path):
+    """Wrap with pads wider than the dim, next to a crop; 8-byte elements."""
+    x = rand(np.random.default_rng(82), 2, 3, 4)
+    k = np.arange(10, dtype=np.int64).reshape(2, 5)
+    inits = {"p": np.array([1, -1, 6, 0, 2, 5], np.int64), "p2": np.array([1, 2, 0, 3], np.int64), "k": k}
+    nodes = [helper.make_node("Pad", ["x", "p"], ["wrap"], mode="wrap"),
+             helper.make_node("Pad", ["k", "p2"], ["k_wrap"], mode="wrap"),
+             helper.make_node("Pad", ["k", "p2"], ["k_edge"], mode="edge")]
+    check_nodes(nodes, {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, initializers=inits, opset=19, exact=True)

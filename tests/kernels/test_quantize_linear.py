@@ -37,3 +37,47 @@ def test_quantize_per_axis_and_default_zero_point(tmp_path):
     nodes = [helper.make_node("QuantizeLinear", ["x", "scale", "zp"], ["per_axis"], axis=1),
              helper.make_node("QuantizeLinear", ["x", "s1"], ["uint8_default_zp"])]
     check_nodes(nodes, {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, initializers=inits, exact=True)
+
+
+def test_quantize_runtime_scale_and_zero_point(tmp_path):
+    rng = np.random.default_rng(102)
+    scales = np.array([0.5, 0.031, 0.007], np.float32)
+    x = np.stack([_floats(rng, float(s), 4 * 5) for s in scales], axis=1).reshape(4, 3, 5)
+    feeds = {"x": x, "s": np.array(0.0123, np.float32), "zp": np.array(-3, np.int8), "s_axis": scales,
+             "zp_axis": np.array([0, 17, 250], np.uint8)}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["per_tensor"]),
+             helper.make_node("QuantizeLinear", ["x", "s_axis", "zp_axis"], ["per_axis"], axis=1),
+             helper.make_node("QuantizeLinear", ["x", "s"], ["no_zp"])]
+    inputs = {n: (v.dtype, v.shape) for n, v in feeds.items()}
+    check_nodes(nodes, inputs, feeds, tmp_path, exact=True)
+
+
+@pytest.mark.parametrize("dtype,zp", [(np.int16, -300), (np.uint16, 40000)])
+def test_quantize_16bit(dtype, zp, tmp_path):
+    rng = np.random.default_rng(103)
+    x = (_floats(rng, 100.0, 3 * 7 * 11) * np.float32(1.5)).reshape(3, 7, 11)
+    feeds = {"x": x, "zp_in": np.array(zp, dtype)}
+    inits = {"s": np.float32(0.75), "zp": np.array(zp, dtype), "s_axis": np.linspace(0.1, 2, 7).astype(np.float32),
+             "zp_axis": np.arange(7).astype(dtype) * 1000}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["const_params"]),
+             helper.make_node("QuantizeLinear", ["x", "s", "zp_in"], ["runtime_zp"]),
+             helper.make_node("QuantizeLinear", ["x", "s_axis", "zp_axis"], ["per_axis"], axis=-2)]
+    inputs = {n: (v.dtype, v.shape) for n, v in feeds.items()}
+    check_nodes(nodes, inputs, feeds, tmp_path, initializers=inits, opset=21, exact=True)
+
+
+@pytest.mark.parametrize("axis,block", [(1, 2), (0, 3), (2, 4)])
+def test_quantize_blocked(axis, block, tmp_path):
+    rng = np.random.default_rng(104)
+    dims = [3, 5, 4]
+    # onnxruntime's blocked path converts x / scale to int before saturating: keep it inside int32 (no 1e30, inf)
+    x = _floats(rng, 0.02, 66)[6:].reshape(dims)
+    rng.shuffle(x.reshape(-1))
+    sdims = list(dims)
+    sdims[axis] = -(-dims[axis] // block)
+    feeds = {"x": x, "s": rng.uniform(0.005, 0.05, sdims).astype(np.float32)}
+    inits = {"zp": rng.integers(-20, 20, sdims, dtype=np.int8), "zpu": rng.integers(100, 150, sdims, dtype=np.uint8)}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y_s8"], axis=axis, block_size=block),
+             helper.make_node("QuantizeLinear", ["x", "s", "zpu"], ["y_u8"], axis=axis, block_size=block)]
+    inputs = {n: (v.dtype, v.shape) for n, v in feeds.items()}
+    check_nodes(nodes, inputs, feeds, tmp_path, initializers=inits, opset=21, exact=True)

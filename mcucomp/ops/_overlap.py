@@ -1,0 +1,107 @@
+"""Overlap margins (memplan.Overlap's terms) derived from how a kernel's C loop reads input 0 and writes output 0.
+
+Every margin here rests on the kernel reading and writing through pointers the C compiler must assume may alias:
+the same element type on both sides, or 8-bit (character type) loads or stores. With int32 loads and float
+stores, say, strict aliasing would let the compiler move a load below a store that overwrites it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import DTYPE_BYTES, Graph, Node
+from ._window import window_geom
+from .base import OverlapMargin, as4d, shape
+
+#: Element types whose loads and stores C lets alias anything (character types).
+CHAR_TYPES = ("int8", "uint8")
+
+
+def elementwise_margin(count: int, in_bytes: int, out_bytes: int) -> int:
+    """Margin of a loop that, for i = 0 .. count-1, reads x[i] and then writes y[i] (x and y of those element sizes).
+
+    Once y[k] is written, only x[k+1 ..] is read again, so bytes 0 .. (k+1)*in_bytes - 1 of x are dead while the
+    last byte of y[k] is (k+1)*out_bytes - 1: the margin must be <= (k+1)*(in_bytes - out_bytes) for every k that
+    still has reads after it (k <= count-2). The tightest k is 0 when narrowing or equal, count-2 when widening.
+    A single element has no later read: any shift is safe, and a shift past x's end overlaps nothing.
+    """
+    if count <= 1:
+        return in_bytes
+    return min(in_bytes - out_bytes, (count - 1) * (in_bytes - out_bytes))
+
+
+def elementwise(node: Node, g: Graph) -> OverlapMargin | None:
+    """For kernels that read x[i] and then write y[i] in one ascending pass: the margin, when input 0 is not broadcast.
+
+    A broadcast input 0 is read at repeating indices, so it may not be overwritten.
+    """
+    x, y = g.tensors[node.inputs[0]], g.tensors[node.outputs[0]]
+    if x.shape != y.shape:
+        return None
+    if x.dtype != y.dtype and not (x.dtype in CHAR_TYPES or y.dtype in CHAR_TYPES):
+        return None
+    return OverlapMargin(elementwise_margin(y.size, DTYPE_BYTES[x.dtype], DTYPE_BYTES[y.dtype]))
+
+
+def _first_tap(out_len: int, in_len: int, kernel: int, stride: int, dilation: int, pad: int) -> np.ndarray:
+    """Per output coordinate, the lowest input coordinate its window reads inside the input; -1 when none."""
+    start = np.arange(out_len) * stride - pad
+    first_k = np.maximum(0, -(-(-start) // dilation))  # smallest tap index with start + k * dilation >= 0
+    first = start + first_k * dilation
+    return np.where((first_k < kernel) & (first < in_len), first, -1)
+
+
+def window_margin(node: Node, g: Graph, elem_bytes: int) -> int:
+    """Margin of a kernel that computes plane by plane (n * c), each plane in row-major output order, where output
+    (plane, oy, ox) reads only its window of the same input plane and is written after all its reads.
+
+    Let I and O be the input and output plane sizes (elements), r(q) the lowest input index output q of a plane
+    reads (row-major, within the plane; none for windows entirely in padding). When output q of plane c has been
+    written, the lowest index read later is c*I + f(q), where f(q) = min(r(q') for q' > q in the plane, I + min r)
+    (the second term: later planes read from (c+1)*I + min r on). Output q sits at c*O + q, so the kernel meets
+    memplan's guarantee with margin m (elements) iff c*O + q + m < c*I + f(q) for every plane c and output q:
+    m = min over c of c*(I - O), plus min over q of (f(q) - q), minus 1. Bytes: m times the element size.
+    """
+    geom = dict(window_geom(node, g))
+    planes = geom["n"] * geom["c_in"]
+    rows = _first_tap(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"], geom["pad_t"])
+    cols = _first_tap(geom["w_out"], geom["w_in"], geom["k_w"], geom["stride_w"], geom["dil_w"], geom["pad_l"])
+    plane_in, plane_out = geom["h_in"] * geom["w_in"], geom["h_out"] * geom["w_out"]
+    reads = np.where((rows[:, None] >= 0) & (cols[None, :] >= 0), rows[:, None] * geom["w_in"] + cols[None, :],
+                     np.iinfo(np.int64).max).reshape(-1).astype(np.int64)
+    later = np.minimum.accumulate(reads[::-1])[::-1]  # later[q] = min r(q' >= q)
+    next_plane = plane_in + min(int(reads.min()), plane_in)
+    future = np.minimum(np.append(later[1:], next_plane), next_plane)
+    slack = int((future - np.arange(plane_out)).min())
+    return (min(0, (planes - 1) * (plane_in - plane_out)) + slack - 1) * elem_bytes
+
+
+def same_planes(node: Node, g: Graph) -> bool:
+    """True when output plane k (of n * c) is computed from input plane k alone: as many planes in as out."""
+    n, c, _, _ = as4d(shape(g, node.inputs[0]))
+    n_out, c_out, _, _ = as4d(shape(g, node.outputs[0]))
+    return (n, c) == (n_out, c_out)
+
+
+def pointwise(node: Node, g: Graph) -> bool:
+    """True for a 1x1, stride-1, unpadded, ungrouped convolution of batch 1 (run pixel by pixel through a scratch).
+
+    The conv kernels copy pixel p's c_in inputs to the scratch, then write y[k][p] for every output channel k.
+    With y at x's address, y[k][p] lands on x[k][p] (plane size P = H*W on both sides), which is copied, and no
+    write reaches a pixel after p; batch 1 keeps output channels >= c_in from landing on a later batch's input.
+    Shifted by any s != 0 with |s| < P, some y[k][p] lands on a pixel not read yet, hence floor = margin = 0.
+    """
+    a = node.attrs
+    n = as4d(shape(g, node.inputs[0]))[0]
+    return (n == 1 and a.get("group", 1) == 1 and list(a["kernel"]) == [1, 1] and list(a["strides"]) == [1, 1]
+            and not any(a["pads"]))
+
+
+def conv_overlap(node: Node, g: Graph) -> OverlapMargin | None:
+    """Exactly in place for a pointwise conv; the window margin for a depthwise one (group = c_in = c_out)."""
+    if pointwise(node, g):
+        return OverlapMargin(0, floor=0)
+    c_in = as4d(shape(g, node.inputs[0]))[1]
+    if node.attrs.get("group", 1) == c_in and same_planes(node, g):
+        return OverlapMargin(window_margin(node, g, DTYPE_BYTES[g.tensors[node.outputs[0]].dtype]))
+    return None

@@ -1,0 +1,133 @@
+"""Float32 RNN, GRU and LSTM: one kernel with a cell code (they share the time, direction and batch loops).
+
+Every ONNX input may be a runtime tensor (sequence_lens too); directions forward, reverse and bidirectional;
+layout 0 and 1; the activations attribute with ONNX's activation functions; clip; GRU's linear_before_reset and
+LSTM's peepholes and input_forget.
+"""
+
+from __future__ import annotations
+
+from ..ir import Graph, Node
+from ._window import text_attr
+from .base import KernelCall, KernelOp, shape
+
+#: ONNX op → (MCU_RNN_CELL_* code, gates, default activations of one direction).
+CELLS = {"RNN": (0, 1, ("Tanh",)), "GRU": (1, 3, ("Sigmoid", "Tanh")), "LSTM": (2, 4, ("Sigmoid", "Tanh", "Tanh"))}
+
+#: activation name (lower case) → (MCU_RNN_ACT_* code, takes alpha, takes beta, default alpha, default beta); alpha
+#: and beta are consumed from activation_alpha/beta only by the activations that take them (onnxruntime's rule).
+ACTIVATIONS = {
+    "sigmoid": (0, False, False, 0.0, 0.0), "tanh": (1, False, False, 0.0, 0.0), "relu": (2, False, False, 0.0, 0.0),
+    "affine": (3, True, True, 0.0, 0.0), "leakyrelu": (4, True, False, 0.01, 0.0),
+    "thresholdedrelu": (5, True, False, 0.0, 0.0), "scaledtanh": (6, True, True, 0.0, 0.0),
+    "hardsigmoid": (7, True, True, 0.2, 0.5), "elu": (8, True, False, 1.0, 0.0),
+    "softsign": (9, False, False, 0.0, 0.0), "softplus": (10, False, False, 0.0, 0.0),
+}
+
+#: Input index of sequence_lens, the one int32 operand (every other input and output is float32).
+SEQUENCE_LENS = 4
+
+
+def _input(node: Node, k: int) -> str | None:
+    """Name of optional input k, or None."""
+    return node.inputs[k] if len(node.inputs) > k and node.inputs[k] else None
+
+
+def _output(node: Node, k: int) -> str | None:
+    """Name of optional output k (Y, Y_h, Y_c) of a lowered node, or None when absent or unused."""
+    roles = node.attrs["output_roles"]
+    return node.outputs[roles.index(k)] if k in roles else None
+
+
+def _float32(node: Node, g: Graph) -> bool:
+    """Every input and output must be float32, except sequence_lens (int32)."""
+    names = [n for k, n in enumerate(node.inputs) if n and k != SEQUENCE_LENS] + [n for n in node.outputs if n]
+    return all(g.tensors[n].dtype == "float32" for n in names)
+
+
+def _cell(node: Node) -> str:
+    """The ONNX op (RNN, GRU or LSTM), before and after lowering."""
+    return node.attrs.get("cell", node.op)
+
+
+def _directions(node: Node) -> int:
+    """1, or 2 for direction=bidirectional."""
+    return 2 if text_attr(node.attrs.get("direction"), "forward") == "bidirectional" else 1
+
+
+def _activations(node: Node) -> list[str]:
+    """The activation names of every direction (the attribute, or the cell's defaults), lower case."""
+    defaults = CELLS[_cell(node)][2] * _directions(node)
+    return [text_attr(a, "").lower() for a in node.attrs.get("activations") or defaults]
+
+
+def _known_activations(node: Node, g: Graph) -> bool:
+    """The activations attribute must name ONNX recurrent activation functions (Relu, Tanh, Sigmoid, Affine, LeakyRelu,
+    ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus), as many as the cell needs per direction."""
+    names = _activations(node)
+    return len(names) == len(CELLS[_cell(node)][2]) * _directions(node) and all(a in ACTIVATIONS for a in names)
+
+
+def _known_direction(node: Node, g: Graph) -> bool:
+    """The direction attribute must be forward, reverse or bidirectional."""
+    return text_attr(node.attrs.get("direction"), "forward") in ("forward", "reverse", "bidirectional")
+
+
+def activation_params(node: Node) -> tuple[list[list[int]], list[list[float]], list[list[float]]]:
+    """Per direction (padded to 2) and slot (padded to 3): activation codes, alphas and betas."""
+    alphas = list(node.attrs.get("activation_alpha") or [])
+    betas = list(node.attrs.get("activation_beta") or [])
+    per_dir = len(CELLS[_cell(node)][2])
+    codes, alpha, beta = [[0] * 3 for _ in range(2)], [[0.0] * 3 for _ in range(2)], [[0.0] * 3 for _ in range(2)]
+    for i, name in enumerate(_activations(node)):
+        code, takes_alpha, takes_beta, default_alpha, default_beta = ACTIVATIONS[name]
+        d, k = divmod(i, per_dir)
+        codes[d][k] = code
+        alpha[d][k] = float(alphas.pop(0)) if takes_alpha and alphas else default_alpha
+        beta[d][k] = float(betas.pop(0)) if takes_beta and betas else default_beta
+    return codes, alpha, beta
+
+
+class RnnF32(KernelOp):
+    """ONNX RNN, GRU and LSTM on float32 tensors."""
+
+    name = "rnn_f32"
+    onnx_ops = ("GRU", "LSTM", "RNN")
+    constraints = (_float32, _known_direction, _known_activations)
+
+    def lower(self, node: Node, g: Graph) -> None:
+        """Record the cell (the ONNX op) before the op becomes the kernel name; keep only the outputs in use, with
+        their ONNX output indices in `output_roles`."""
+        roles = [k for k, o in enumerate(node.outputs) if o and (o in g.outputs or g.consumers(o))]
+        node.attrs.update(cell=node.op, output_roles=roles)
+        node.outputs = [node.outputs[k] for k in roles]
+        node.op = self.name
+
+    def call(self, node: Node, g: Graph) -> KernelCall:
+        """mcu_rnn_f32(params, x, w, r, b, seq_lens, initial_h, initial_c, p, y, y_h, y_c, scratch)."""
+        a = node.attrs
+        cell, n_gates, _ = CELLS[a["cell"]]
+        dims = shape(g, node.inputs[0])
+        layout = int(a.get("layout", 0))
+        seq, batch = (dims[1], dims[0]) if layout else (dims[0], dims[1])
+        hidden = int(a.get("hidden_size") or shape(g, node.inputs[2])[2])
+        codes, alpha, beta = activation_params(node)
+        params = [("cell", cell), ("seq", seq), ("batch", batch), ("input", dims[2]), ("hidden", hidden),
+                  ("dirs", _directions(node)),
+                  ("reverse_first", int(text_attr(a.get("direction"), "forward") == "reverse")), ("layout", layout),
+                  ("act", codes), ("alpha", alpha), ("beta", beta), ("clip", float(a.get("clip", 0.0))),
+                  ("linear_before_reset", int(a.get("linear_before_reset", 0))),
+                  ("input_forget", int(a.get("input_forget", 0)))]
+        inputs = [node.inputs[0], node.inputs[1], node.inputs[2]] + [_input(node, k) for k in range(3, 8)]
+        outputs = [_output(node, k) for k in range(3)]
+        return KernelCall(self.name, params, inputs + outputs, scratch_bytes=4 * (2 * batch + n_gates + 1) * hidden)
+
+    def macs(self, node: Node, g: Graph) -> int:
+        """Per step, direction and batch element: the gate rows times (input + hidden)."""
+        _, n_gates, _ = CELLS[node.attrs["cell"]]
+        w, r = shape(g, node.inputs[1]), shape(g, node.inputs[2])
+        steps = g.tensors[node.inputs[0]].size // shape(g, node.inputs[0])[2]
+        return steps * w[0] * n_gates * r[2] * (w[2] + r[2])
+
+
+OP = RnnF32()

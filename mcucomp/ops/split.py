@@ -1,0 +1,34 @@
+"""Split along any axis into any number of outputs (split input or attribute, num_outputs, uneven last chunk)."""
+
+from __future__ import annotations
+
+from ..ir import Graph, Node
+from ._data import elem_bytes, has_dims, int32_array
+from .base import KernelCall, KernelOp, numel, shape
+
+
+class Split(KernelOp):
+    """Split of a tensor of any dtype; the chunk sizes come from the static output shapes."""
+
+    name = "split"
+    onnx_ops = ("Split",)
+    constraints = (has_dims,)
+
+    def lower(self, node: Node, g: Graph) -> None:
+        """Drop the split input: the output shapes already give the chunks."""
+        node.inputs = node.inputs[:1]
+        node.op = self.name
+
+    def call(self, node: Node, g: Graph) -> KernelCall:
+        """mcu_split(params{outer, n_outputs, out_bytes[]}, x, {y0, y1, ...})."""
+        dims = shape(g, node.inputs[0])
+        axis = node.attrs.get("axis", 0) % len(dims)
+        esize = elem_bytes(g, node.inputs[0])
+        arrays: dict = {}
+        out_bytes = int32_array(arrays, f"{node.name}_out_bytes",
+                                (numel(shape(g, y)[axis:]) * esize for y in node.outputs))
+        params = [("outer", numel(dims[:axis])), ("n_outputs", len(node.outputs)), ("out_bytes", out_bytes)]
+        return KernelCall(self.name, params, [node.inputs[0], tuple(node.outputs)], arrays)
+
+
+OP = Split()

@@ -1,0 +1,77 @@
+"""The report's tables as rows of text, shared by `mcucomp analyze` (table, CSV) and report.html."""
+
+from __future__ import annotations
+
+LAYER_HEADER = ["step", "layer", "op", "output shape", "MACs", "weight B", "live RAM B", "peak"]
+TENSOR_HEADER = ["tensor", "kind", "bytes", "offset", "end", "first step", "last step", "alias of"]
+FIT_HEADER = ["memory", "region", "needed B", "size B", "used", "parts", "fits"]
+
+
+def _shape(dims: list[int]) -> str:
+    """`1x64x25x5`."""
+    return "x".join(map(str, dims)) or "scalar"
+
+
+def layer_rows(report: dict, peak_mark: str = "peak") -> list[list[str]]:
+    """Per layer: step, name, op, output shape, MACs, weight bytes, live bytes at its step, the peak mark."""
+    return [[str(layer["step"]), layer["name"], layer["op"] + (" (view)" if layer["alias"] else ""),
+             _shape(layer["output_shape"]), f"{layer['macs']:,}", f"{layer['weight_bytes']:,}",
+             f"{layer['live_bytes']:,}", peak_mark if layer["step"] == report["peak_step"] else ""]
+            for layer in report["layers"]]
+
+
+def tensor_rows(report: dict) -> list[list[str]]:
+    """Per arena tensor and scratch buffer, by first step then offset: placement and lifetime."""
+    tensors = sorted(report["tensors"], key=lambda t: (t["first_step"], t["offset"], t["alias_of"] is not None))
+    return [[t["name"], t["kind"] + (" (view)" if t["alias_of"] else ""), f"{t['bytes']:,}", f"{t['offset']:,}",
+             f"{t['offset'] + t['bytes']:,}", str(t["first_step"]), str(t["last_step"]), t["alias_of"] or ""]
+            for t in tensors]
+
+
+def fit_rows(report: dict) -> list[list[str]]:
+    """RAM and flash: region, bytes needed and available, share used, the parts, whether it fits."""
+    fit = report["fit"]
+    rows = []
+    for kind, label in (("ram", "RAM"), ("flash", "flash")):
+        need, have = fit[f"{kind}_bytes"], fit[f"{kind}_region_bytes"]
+        parts = " + ".join(f"{k} {v:,}" for k, v in fit[f"{kind}_parts"].items())
+        rows.append([label, fit[f"{kind}_region"], f"{need:,}", f"{have:,}", f"{100.0 * need / have:.1f}%", parts,
+                     "yes" if need <= have else f"NO, over by {need - have:,} B"])
+    return rows
+
+
+def _percent(part: int, whole: int) -> str:
+    """part as a percentage of whole, or 'n/a'."""
+    return f"{100.0 * part / whole:+.1f}%" if whole else "n/a"
+
+
+def _io_text(report: dict) -> str:
+    """Where graph inputs and outputs live."""
+    if report["io_placement"] == "caller":
+        return "caller-owned buffers outside the arena (--io caller)"
+    where = ", ".join(f"{io['name']} @ {io['arena_offset']:,}" for io in report["inputs"] + report["outputs"])
+    return f"inside the arena (--io arena; {where})"
+
+
+def summary_items(report: dict) -> list[tuple[str, str]]:
+    """(label, text) lines: arena, live set, lower bound, gap, schedule, placement, flash, MACs, I/O, board."""
+    arena, live, sched = report["arena_bytes"], report["live_lower_bound_bytes"], report["schedule"]
+    bound, peak = report["overlap_lower_bound_bytes"], report["peak_step"]
+    peak_at = f" at step {peak} '{report['layers'][peak]['name']}'" if peak is not None else ""
+    why = (f"the largest live set less what {len(report['overlaps'])} overlap permissions of in-place kernels can "
+           "save" if bound < live else "the largest live set")
+    saved = sched["file_order_peak_bytes"] - sched["peak_bytes"]
+    how = "file order kept" if sched["order_used"] == "file" else f"{sched['order_used']} order saves {saved:,} B"
+    return [
+        ("arena", f"{arena:,} B"),
+        ("largest live set", f"{live:,} B{peak_at}"),
+        ("lower bound", f"{bound:,} B ({why})"),
+        ("gap", f"{report['gap_bytes']:,} B ({_percent(report['gap_bytes'], bound)}) above the lower bound"),
+        ("schedule", f"peak {sched['peak_bytes']:,} B in the chosen order vs {sched['file_order_peak_bytes']:,} B "
+                     f"in the model file's order ({how})"),
+        ("placement", report["placement"] or "n/a"),
+        ("weights", f"{report['weights_bytes']:,} B of constant data in flash"),
+        ("MACs", f"{report['macs']:,}"),
+        ("graph I/O", _io_text(report)),
+        ("board", f"{report['board']} ({report['fit']['core']})"),
+    ]

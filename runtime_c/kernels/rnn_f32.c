@@ -1,0 +1,179 @@
+#include "rnn_f32.h"
+#include "mcu_math.h"
+#include <math.h>
+
+static float mcu_rnn_f32_act(int32_t code, float alpha, float beta, float v)
+{
+    switch (code) {
+    case MCU_RNN_ACT_SIGMOID:
+        return mcu_sigmoidf(v);
+    case MCU_RNN_ACT_TANH:
+        return mcu_tanhf(v);
+    case MCU_RNN_ACT_RELU:
+        return v > 0.0f ? v : 0.0f;
+    case MCU_RNN_ACT_AFFINE:
+        return alpha * v + beta;
+    case MCU_RNN_ACT_LEAKY_RELU:
+        return v >= 0.0f ? v : alpha * v;
+    case MCU_RNN_ACT_THRESHOLDED_RELU:
+        return v > alpha ? v : 0.0f;
+    case MCU_RNN_ACT_SCALED_TANH:
+        return alpha * mcu_tanhf(beta * v);
+    case MCU_RNN_ACT_HARD_SIGMOID:
+        return mcu_clampf(alpha * v + beta, 0.0f, 1.0f);
+    case MCU_RNN_ACT_ELU:
+        return mcu_eluf(v, alpha);
+    case MCU_RNN_ACT_SOFTSIGN:
+        return v / (1.0f + fabsf(v));
+    default:
+        return mcu_softplusf(v);
+    }
+}
+
+/* Activation k (0: f, 1: g, 2: h) of direction d. */
+static float mcu_rnn_f32_apply(const mcu_rnn_f32_params *p, int32_t d, int32_t k, float v)
+{
+    return mcu_rnn_f32_act(p->act[d][k], p->alpha[d][k], p->beta[d][k], v);
+}
+
+/* Activation k of direction d on a gate pre-activation, bounded to [-clip, clip] first when clip > 0. */
+static float mcu_rnn_f32_gate(const mcu_rnn_f32_params *p, int32_t d, int32_t k, float pre)
+{
+    return mcu_rnn_f32_apply(p, d, k, p->clip > 0.0f ? mcu_clampf(pre, -p->clip, p->clip) : pre);
+}
+
+/* Row `row` of an [rows, n] matrix times vector v, fused multiply-adds from `acc` in column order. */
+static float mcu_rnn_f32_dot(const float *m, int32_t row, int32_t n, const float *v, float acc)
+{
+    const float *mr = m + (size_t)row * n;
+    int32_t k;
+    for (k = 0; k < n; ++k) {
+        acc = fmaf(mr[k], v[k], acc);
+    }
+    return acc;
+}
+
+/* The combined bias Wb + Rb of gate row k (0 without B). */
+static float mcu_rnn_f32_bias(const float *b, int32_t n_rows, int32_t k)
+{
+    return b ? b[k] + b[n_rows + k] : 0.0f;
+}
+
+/* One time step of one batch element: gate rows from xt and h (and c), then h and c updated in place.
+ * A gate's pre-activation is X·W^T, then H·R^T accumulated onto it, then the LSTM peephole term, then the bias
+ * Wb + Rb, then the clip: onnxruntime's order. */
+static void mcu_rnn_f32_step(const mcu_rnn_f32_params *p, int32_t d, const float *xt, const float *w, const float *r,
+                             const float *b, const float *peep, float *h, float *c, float *gates, float *tmp)
+{
+    const int32_t hs = p->hidden;
+    const int32_t n_gates = p->cell == MCU_RNN_CELL_RNN ? 1 : (p->cell == MCU_RNN_CELL_GRU ? 3 : 4);
+    const int32_t rows = n_gates * hs;
+    int32_t j, k;
+    for (k = 0; k < rows; ++k) {
+        gates[k] = mcu_rnn_f32_dot(w, k, p->input, xt, 0.0f);
+        if (p->cell != MCU_RNN_CELL_GRU || k < 2 * hs) {
+            gates[k] = mcu_rnn_f32_dot(r, k, hs, h, gates[k]); /* GRU's h gate: the recurrent part needs r */
+        }
+    }
+    if (p->cell == MCU_RNN_CELL_RNN) {
+        for (j = 0; j < hs; ++j) {
+            h[j] = mcu_rnn_f32_gate(p, d, 0, gates[j] + mcu_rnn_f32_bias(b, rows, j));
+        }
+    } else if (p->cell == MCU_RNN_CELL_GRU) {
+        for (j = 0; j < hs; ++j) {
+            gates[j] = mcu_rnn_f32_gate(p, d, 0, gates[j] + mcu_rnn_f32_bias(b, rows, j));
+            k = hs + j;
+            gates[k] = mcu_rnn_f32_gate(p, d, 0, gates[k] + mcu_rnn_f32_bias(b, rows, k));
+            tmp[j] = gates[k] * h[j];
+        }
+        for (j = 0; j < hs; ++j) {
+            const float wb = b ? b[2 * hs + j] : 0.0f, rb = b ? b[rows + 2 * hs + j] : 0.0f;
+            float rec;
+            if (p->linear_before_reset) {
+                rec = gates[hs + j] * (mcu_rnn_f32_dot(r, 2 * hs + j, hs, h, 0.0f) + rb);
+            } else {
+                rec = mcu_rnn_f32_dot(r, 2 * hs + j, hs, tmp, 0.0f) + rb;
+            }
+            gates[2 * hs + j] = mcu_rnn_f32_gate(p, d, 1, gates[2 * hs + j] + wb + rec);
+        }
+        for (j = 0; j < hs; ++j) {
+            const float z = gates[j];
+            h[j] = (1.0f - z) * gates[2 * hs + j] + z * h[j];
+        }
+    } else {
+        for (j = 0; j < hs; ++j) {
+            const float pi = peep ? peep[j] * c[j] : 0.0f, pf = peep ? peep[2 * hs + j] * c[j] : 0.0f;
+            const float i_gate = mcu_rnn_f32_gate(p, d, 0, gates[j] + pi + mcu_rnn_f32_bias(b, rows, j));
+            const float f_pre = gates[2 * hs + j] + pf + mcu_rnn_f32_bias(b, rows, 2 * hs + j);
+            const float f_gate = p->input_forget ? 1.0f - i_gate : mcu_rnn_f32_gate(p, d, 0, f_pre);
+            const float cand = mcu_rnn_f32_gate(p, d, 1, gates[3 * hs + j] + mcu_rnn_f32_bias(b, rows, 3 * hs + j));
+            float po;
+            c[j] = f_gate * c[j] + i_gate * cand;
+            po = peep ? peep[hs + j] * c[j] : 0.0f;
+            h[j] = mcu_rnn_f32_gate(p, d, 0, gates[hs + j] + po + mcu_rnn_f32_bias(b, rows, hs + j)) *
+                   mcu_rnn_f32_apply(p, d, 2, c[j]);
+        }
+    }
+}
+
+/* Directions one after the other; within one, time steps in processing order, batch elements in order. A batch
+ * element's steps at or past its sequence length leave its state alone and write zeros to Y; direction 1 (and
+ * direction 0 for direction=reverse) walks each sequence from its last valid step back to step 0. */
+void mcu_rnn_f32(const mcu_rnn_f32_params *p, const float *x, const float *w, const float *r, const float *b,
+                 const int32_t *seq_lens, const float *initial_h, const float *initial_c, const float *peep, float *y,
+                 float *y_h, float *y_c, void *scratch)
+{
+    const int32_t hs = p->hidden;
+    const int32_t n_gates = p->cell == MCU_RNN_CELL_RNN ? 1 : (p->cell == MCU_RNN_CELL_GRU ? 3 : 4);
+    float *h = (float *)scratch;
+    float *c = h + (size_t)p->batch * hs;
+    float *gates = c + (size_t)p->batch * hs;
+    float *tmp = gates + (size_t)n_gates * hs;
+    int32_t d, s, bi, j;
+    for (d = 0; d < p->dirs; ++d) {
+        const int32_t reverse = d == 1 || p->reverse_first;
+        const float *wd = w + (size_t)d * n_gates * hs * p->input;
+        const float *rd = r + (size_t)d * n_gates * hs * hs;
+        const float *bd = b ? b + (size_t)d * 2 * n_gates * hs : NULL;
+        const float *pd = peep ? peep + (size_t)d * 3 * hs : NULL;
+        for (bi = 0; bi < p->batch; ++bi) {
+            const size_t state = p->layout ? ((size_t)bi * p->dirs + d) * hs : ((size_t)d * p->batch + bi) * hs;
+            for (j = 0; j < hs; ++j) {
+                h[(size_t)bi * hs + j] = initial_h ? initial_h[state + j] : 0.0f;
+                c[(size_t)bi * hs + j] = initial_c ? initial_c[state + j] : 0.0f;
+            }
+        }
+        for (s = 0; s < p->seq; ++s) {
+            for (bi = 0; bi < p->batch; ++bi) {
+                const int32_t len = seq_lens ? mcu_sat(seq_lens[bi], 0, p->seq) : p->seq;
+                const int32_t t = s >= len ? s : (reverse ? len - 1 - s : s);
+                float *yt = NULL;
+                if (y) {
+                    yt = y + (p->layout ? (((size_t)bi * p->seq + t) * p->dirs + d) * hs
+                                        : (((size_t)t * p->dirs + d) * p->batch + bi) * hs);
+                }
+                if (s >= len) {
+                    if (yt) {
+                        memset(yt, 0, (size_t)hs * sizeof(float));
+                    }
+                    continue;
+                }
+                mcu_rnn_f32_step(p, d,
+                                 x + (p->layout ? ((size_t)bi * p->seq + t) : ((size_t)t * p->batch + bi)) * p->input,
+                                 wd, rd, bd, pd, h + (size_t)bi * hs, c + (size_t)bi * hs, gates, tmp);
+                if (yt) {
+                    memcpy(yt, h + (size_t)bi * hs, (size_t)hs * sizeof(float));
+                }
+            }
+        }
+        for (bi = 0; bi < p->batch; ++bi) {
+            const size_t state = p->layout ? ((size_t)bi * p->dirs + d) * hs : ((size_t)d * p->batch + bi) * hs;
+            if (y_h) {
+                memcpy(y_h + state, h + (size_t)bi * hs, (size_t)hs * sizeof(float));
+            }
+            if (y_c) {
+                memcpy(y_c + state, c + (size_t)bi * hs, (size_t)hs * sizeof(float));
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+"""add_s8 bit-exact against onnxruntime: QDQ Add with broadcasting (per-channel bias-like [1,C,1,1], scalar, row,
+rank mismatch, 1x1 images), with and without Relu, in each of onnxruntime's arithmetics: QLinearAdd in int8, in
+uint8 after its s8→u8 retyping (both inputs activations, or a constant it retypes), and float when the types
+differ or the Relu is kept."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qmodels import QModel, check_qmodel
+
+# (a shape, b shape, b kind, activation, ties); b kind: "act" (a second input), "big"/"small" (constant, values beyond
+# or within [-64, 64], which decides whether onnxruntime retypes it); ties: b_scale = a_scale = y_scale / 2, so half
+# of the exact sums lie half-way between two codes, where the arithmetics differ
+CASES = [
+    ((1, 5, 7, 9), (1, 5, 1, 1), "act", None, True),
+    ((2, 3, 4, 5), (3, 1, 5), "act", "relu", False),
+    ((1, 7), (1,), "act", None, False),
+    ((4, 6), (6,), "act", "relu_kept", True),
+    ((1, 3, 1, 1), (1, 3, 1, 1), "act", None, False),
+    ((2, 5, 6, 7), (1, 5, 1, 1), "big", None, True),
+    ((2, 5, 6, 7), (1, 5, 1, 1), "small", None, True),
+    ((3, 4), (), "big", "relu", False),
+]
+
+
+def _add_case(qm: QModel, name: str, case, rng, a_boundary: str, b_boundary: str) -> None:
+    """DQ(a), DQ(b) → Add → [Relu] → Q."""
+    a_shape, b_shape, b_kind, act, ties = case
+    off = qm.zp_offset
+    a_scale, b_scale = float(rng.uniform(0.01, 0.05)), float(rng.uniform(0.01, 0.05))
+    b_scale = a_scale if ties else b_scale
+    _, af = qm.act(f"{name}a", a_shape, a_scale, int(rng.integers(-40, 40)) + off, a_boundary)
+    b_zp = int(rng.integers(-20, 20)) + off
+    if b_kind == "act":
+        _, bf = qm.act(f"{name}b", b_shape, b_scale, b_zp, b_boundary)
+    else:
+        lim = 127 if b_kind == "big" else 50
+        bf = qm.const_dq(f"{name}b", (rng.integers(-lim, lim + 1, b_shape) + off).astype(qm.act_dtype),
+                         np.float32(b_scale), qm.act_dtype.type(b_zp))
+    y_scale = float(np.float32(a_scale) * 2) if ties else float(np.float32((a_scale + b_scale) * rng.uniform(0.6, 1.1)))
+    y_zp = (-128 if act == "relu" else int(rng.integers(-30, 30))) + off
+    qm.node("Add", [af, bf], [f"{name}_add"])
+    y = f"{name}_add"
+    if act:
+        qm.node("Relu", [y], [f"{name}_relu"])
+        y = f"{name}_relu"
+    qm.out(y, f"{name}_y", np.broadcast_shapes(a_shape, b_shape), y_scale, y_zp, a_boundary)
+
+
+@pytest.mark.parametrize("boundaries,dtype", [("qq", np.int8), ("ff", np.int8), ("fq", np.int8), ("qq", np.uint8)])
+def test_qdq_add(boundaries, dtype, tmp_path):
+    """qq: int8 QLinearAdd; ff: uint8 QLinearAdd (retyped); fq: float Add (input types differ); uint8 graph I/O:
+    uint8 QLinearAdd."""
+    rng = np.random.default_rng(30)
+    qm = QModel(dtype)
+    for i, case in enumerate(CASES):
+        _add_case(qm, f"s{i}", case, rng, boundaries[0], boundaries[1])
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"s{i}_add_node"] for i in range(len(CASES))] == ["add_s8"] * len(CASES)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_qlinearadd(dtype, tmp_path):
+    """com.microsoft QLinearAdd (QOperator format) on 8-bit graph I/O, with the broadcasting cases."""
+    rng = np.random.default_rng(31)
+    qm = QModel(dtype)
+    t = qm.act_dtype.type
+    off = qm.zp_offset
+    for i, (a_shape, b_shape, _, _, ties) in enumerate(CASES[:5]):
+        a_s = float(rng.uniform(0.01, 0.05))
+        b_s = a_s if ties else float(rng.uniform(0.01, 0.05))
+        y_s = float(np.float32(a_s) * 2) if ties else float(np.float32((a_s + b_s) * rng.uniform(0.6, 1.1)))
+        a = qm.raw_input(f"s{i}a", a_shape, dtype)
+        b = qm.raw_input(f"s{i}b", b_shape, dtype)
+        inputs = [a, qm.init(f"s{i}as", np.float32(a_s)), qm.init(f"s{i}az", t(int(rng.integers(-40, 40)) + off)),
+                  b, qm.init(f"s{i}bs", np.float32(b_s)), qm.init(f"s{i}bz", t(int(rng.integers(-20, 20)) + off)),
+                  qm.init(f"s{i}ys", np.float32(y_s)), qm.init(f"s{i}yz", t(int(rng.integers(-30, 30)) + off))]
+        qm.node("QLinearAdd", inputs, [f"s{i}_y"], domain="com.microsoft")
+        qm.raw_output(f"s{i}_y", np.broadcast_shapes(a_shape, b_shape), dtype)
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"s{i}_y_node"] for i in range(5)] == ["add_s8"] * 5

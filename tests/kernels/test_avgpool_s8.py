@@ -1,0 +1,86 @@
+"""avgpool_s8 bit-exact against onnxruntime: QDQ GlobalAveragePool (QLinearGlobalAveragePool's integer sum) and
+AveragePool (QLinearAveragePool's float sum) with asymmetric pads, stride 2 on odd sizes, count_include_pad both
+ways, ceil_mode, 1-D and whole-image windows, 1x1 images; and the float path when the output type differs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qmodels import QModel, check_qmodel
+
+# (op, input shape, attributes)
+CASES = [
+    ("GlobalAveragePool", (1, 5, 7, 9), {}),
+    ("GlobalAveragePool", (2, 3, 1, 1), {}),
+    ("GlobalAveragePool", (1, 7, 11), {}),
+    ("GlobalAveragePool", (1, 64, 25, 5), {}),
+    ("AveragePool", (1, 3, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 2, 1], count_include_pad=1)),
+    ("AveragePool", (1, 3, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 2, 1], count_include_pad=0)),
+    ("AveragePool", (2, 5, 6, 5), dict(kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1, count_include_pad=1,
+                                       pads=[0, 1, 0, 1])),
+    ("AveragePool", (2, 5, 6, 5), dict(kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1)),
+    ("AveragePool", (1, 3, 7, 8), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 0, 1], ceil_mode=1,
+                                       count_include_pad=1)),
+    ("AveragePool", (1, 3, 7, 8), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 0, 1], ceil_mode=1)),
+    ("AveragePool", (1, 7, 1, 1), dict(kernel_shape=[1, 1])),
+    ("AveragePool", (1, 5, 9), dict(kernel_shape=[4], strides=[2], pads=[2, 1], count_include_pad=1)),
+    ("AveragePool", (1, 6, 25, 5), dict(kernel_shape=[25, 5])),
+]
+
+
+def _model(boundaries: str, dtype) -> QModel:
+    """Every case side by side: DQ → pool → Q."""
+    rng = np.random.default_rng(40)
+    qm = QModel(dtype)
+    off = qm.zp_offset
+    for i, (op, shape, attrs) in enumerate(CASES):
+        x_scale = float(rng.uniform(0.01, 0.05))
+        _, xf = qm.act(f"p{i}", shape, x_scale, int(rng.integers(-40, 40)) + off, boundaries[0])
+        qm.node(op, [xf], [f"p{i}_pool"], **attrs)
+        out_shape = qm.infer_shape(f"p{i}_pool")
+        y_scale = float(np.float32(x_scale * rng.uniform(0.5, 1.2)))
+        qm.out(f"p{i}_pool", f"p{i}_y", out_shape, y_scale, int(rng.integers(-30, 30)) + off, boundaries[1])
+    return qm
+
+
+@pytest.mark.parametrize("boundaries,dtype", [("qq", np.int8), ("ff", np.int8), ("fq", np.int8), ("qq", np.uint8)])
+def test_qdq_pool(boundaries, dtype, tmp_path):
+    """qq: int8 QLinear pools; ff: uint8 (retyped) QLinear pools; fq: float pools (types differ); uint8 graph I/O:
+    uint8 QLinear pools."""
+    qm = _model(boundaries, dtype)
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"p{i}_pool_node"] for i in range(len(CASES))] == ["avgpool_s8"] * len(CASES)
+
+
+def _pool_shape(shape, attrs) -> tuple[int, ...]:
+    """Output shape of an AveragePool (explicit pads, ceil_mode) or of a global pool (no kernel_shape)."""
+    if "kernel_shape" not in attrs:
+        return tuple(shape[:2]) + (1,) * (len(shape) - 2)
+    rank = len(shape) - 2
+    pads = attrs.get("pads", [0] * (2 * rank))
+    strides = attrs.get("strides", [1] * rank)
+    out = []
+    for i in range(rank):
+        span = shape[2 + i] + pads[i] + pads[i + rank] - attrs["kernel_shape"][i]
+        out.append((-(-span // strides[i]) if attrs.get("ceil_mode", 0) else span // strides[i]) + 1)
+    return tuple(shape[:2]) + tuple(out)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_qlinear_pools(dtype, tmp_path):
+    """com.microsoft QLinearGlobalAveragePool and QLinearAveragePool (QOperator format) on 8-bit graph I/O."""
+    rng = np.random.default_rng(41)
+    qm = QModel(dtype)
+    t = qm.act_dtype.type
+    off = qm.zp_offset
+    for i, (op, shape, attrs) in enumerate(CASES):
+        x_s = float(rng.uniform(0.01, 0.05))
+        x = qm.raw_input(f"p{i}_x", shape, dtype)
+        inputs = [x, qm.init(f"p{i}_xs", np.float32(x_s)), qm.init(f"p{i}_xz", t(int(rng.integers(-40, 40)) + off)),
+                  qm.init(f"p{i}_ys", np.float32(x_s * rng.uniform(0.5, 1.2))),
+                  qm.init(f"p{i}_yz", t(int(rng.integers(-30, 30)) + off))]
+        qm.node(f"QLinear{op}", inputs, [f"p{i}_y"], domain="com.microsoft", **attrs)
+        qm.raw_output(f"p{i}_y", _pool_shape(shape, attrs), dtype)
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"p{i}_y_node"] for i in range(len(CASES))] == ["avgpool_s8"] * len(CASES)

@@ -1,0 +1,162 @@
+"""conv2d_s8 bit-exact against onnxruntime (QDQ groups it fuses, QLinearConv) and against the fixed-point reference.
+
+Odd shapes: 1x1 images, channel counts that are not multiples of 4, asymmetric pads, stride 2 on odd sizes,
+depthwise (multiplier 1 and 2), grouped, dilated, 1-D and pointwise convolutions (the two fast paths included).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mcucomp
+from mcucomp.errors import UnsupportedError
+
+from qmodels import (QRANGE, ConvCase, QModel, add_qdq_conv, check_qmodel, conv_acc, conv_fixed_reference, ort_scale,
+                     pick_scale)
+
+CASES = [
+    ConvCase((1, 3, 1, 1), 5, (1, 1)),
+    ConvCase((1, 3, 1, 1), 4, (3, 3), pads=[1, 1, 1, 1]),
+    ConvCase((1, 5, 7, 9), 7, (3, 3), strides=[2, 2], pads=[0, 1, 2, 1], ties=True),
+    ConvCase((2, 5, 7, 6), 5, (3, 3), pads=[1, 1, 1, 1], group=5, act="relu", y_zp=-128, ties=True),
+    ConvCase((1, 5, 8, 7), 10, (3, 3), strides=[2, 2], pads=[1, 0, 1, 2], group=5),
+    ConvCase((1, 4, 9, 9), 4, (3, 3), dilations=[2, 2], pads=[2, 1, 2, 3], group=4, ties=True),
+    ConvCase((1, 6, 13), 6, (5,), strides=[2], pads=[2, 1], group=6),
+    ConvCase((1, 6, 6, 7), 9, (2, 3), group=3, dilations=[2, 1]),
+    ConvCase((1, 7, 11), 3, (3,), strides=[2], pads=[2, 1], dilations=[2]),
+    ConvCase((1, 7, 6, 5), 11, (1, 1), bias=False, ties=True),
+    ConvCase((2, 7, 7, 5), 6, (1, 1), strides=[2, 2]),
+    ConvCase((1, 64, 25, 5), 64, (3, 3), pads=[1, 1, 1, 1], group=64, act="relu", y_zp=-128),
+    ConvCase((1, 64, 25, 5), 24, (1, 1), act="relu", y_zp=-128, ties=True),
+]
+
+
+def _qdq_model(boundary: str, cases=CASES) -> tuple[QModel, list[dict]]:
+    """All cases side by side in one QDQ model."""
+    rng = np.random.default_rng(7)
+    qm = QModel()
+    infos = [add_qdq_conv(qm, f"c{i}", case, rng, boundary) for i, case in enumerate(cases)]
+    return qm, infos
+
+
+def test_qdq_groups_onnxruntime_fuses(tmp_path):
+    """Float I/O as quantize_static writes it: onnxruntime runs every group as an integer QLinearConv."""
+    qm, _ = _qdq_model("f")
+    ops = check_qmodel(qm, tmp_path, seeds=range(6))
+    assert [ops[f"c{i}_conv_node"] for i in range(len(CASES))] == ["conv2d_s8"] * len(CASES)
+
+
+def test_fixed_point_requantization(tmp_path):
+    """`--requant fixed`: every conv (including those onnxruntime runs in float) matches mcucomp.fixedpoint."""
+    qm, infos = _qdq_model("q")
+
+    def reference(codes):
+        return {info["output"]: conv_fixed_reference(info, codes) for info in infos}
+
+    ops = check_qmodel(qm, tmp_path, seeds=range(3), reference=reference, requant="fixed")
+    assert [ops[f"c{i}_conv_node"] for i in range(len(CASES))] == ["conv2d_s8"] * len(CASES)
+
+
+def _add_qlinearconv(qm: QModel, name: str, case: ConvCase, rng, dtype, w_dtype) -> None:
+    """QLinearConv on 8-bit graph I/O; uint8 weights get a per-tensor zero point of 128-ish."""
+    cin_g = case.x[1] // case.group
+    x_scale, y_zp = float(rng.uniform(0.01, 0.05)), int(rng.integers(-30, 30))
+    x_zp = int(rng.integers(-40, 40))
+    w_zp = 0
+    if np.dtype(dtype) == np.uint8:
+        x_zp, y_zp = x_zp + 128, y_zp + 128
+    w = rng.integers(-127, 128, (case.m, cin_g) + case.k)
+    if np.dtype(w_dtype) == np.uint8:
+        w_zp = int(rng.integers(120, 136))
+        w = np.clip(w + w_zp, 0, 255)
+    w = w.astype(w_dtype)
+    w_scale = rng.uniform(0.002, 0.02, case.m).astype(np.float32)
+    bias = rng.integers(-3000, 3000, case.m).astype(np.int32)
+    x = qm.raw_input(f"{name}_x", case.x, dtype)
+    lo, hi = QRANGE[np.dtype(dtype)]
+    acc = conv_acc(rng.integers(lo, hi + 1, case.x), x_zp, w, w_zp, bias, case.strides, case.pads, case.dilations,
+                   case.group)
+    y_scale = pick_scale(acc * ort_scale(x_scale, w_scale, 1.0).reshape((1, -1) + (1,) * (acc.ndim - 2)), rng)
+    inputs = [x, qm.init(f"{name}_xs", np.float32(x_scale)), qm.init(f"{name}_xz", np.array(x_zp, dtype)),
+              qm.init(f"{name}_w", w), qm.init(f"{name}_ws", w_scale),
+              qm.init(f"{name}_wz", np.full(case.m, w_zp, w_dtype)),
+              qm.init(f"{name}_ys", np.float32(y_scale)), qm.init(f"{name}_yz", np.array(y_zp, dtype)),
+              qm.init(f"{name}_b", bias)]
+    qm.node("QLinearConv", inputs, [f"{name}_y"], kernel_shape=list(case.k), strides=case.strides, pads=case.pads,
+            dilations=case.dilations, group=case.group)
+    qm.raw_output(f"{name}_y", acc.shape, dtype)
+
+
+def test_qlinearconv(tmp_path):
+    """QOperator QLinearConv with int8 activations and weights."""
+    rng = np.random.default_rng(8)
+    qm = QModel()
+    for i, case in enumerate(CASES):
+        _add_qlinearconv(qm, f"c{i}", case, rng, np.int8, np.int8)
+    ops = check_qmodel(qm, tmp_path, seeds=range(4))
+    assert [ops[f"c{i}_y_node"] for i in range(len(CASES))] == ["conv2d_s8"] * len(CASES)
+
+
+@pytest.mark.parametrize("boundary", ["f", "q"])
+def test_qdq_uint8_activations(boundary, tmp_path):
+    """uint8 activations (int8 and uint8 weights) as quantize_static writes them (float I/O), or on uint8 graph I/O
+    (recode8 at the boundary): onnxruntime fuses both; mcucomp runs them as int8 inside, bit-exact."""
+    rng = np.random.default_rng(11)
+    qm = QModel(np.uint8)
+    for i, case in enumerate(CASES):
+        add_qdq_conv(qm, f"c{i}", case, rng, boundary, w_dtype=np.uint8 if i % 2 else np.int8)
+    ops = check_qmodel(qm, tmp_path, seeds=range(4))
+    assert [ops[f"c{i}_conv_node"] for i in range(len(CASES))] == ["conv2d_s8"] * len(CASES)
+
+
+def test_qlinearconv_uint8_io(tmp_path):
+    """QLinearConv on uint8 graph I/O, uint8 and int8 weights: recode8 at the boundary, int8 kernels inside."""
+    rng = np.random.default_rng(12)
+    qm = QModel(np.uint8)
+    for i, case in enumerate(CASES[:6]):
+        _add_qlinearconv(qm, f"c{i}", case, rng, np.uint8, np.uint8 if i % 2 else np.int8)
+    ops = check_qmodel(qm, tmp_path, seeds=range(4))
+    assert [ops[f"c{i}_y_node"] for i in range(6)] == ["conv2d_s8"] * 6
+    assert list(ops.values()).count("recode8") == 12
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+def test_convinteger_chain(dtype, tmp_path):
+    """ConvInteger → Add(int32 bias [1,C,1,1]) → DequantizeLinear (per tensor or per channel) → QuantizeLinear."""
+    rng = np.random.default_rng(13)
+    qm = QModel(dtype)
+    t = qm.act_dtype.type
+    off = qm.zp_offset
+    for i, case in enumerate(CASES[:9]):
+        cin_g = case.x[1] // case.group
+        x_zp = int(rng.integers(-40, 40))
+        w = rng.integers(-127, 128, (case.m, cin_g) + case.k).astype(np.int8)
+        bias = rng.integers(-3000, 3000, case.m).astype(np.int32)
+        acc = conv_acc(rng.integers(-128, 128, case.x), x_zp, w, 0, bias, case.strides, case.pads, case.dilations,
+                       case.group)
+        acc_scale = rng.uniform(1e-5, 1e-4, case.m if i % 2 else 1).astype(np.float32)
+        y_scale = pick_scale(acc * acc_scale.reshape((1, -1) + (1,) * (acc.ndim - 2)), rng)
+        x = qm.raw_input(f"c{i}_x", case.x, dtype)
+        qm.node("ConvInteger", [x, qm.init(f"c{i}_w", w), qm.init(f"c{i}_xz", t(x_zp + off))], [f"c{i}_acc"],
+                kernel_shape=list(case.k), strides=case.strides, pads=case.pads, dilations=case.dilations,
+                group=case.group)
+        qm.node("Add", [f"c{i}_acc", qm.init(f"c{i}_b", bias.reshape((1, -1) + (1,) * len(case.k)))],
+                [f"c{i}_biased"])
+        qm.node("DequantizeLinear", [f"c{i}_biased", qm.init(f"c{i}_accs", acc_scale if i % 2 else acc_scale[0])],
+                [f"c{i}_f"], axis=1)
+        qm.node("QuantizeLinear", [f"c{i}_f", qm.init(f"c{i}_ys", np.float32(y_scale)),
+                                   qm.init(f"c{i}_yz", t(int(rng.integers(-30, 30)) + off))], [f"c{i}_y"])
+        qm.raw_output(f"c{i}_y", acc.shape, dtype)
+    ops = check_qmodel(qm, tmp_path, seeds=range(4))
+    assert [ops[f"c{i}_acc_node"] for i in range(9)] == ["conv2d_s8"] * 9
+
+
+def test_uint8_tensor_that_cannot_run_as_int8_is_named(tmp_path):
+    """A uint8 QLinearConv output also read by MaxPool (no 8-bit MaxPool kernel): rejected, naming the tensor."""
+    qm = QModel(np.uint8)
+    _add_qlinearconv(qm, "c0", CASES[0], np.random.default_rng(14), np.uint8, np.int8)
+    qm.node("MaxPool", ["c0_y"], ["pooled"], kernel_shape=[1, 1])
+    qm.raw_output("pooled", (1, 5, 1, 1), np.uint8)
+    with pytest.raises(UnsupportedError, match="uint8 tensor 'c0_y'"):
+        mcucomp.compile_model(qm.model(), tmp_path, name="m")

@@ -1,0 +1,184 @@
+"""fc_s8 bit-exact against onnxruntime (QDQ Gemm and MatMul groups, QLinearMatMul, MatMulInteger chains) and
+against the fixed-point reference: K not a multiple of 4, one-row inputs, batched MatMul, per-column weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qmodels import QModel, check_qmodel, fixed_requant, ort_scale, pick_scale
+
+# (op, A shape, N, transB, bias, activation): K is A's last dim
+CASES = [
+    ("Gemm", (1, 7), 5, 1, True, None),
+    ("Gemm", (3, 13), 10, 0, True, None),
+    ("Gemm", (2, 1), 3, 1, False, None),
+    ("Gemm", (4, 300), 6, 1, True, "relu"),
+    ("MatMul", (1, 7), 5, 0, False, None),
+    ("MatMul", (5, 13), 11, 0, False, None),
+    ("MatMul", (2, 3, 9), 6, 0, False, None),
+    ("MatMul", (2, 1, 4, 5), 3, 0, False, "relu"),
+    ("MatMul", (3, 259), 4, 0, False, None),
+]
+
+
+def _add_fc(qm: QModel, name: str, case, rng, boundary: str, w_dtype=np.int8, ties: bool = False,
+            out_boundary: str | None = None) -> dict:
+    """DQ(A), DQ(B per output column, symmetric; uint8 with zero point 128), [DQ(int32 bias)] → Gemm/MatMul →
+    [Relu] → Q; activations of the model's type. Activation "relu" has y_zp = qmin (a redundant Relu),
+    "relu_kept" does not. With `ties`, small weights of one scale and a power-of-two ratio
+    a_scale·w_scale/y_scale: many exact results lie half-way between two codes, where summation orders show."""
+    op, a_shape, n, trans_b, has_bias, act = case
+    k = a_shape[-1]
+    off = qm.zp_offset
+    w_off = 128 if np.dtype(w_dtype) == np.uint8 else 0
+    a_scale, a_zp = float(rng.uniform(0.01, 0.05)), int(rng.integers(-40, 40)) + off
+    w = rng.integers(-4 if ties else -127, 5 if ties else 128, (k, n)).astype(np.int8)
+    w_scale = rng.uniform(0.002, 0.02, n).astype(np.float32)
+    if ties:
+        w_scale[:] = w_scale[0]
+    bias = rng.integers(-3000, 3000, n).astype(np.int32) if has_bias else None
+    aq, af = qm.act(name, a_shape, a_scale, a_zp, boundary)
+    w_stored = (np.ascontiguousarray(w.T) if trans_b else w).astype(np.int16) + w_off
+    inputs = [af, qm.const_dq(f"{name}_w", w_stored.astype(w_dtype), w_scale, np.full(n, w_off, w_dtype),
+                              axis=0 if trans_b else 1)]
+    if bias is not None:
+        b_scale = (np.float32(a_scale) * w_scale).astype(np.float32)
+        inputs.append(qm.const_dq(f"{name}_b", bias, b_scale, np.zeros(n, np.int32), axis=0))
+    sample = rng.integers(-128, 128, a_shape) + off
+    acc = (sample.astype(np.int64) - a_zp) @ w.astype(np.int64) + (0 if bias is None else bias.astype(np.int64))
+    y_scale = pick_scale(acc * (np.float32(a_scale) * w_scale), rng)
+    if ties:
+        base = np.float32(np.float32(a_scale) * w_scale[0])
+        y_scale = float(base * np.float32(np.exp2(np.round(np.log2(y_scale / base)))))
+    y_zp = (-128 if act == "relu" else int(rng.integers(-30, 30))) + off
+    attrs = {"transB": trans_b} if op == "Gemm" else {}
+    qm.node(op, inputs, [f"{name}_mm"], **attrs)
+    y = f"{name}_mm"
+    if act:
+        qm.node("Relu", [y], [f"{name}_relu"])
+        y = f"{name}_relu"
+    out = qm.out(y, f"{name}_y", acc.shape, y_scale, y_zp, out_boundary or boundary)
+    return dict(input=aq if boundary == "q" else name, output=out, a_zp=a_zp, w=w, bias=bias,
+                scale=ort_scale(a_scale, w_scale, y_scale), y_zp=y_zp, lo=y_zp if act else -128)
+
+
+def test_float_path(tmp_path):
+    """Groups onnxruntime runs as DQ, float MatMul/Gemm (MLAS), Q: MatMul with int8 graph I/O, Gemm with a kept
+    Relu or with its output type different from A's. One-row products take MLAS's M=1 kernels (transposed B for
+    Gemm transB = 1); larger ones split over threads by rows or by 16-column blocks."""
+    cases = [("MatMul", (1, 40), 64, 0, False, None), ("MatMul", (5, 13), 11, 0, False, "relu_kept"),
+             ("MatMul", (2, 3, 150), 9, 0, False, None), ("MatMul", (64, 300), 20, 0, False, None),
+             ("MatMul", (2, 400), 100, 0, False, None), ("MatMul", (3, 1200), 20, 0, False, None),
+             ("Gemm", (1, 37), 94, 1, True, "relu_kept"), ("Gemm", (1, 29), 40, 0, True, "relu_kept"),
+             ("Gemm", (3, 13), 10, 1, False, "relu_kept")]
+    rng = np.random.default_rng(23)
+    qm = QModel()
+    for i, case in enumerate(cases):
+        _add_fc(qm, f"f{i}", case, rng, "q", ties=True)
+    _add_fc(qm, f"f{len(cases)}", ("Gemm", (2, 9), 4, 1, True, None), rng, "f", ties=True, out_boundary="q")
+    ops = check_qmodel(qm, tmp_path, seeds=range(6))
+    assert [ops[f"f{i}_mm_node"] for i in range(len(cases) + 1)] == ["fc_s8"] * (len(cases) + 1)
+
+
+def _model(boundary: str, cases, dtype=np.int8) -> tuple[QModel, list[dict]]:
+    """The cases side by side in one QDQ model (uint8 weights in every other case of a uint8 model)."""
+    rng = np.random.default_rng(20)
+    qm = QModel(dtype)
+    w_types = [np.uint8 if dtype == np.uint8 and i % 2 else np.int8 for i in range(len(cases))]
+    return qm, [_add_fc(qm, f"f{i}", case, rng, boundary, w) for i, (case, w) in enumerate(zip(cases, w_types))]
+
+
+def test_qdq_fused(tmp_path):
+    """Float I/O (retyped to uint8 by onnxruntime): QGemm and QLinearMatMul."""
+    qm, _ = _model("f", CASES)
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"f{i}_mm_node"] for i in range(len(CASES))] == ["fc_s8"] * len(CASES)
+
+
+def test_qdq_uint8_activations(tmp_path):
+    """quantize_static with uint8 activations, int8 and uint8 weights: QGemm and QLinearMatMul in uint8."""
+    qm, _ = _model("f", CASES, np.uint8)
+    ops = check_qmodel(qm, tmp_path, seeds=range(4))
+    assert [ops[f"f{i}_mm_node"] for i in range(len(CASES))] == ["fc_s8"] * len(CASES)
+
+
+def test_qdq_gemm_int8_io(tmp_path):
+    """int8 graph I/O: onnxruntime still fuses Gemm (QGemm s8s8)."""
+    cases = [c for c in CASES if c[0] == "Gemm"]
+    qm, _ = _model("q", cases)
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"f{i}_mm_node"] for i in range(len(cases))] == ["fc_s8"] * len(cases)
+
+
+def test_fixed_point_requantization(tmp_path):
+    """`--requant fixed`: Gemm and MatMul (also where onnxruntime runs MatMul in float) match mcucomp.fixedpoint."""
+    qm, infos = _model("q", CASES)
+
+    def reference(codes):
+        result = {}
+        for info in infos:
+            acc = (codes[info["input"]].astype(np.int64) - info["a_zp"]) @ info["w"].astype(np.int64)
+            if info["bias"] is not None:
+                acc = acc + info["bias"]
+            result[info["output"]] = fixed_requant(acc, info["scale"], info["y_zp"], info["lo"], 127,
+                                                   axis=acc.ndim - 1).astype(np.int8)
+        return result
+
+    ops = check_qmodel(qm, tmp_path, seeds=range(3), reference=reference, requant="fixed")
+    assert [ops[f"f{i}_mm_node"] for i in range(len(CASES))] == ["fc_s8"] * len(CASES)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_qlinearmatmul(dtype, tmp_path):
+    """QLinearMatMul with 8-bit activations on the graph I/O and constant weights of the same type (per tensor and
+    per column; uint8 ones with zero point 128), 2-D and batched."""
+    rng = np.random.default_rng(21)
+    qm = QModel(dtype)
+    t = qm.act_dtype.type
+    off = qm.zp_offset
+    shapes = [((1, 7), 5), ((5, 13), 11), ((2, 3, 9), 6), ((3, 259), 4)]
+    for i, (a_shape, n) in enumerate(shapes):
+        k = a_shape[-1]
+        a_scale, a_zp, y_zp = float(rng.uniform(0.01, 0.05)), int(rng.integers(-40, 40)), int(rng.integers(-30, 30))
+        w = rng.integers(-127, 128, (k, n))
+        w_scale = rng.uniform(0.002, 0.02, n if i % 2 else 1).astype(np.float32)
+        acc = (rng.integers(-128, 128, a_shape) - a_zp) @ w
+        y_scale = pick_scale(acc * (np.float32(a_scale) * w_scale), rng)
+        a = qm.raw_input(f"m{i}_a", a_shape, dtype)
+        inputs = [a, qm.init(f"m{i}_as", np.float32(a_scale)), qm.init(f"m{i}_az", t(a_zp + off)),
+                  qm.init(f"m{i}_w", (w + off).astype(dtype)),
+                  qm.init(f"m{i}_ws", w_scale if i % 2 else np.float32(w_scale[0])),
+                  qm.init(f"m{i}_wz", np.full(n, off, dtype) if i % 2 else t(off)),
+                  qm.init(f"m{i}_ys", np.float32(y_scale)), qm.init(f"m{i}_yz", t(y_zp + off))]
+        qm.node("QLinearMatMul", inputs, [f"m{i}_y"])
+        qm.raw_output(f"m{i}_y", acc.shape, dtype)
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"m{i}_y_node"] for i in range(len(shapes))] == ["fc_s8"] * len(shapes)
+
+
+def test_matmulinteger_chain(tmp_path):
+    """MatMulInteger → Add(int32 bias) → DequantizeLinear → QuantizeLinear, as in converted TFLite models."""
+    rng = np.random.default_rng(22)
+    qm = QModel()
+    shapes = [((1, 7), 5, True), ((3, 13), 10, False), ((2, 3, 9), 6, True)]
+    for i, (a_shape, n, with_bias) in enumerate(shapes):
+        k = a_shape[-1]
+        a_zp, y_zp = int(rng.integers(-40, 40)), int(rng.integers(-30, 30))
+        w = rng.integers(-127, 128, (k, n)).astype(np.int8)
+        acc = (rng.integers(-128, 128, a_shape) - a_zp) @ w.astype(np.int64)
+        acc_scale = float(rng.uniform(1e-5, 1e-4))
+        y_scale = pick_scale(acc * np.float32(acc_scale), rng)
+        a = qm.raw_input(f"m{i}_a", a_shape, np.int8)
+        qm.node("MatMulInteger", [a, qm.init(f"m{i}_w", w), qm.init(f"m{i}_az", np.int8(a_zp))], [f"m{i}_acc"])
+        acc_name = f"m{i}_acc"
+        if with_bias:
+            qm.node("Add", [acc_name, qm.init(f"m{i}_b", rng.integers(-3000, 3000, n).astype(np.int32))],
+                    [f"m{i}_biased"])
+            acc_name = f"m{i}_biased"
+        qm.node("DequantizeLinear", [acc_name, qm.init(f"m{i}_accs", np.float32(acc_scale))], [f"m{i}_f"])
+        qm.node("QuantizeLinear", [f"m{i}_f", qm.init(f"m{i}_ys", np.float32(y_scale)),
+                                   qm.init(f"m{i}_yz", np.int8(y_zp))], [f"m{i}_y"])
+        qm.raw_output(f"m{i}_y", acc.shape, np.int8)
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"m{i}_acc_node"] for i in range(len(shapes))] == ["fc_s8"] * len(shapes)

@@ -1,0 +1,46 @@
+"""slice (strided walk) against onnxruntime (exact): negative and clamped starts/ends, negative steps, axes."""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from helpers import check_nodes, rand
+
+BIG = np.iinfo(np.int64).max
+
+
+def test_slice_float_every_form(tmp_path):
+    """Default axes and steps, negative axes, clamped bounds, reversal, steps that do not divide the extent."""
+    x = rand(np.random.default_rng(100), 4, 7, 5)
+    cases = {
+        "plain": ([1, 2], [3, 6], None, None),
+        "default_axes": ([0, 1, 1], [4, 7, 4], None, None),
+        "neg_axes": ([-3], [-1], [-1], None),
+        "clamped": ([-100, 2], [BIG, 100], [0, 2], None),
+        "reverse_all": ([-1, -1, -1], [-BIG, -BIG, -BIG], [0, 1, 2], [-1, -1, -1]),
+        "stepped": ([6, 0], [0, 5], [1, 2], [-3, 2]),
+        "inner_reverse": ([4], [0], [2], [-2]),
+    }
+    inits, nodes = {}, []
+    for name, (starts, ends, axes, steps) in cases.items():
+        names = ["x", f"{name}_s", f"{name}_e"]
+        inits[f"{name}_s"], inits[f"{name}_e"] = np.array(starts, np.int64), np.array(ends, np.int64)
+        for label, value in (("a", axes), ("t", steps)):
+            if value is not None:
+                inits[f"{name}_{label}"] = np.array(value, np.int64)
+            names.append(f"{name}_{label}" if value is not None else "")
+        while not names[-1]:
+            names.pop()
+        nodes.append(helper.make_node("Slice", names, [name]))
+    check_nodes(nodes, {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, initializers=inits, exact=True)
+
+
+def test_slice_int8_and_int64(tmp_path):
+    """1- and 8-byte elements, a size-1 dim, a constant data input."""
+    x8 = np.random.default_rng(101).integers(-128, 128, (3, 1, 9), dtype=np.int8)
+    inits = {"s": np.array([1, -2], np.int64), "e": np.array([3, -9], np.int64), "a": np.array([0, -1], np.int64),
+             "t": np.array([1, -3], np.int64), "k": np.arange(30, dtype=np.int64).reshape(3, 10)}
+    nodes = [helper.make_node("Slice", ["x", "s", "e", "a", "t"], ["y8"]),
+             helper.make_node("Slice", ["k", "s", "e", "a", "t"], ["y64"])]
+    check_nodes(nodes, {"x": (np.int8, x8.shape)}, {"x": x8}, tmp_path, initializers=inits, exact=True)

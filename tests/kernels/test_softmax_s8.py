@@ -1,0 +1,55 @@
+"""softmax_s8 bit-exact against onnxruntime: QDQ Softmax on the last axis with odd lengths (1, 3, 7, 10, 33, 129),
+on a middle axis, in rank 2 to 4; fused into QLinearSoftmax (int8 or uint8 in onnxruntime, including its
+saturation and overflow behaviour) or run as DQ, float Softmax, Q when the types differ."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qmodels import QModel, check_qmodel
+
+# (input shape, axis, output scale, output zero point): 1/256 with zp -128 is what quantize_static picks for [0, 1]
+CASES = [
+    ((1, 1), -1, 1 / 256, -128),
+    ((2, 3), -1, 1 / 256, -128),
+    ((1, 7), -1, 1 / 200, -100),
+    ((3, 10), 1, 1 / 256, -128),
+    ((2, 3, 33), -1, 1 / 256, -128),
+    ((1, 129), -1, 1 / 256, -128),
+    ((2, 5, 3, 4), 1, 1 / 128, 0),
+]
+
+
+@pytest.mark.parametrize("boundaries,dtype", [("qq", np.int8), ("ff", np.int8), ("fq", np.int8), ("qq", np.uint8)])
+def test_qdq_softmax(boundaries, dtype, tmp_path):
+    """qq: int8 QLinearSoftmax; ff: uint8 QLinearSoftmax (retyped); fq: float softmax (types differ); uint8 graph
+    I/O: uint8 QLinearSoftmax."""
+    rng = np.random.default_rng(50)
+    qm = QModel(dtype)
+    off = qm.zp_offset
+    for i, (shape, axis, y_scale, y_zp) in enumerate(CASES):
+        _, xf = qm.act(f"s{i}", shape, float(rng.uniform(0.02, 0.15)), int(rng.integers(-40, 40)) + off,
+                       boundaries[0])
+        qm.node("Softmax", [xf], [f"s{i}_sm"], axis=axis)
+        qm.out(f"s{i}_sm", f"s{i}_y", shape, y_scale, y_zp + off, boundaries[1])
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"s{i}_sm_node"] for i in range(len(CASES))] == ["softmax_s8"] * len(CASES)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_qlinearsoftmax(dtype, tmp_path):
+    """com.microsoft QLinearSoftmax (QOperator format, opset 13 semantics) on 8-bit graph I/O."""
+    rng = np.random.default_rng(51)
+    qm = QModel(dtype)
+    t = qm.act_dtype.type
+    off = qm.zp_offset
+    for i, (shape, axis, y_scale, y_zp) in enumerate(CASES):
+        x = qm.raw_input(f"s{i}_x", shape, dtype)
+        inputs = [x, qm.init(f"s{i}_xs", np.float32(rng.uniform(0.02, 0.15))),
+                  qm.init(f"s{i}_xz", t(int(rng.integers(-40, 40)) + off)), qm.init(f"s{i}_ys", np.float32(y_scale)),
+                  qm.init(f"s{i}_yz", t(y_zp + off))]
+        qm.node("QLinearSoftmax", inputs, [f"s{i}_y"], domain="com.microsoft", axis=axis, opset=13)
+        qm.raw_output(f"s{i}_y", shape, dtype)
+    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    assert [ops[f"s{i}_y_node"] for i in range(len(CASES))] == ["softmax_s8"] * len(CASES)
