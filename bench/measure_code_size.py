@@ -5,7 +5,7 @@ without a toolchain).
 Run after adding or changing a kernel:  python bench/measure_code_size.py
 A kernel's "code" is its object's .text and .rodata; its "library" is how much more a linked firmware image grows
 when the kernel is linked in (the libgcc / newlib routines it pulls in: soft float on ARMv6-M); its "stack" is the
-sum of its functions' frames (-fstack-usage).
+sum of its functions' frames and those of the runtime files it calls into (-fstack-usage).
 """
 
 from __future__ import annotations
@@ -113,8 +113,9 @@ def measure_core(core: str, board: dict, work: Path) -> dict:
         own = code_bytes(obj)
         # the files it depends on are counted under their own entries (mcucomp.fit sums every linked file)
         library = max(0, flash_of(section_sizes(fw.elf)) - base_flash - own - sum(code_bytes(d) for d in deps))
-        kernels[src.stem] = {"code": own, "library": library,
-                             "stack": sum(stack_frame_by_function(obj.with_suffix(".su")).values())}
+        # a kernel's calls into the files it depends on sit on top of its own frames
+        stack = sum(sum(stack_frame_by_function(o.with_suffix(".su")).values()) for o in [obj, *deps])
+        kernels[src.stem] = {"code": own, "library": library, "stack": stack}
     return {"firmware_flash": base_flash, "firmware_stack": harness_stack, "kernels": kernels}
 
 

@@ -44,3 +44,10 @@ def test_const_option_binds_the_value(tmp_path):
 def test_const_value_must_match_the_input_type(tmp_path):
     with pytest.raises(McucompError, match=r"--const shape: the value is float64, but input 'shape' is int64"):
         mcucomp.compile_model(_reshape_model(), tmp_path / "out", constants={"shape": np.array([4.0, 6.0])})
+
+
+def test_compile_leaves_the_callers_model_unchanged(tmp_path):
+    model = _reshape_model()
+    before = model.SerializeToString()
+    mcucomp.compile_model(model, tmp_path / "out", constants={"shape": np.array([4, 6], np.int64)})
+    assert model.SerializeToString() == before

@@ -32,7 +32,10 @@ def parse_shape_option(text: str) -> tuple[str, list[int]]:
 def _read(model) -> tuple[onnx.ModelProto, bytes]:
     """Read a path or take a ModelProto; return it with the bytes that identify it (for the SHA-256)."""
     if isinstance(model, onnx.ModelProto):
-        return model, model.SerializeToString()
+        raw = model.SerializeToString()
+        proto = onnx.ModelProto()
+        proto.ParseFromString(raw)  # a copy: the later stages edit the graph, the caller's model stays as it was
+        return proto, raw
     path = os.fspath(model)
     if not os.path.isfile(path):
         raise ModelError(f"Model file '{path}' does not exist: check the path.")
