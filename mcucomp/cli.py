@@ -130,7 +130,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     """mcucomp analyze: plan memory and print the layer table (or JSON/CSV); then the fit check."""
-    from .analyze import format_csv, format_json, format_text
+    from .report.analyze import format_csv, format_json, format_text
     from .fit import check_fit
     from .pipeline import plan_model
 

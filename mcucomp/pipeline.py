@@ -24,9 +24,9 @@ from .ir import Graph, Node, build_graph
 from .memory import MemoryLayout, plan_memory
 from .ops import REGISTRY, KernelCall
 from .passes import run_passes
-from .report import build_report
-from .report_html import REPORT_HTML, render_report_html
-from .report_svg import MEMORY_SVG, render_memory_svg
+from .report.build import build_report
+from .report.html import REPORT_HTML, render_report_html
+from .report.svg import MEMORY_SVG, render_memory_svg
 from .schedule import schedule
 
 DEFAULT_OPTIONS = {"requant": "onnx", "io": "arena"}

@@ -12,7 +12,7 @@ from cli_models import make_model, save, two_conv_model
 from onnx import TensorProto, helper
 
 from mcucomp import cli
-from mcucomp.analyze import PEAK_MARK
+from mcucomp.report.analyze import PEAK_MARK
 from mcucomp.pipeline import plan_model
 
 

@@ -14,7 +14,7 @@ from shared_models import shared_model
 
 import mcucomp
 from mcucomp.pipeline import plan_model
-from mcucomp.report_svg import FONT, GLYPH, render_memory_svg
+from mcucomp.report.svg import FONT, GLYPH, render_memory_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from memplan import align_up
 
-from . import __version__
-from .ir import Graph, Node
-from .memory import MemoryLayout
-from .ops import REGISTRY
-from .schedule import model_order
+from .. import __version__
+from ..ir import Graph, Node
+from ..memory import MemoryLayout
+from ..ops import REGISTRY
+from ..schedule import model_order
 
 
 def _io(g: Graph, names: list[str], program_specs) -> list[dict]:

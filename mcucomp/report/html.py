@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .report_tables import (FIT_HEADER, LAYER_HEADER, TENSOR_HEADER, fit_rows, layer_rows, summary_items,
+from .tables import (FIT_HEADER, LAYER_HEADER, TENSOR_HEADER, fit_rows, layer_rows, summary_items,
                             tensor_rows)
 
 #: File name of the page in OUTDIR.

@@ -6,7 +6,7 @@ import csv
 import io
 import json
 
-from .report_tables import FIT_HEADER, LAYER_HEADER, fit_rows, layer_rows, summary_items
+from .tables import FIT_HEADER, LAYER_HEADER, fit_rows, layer_rows, summary_items
 
 #: Marks the peak step in the text table (ASCII, so any terminal encoding prints it).
 PEAK_MARK = "<- peak"
