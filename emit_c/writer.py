@@ -10,15 +10,10 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
+from .escape import c_environment
 from .program import Program
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("emit_c", "templates"),
-    keep_trailing_newline=True,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    undefined=jinja2.StrictUndefined,
-)
+_ENV = c_environment(jinja2.PackageLoader("emit_c", "templates"))
 _INCLUDE = re.compile(r'#include "([A-Za-z0-9_]+\.h)"')
 _RUNTIME_IDENT = re.compile(r"\b(mcu|MCU)_")
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
+import unicodedata
 from importlib import resources
 from pathlib import Path
 
@@ -28,6 +30,10 @@ _TOP_FIELDS = {
     "qemu_machine": str, "ram_region": str, "flash_region": str, "compiler": dict, "sources": dict, "memory": list,
 }
 _OPTIONAL_TOP_FIELDS = {"burst_clock_hz": int}
+#: A board id names files and appears in generated C comments and reports: a conservative spelling.
+BOARD_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+#: Region names become linker-script and C macro names (FW_REGION_<NAME>).
+REGION_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 _REGION_FIELDS = {"name": str, "kind": str, "base": int, "size": int, "source": str}
 _OPTIONAL_REGION_FIELDS = {"wait_states": int, "external_type": str}
 
@@ -62,12 +68,26 @@ def _check_choice(where: str, field: str, value, choices) -> None:
         raise OptionError(f"{where}: field '{field}' is '{value}'; use one of: {', '.join(choices)}.")
 
 
+def _check_text(where: str, field: str, value: str, pattern: re.Pattern | None, spelling: str) -> None:
+    """A text field either matches pattern, or (pattern None) is 1-100 printable characters (no control, format or
+    line-separator characters such as NUL, newline or bidi overrides)."""
+    if pattern is not None:
+        ok = pattern.fullmatch(value) is not None
+    else:
+        ok = 0 < len(value) <= 100 and all(unicodedata.category(ch)[0] not in "CZ" or ch == " " for ch in value)
+    if not ok:
+        raise OptionError(f"{where}: field '{field}' is {value!r}; it must be {spelling}.")
+
+
 def _check_region(where: str, index: int, region: dict) -> None:
     """One [[memory]] entry."""
-    here = f"{where}: memory[{index}]" + (f" ('{region['name']}')" if isinstance(region.get("name"), str) else "")
     if not isinstance(region, dict):
-        raise OptionError(f"{here} must be a table ([[memory]]).")
+        raise OptionError(f"{where}: memory[{index}] must be a table ([[memory]]).")
+    here = f"{where}: memory[{index}]"
     _check_fields(here, region, _REGION_FIELDS, _OPTIONAL_REGION_FIELDS)
+    _check_text(here, "name", region["name"], REGION_NAME,
+                "a letter then up to 31 letters, digits or '_' (it names linker sections and C macros)")
+    here += f" ('{region['name']}')"
     _check_choice(here, "kind", region["kind"], MEMORY_KINDS)
     if region["size"] <= 0 or region["base"] < 0 or region["base"] + region["size"] > 1 << 32:
         raise OptionError(f"{here}: fields 'base'/'size' must describe a non-empty range inside the 4 GB space.")
@@ -84,6 +104,10 @@ def _check_region(where: str, index: int, region: dict) -> None:
 def validate_board(data: dict, where: str) -> dict:
     """Check a parsed board file against the schema; raise OptionError naming the field; return data."""
     _check_fields(where, data, _TOP_FIELDS, _OPTIONAL_TOP_FIELDS)
+    _check_text(where, "id", data["id"], BOARD_ID,
+                "1-64 characters from lowercase letters, digits, '.', '_' and '-', starting with a letter or digit")
+    _check_text(where, "name", data["name"], None,
+                "1-100 printable characters (no control characters, line breaks or bidi controls)")
     _check_choice(where, "core", data["core"], sorted(QEMU_MACHINE_FOR_CORE))
     _check_choice(where, "fpu", data["fpu"], FPU_KINDS)
     if data["clock_hz"] <= 0:
@@ -106,9 +130,11 @@ def validate_board(data: dict, where: str) -> dict:
     for index, region in enumerate(data["memory"]):
         _check_region(where, index, region)
     names = [r["name"] for r in data["memory"]]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    upper = [n.upper() for n in names]  # FW_REGION_<NAME> macros are upper case
+    duplicates = sorted({n for n in names if upper.count(n.upper()) > 1})
     if duplicates:
-        raise OptionError(f"{where}: memory region name(s) {', '.join(duplicates)} appear more than once.")
+        raise OptionError(f"{where}: memory region name(s) {', '.join(duplicates)} appear more than once "
+                          "(letter case aside).")
     spans = sorted((r["base"], r["base"] + r["size"], r["name"]) for r in data["memory"])
     for (_, end, a), (start, _, b) in zip(spans, spans[1:]):
         if start < end:

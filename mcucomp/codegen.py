@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import keyword
-import re
-
 import numpy as np
 
 from emit_c import ArrayConst, CallSite, IOSpec, Program
+from emit_c.identifiers import io_identifiers, sanitize
 
-from .errors import ModelError
 from .ir import Graph, Node
 from .memory import MemoryLayout
 from .ops import REGISTRY, KernelCall
@@ -20,41 +17,6 @@ C_TYPES = {
     "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t", "uint64": "uint64_t", "bool": "uint8_t",
     "float64": "double",
 }
-C_KEYWORDS = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
-    "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
-    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "arena",
-    "_Bool", "_Complex", "_Imaginary", "arena_u8",
-}
-
-
-def sanitize(name: str) -> str:
-    """A C identifier made from a tensor name: invalid characters become '_', a leading digit gets '_'."""
-    ident = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    if not ident or ident[0].isdigit():
-        ident = "_" + ident
-    return ident
-
-
-def io_identifiers(names: list[str]) -> dict[str, str]:
-    """Sanitized, unique, non-reserved C parameter names for the graph inputs and outputs."""
-    result: dict[str, str] = {}
-    seen: dict[str, str] = {}
-    for name in names:
-        ident = sanitize(name)
-        if ident in C_KEYWORDS or ident.startswith("__") or keyword.iskeyword(ident) and ident in C_KEYWORDS:
-            raise ModelError(
-                f"Graph input/output '{name}' becomes the C identifier '{ident}', which is reserved in C or by the "
-                "generated API. Rename it in the model (e.g. with onnx.compose.add_prefix or by editing the graph)."
-            )
-        if ident in seen:
-            raise ModelError(
-                f"Graph inputs/outputs '{seen[ident]}' and '{name}' both become the C identifier '{ident}' once "
-                "characters that are not valid in C are replaced. Rename one of them in the model."
-            )
-        seen[ident] = name
-        result[name] = ident
-    return result
 
 
 class _Emitter:
@@ -86,8 +48,7 @@ class _Emitter:
             return self.array(name, t.data, t.dtype)
         root = self.layout.roots.get(name, name)
         if root in self.layout.caller_owned:
-            ident = self.io_names[root]
-            return ident if writable or root in self.g.outputs else ident
+            return self.io_names[root]
         qual = "" if writable else "const "
         return f"({qual}{ctype} *)(arena_u8 + {self.layout.offsets[root]})"
 
@@ -113,7 +74,7 @@ class _Emitter:
 def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], layout: MemoryLayout, prefix: str,
                   header: list[str]) -> Program:
     """Assemble the Program: I/O specs, calls in schedule order, constant arrays and runtime files."""
-    io_names = io_identifiers(g.inputs + g.outputs)
+    io_names = io_identifiers(g.inputs + g.outputs, prefix)
     em = _Emitter(g, layout, prefix, io_names)
     runtime: list[str] = ["mcu_rt.h", "mcu_math.h"]  # mcu_math.h: header-only, used by float and int8 kernels
     sites = []

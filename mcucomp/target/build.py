@@ -12,6 +12,8 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
+from emit_c.escape import c_environment
+
 from ..boards import compiler_flags
 from ..errors import McucompError
 from .memory_map import MemoryMap, linker_script, regions_header
@@ -26,8 +28,7 @@ FIRMWARE_FILES = ("fw_semihost.h", "fw_semihost.c", "fw_startup.c")
 INSTALL_HINT = ("Install the Arm GNU toolchain and QEMU: apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi "
                 "qemu-system-arm.")
 
-_ENV = jinja2.Environment(loader=jinja2.PackageLoader("mcucomp.target", "firmware"), trim_blocks=True,
-                          lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+_ENV = c_environment(jinja2.PackageLoader("mcucomp.target", "firmware"))
 
 
 def require_tool(tool: str) -> str:
