@@ -21,7 +21,7 @@ class StringLiteral(str):
     """A complete C string literal, quotes included, with every risky character escaped."""
 
 
-def _visible(ch: str) -> str:
+def visible_escape(ch: str) -> str:
     """A character outside printable ASCII as a visible escape: \\xNN, \\uNNNN or \\UNNNNNNNN."""
     code = ord(ch)
     if code <= 0xFF:
@@ -40,7 +40,7 @@ def c_comment_text(text: str) -> CommentText:
     prev = ""
     for ch in str(text):
         if not " " <= ch <= "~":
-            piece = _visible(ch)
+            piece = visible_escape(ch)
         elif ch == "\\":
             piece = "\\\\"
         elif (prev, ch) in (("*", "/"), ("/", "*"), ("?", "?")):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .ir import Graph, Node, Quant
 from .ops import REGISTRY
+from .report.tables import display_text
 
 
 def _number(v: float) -> str:
@@ -31,7 +32,7 @@ def format_tensor(g: Graph, name: str) -> str:
         return "-"
     t = g.tensors[name]
     const = " const" if t.is_const else ""
-    return f"{name}:{t.dtype}[{','.join(map(str, t.shape))}]{const}{format_quant(t.quant)}"
+    return f"{display_text(name)}:{t.dtype}[{','.join(map(str, t.shape))}]{const}{format_quant(t.quant)}"
 
 
 def format_node(step: int, node: Node, g: Graph) -> str:
@@ -40,7 +41,7 @@ def format_node(step: int, node: Node, g: Graph) -> str:
     cost = "alias" if op.aliases_input(node, g) else f"macs={op.macs(node, g):,}"
     ins = ", ".join(format_tensor(g, i) for i in node.inputs)
     outs = ", ".join(format_tensor(g, o) for o in node.outputs)
-    return f"{step:4d}  {node.name}  {node.op}  {ins} -> {outs}  {cost}"
+    return f"{step:4d}  {display_text(node.name)}  {node.op}  {ins} -> {outs}  {cost}"
 
 
 def format_graph(g: Graph, order: list[Node]) -> list[str]:

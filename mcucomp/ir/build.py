@@ -63,9 +63,13 @@ def build_graph(proto: onnx.ModelProto) -> Graph:
         if vi.name in used and vi.name not in tensors and vi.type.HasField("tensor_type"):
             tensors[vi.name] = _tensor_from_value_info(vi, producers.get(vi.name))
     nodes = []
+    names: set[str] = set()
     for k, n in enumerate(g.node):
         attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
         name = n.name or f"{n.op_type}_{k}"
+        while name in names:  # ONNX does not require unique node names; later stages key calls by them
+            name = f"{name}_{k}"
+        names.add(name)
         for out in n.output:
             if out and out not in tensors:
                 raise ModelError(

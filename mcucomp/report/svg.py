@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
+from .tables import display_text
+
 #: File name of the picture in OUTDIR.
 MEMORY_SVG = "memory.svg"
 #: Fill colours per tensor kind (report.json `tensors[].kind`), a Tableau 10 tone and a darker one; the hues stay
@@ -152,22 +154,22 @@ def _buffers(f: _Frame, tensors: list[dict]) -> tuple[list[str], list[str]]:
     aliases: dict[str, list[str]] = {}
     for t in tensors:
         if t["alias_of"] is not None:
-            aliases.setdefault(t["alias_of"], []).append(t["name"])
+            aliases.setdefault(t["alias_of"], []).append(display_text(t["name"]))
     storage = sorted((t for t in tensors if t["alias_of"] is None), key=lambda t: (t["first_step"], t["offset"]))
     rects, labels, placed = [], [], []
     for k, t in enumerate(storage):
         x0, x1 = f.x(t["first_step"]) + 1, f.x(t["last_step"] + 1) - 1
         y1 = f.y(t["offset"])
         h = max(y1 - f.y(t["offset"] + t["bytes"]), MIN_BAR)
-        tip = (f"{t['name']} ({KIND_LABELS[t['kind']]}): {t['bytes']:,} B at offset {t['offset']:,}, "
+        tip = (f"{display_text(t['name'])} ({KIND_LABELS[t['kind']]}): {t['bytes']:,} B at offset {t['offset']:,}, "
                f"steps {t['first_step']}..{t['last_step']}")
         if t["name"] in aliases:
             tip += f"; also holds {', '.join(aliases[t['name']])}"
         rects.append(f'<g class="buffer"><title>{escape(tip)}</title>'
-                     f'<rect class="buf" data-name={quoteattr(t["name"])} x="{x0:.1f}" y="{y1 - h:.1f}" '
+                     f'<rect class="buf" data-name={quoteattr(display_text(t["name"]))} x="{x0:.1f}" y="{y1 - h:.1f}" '
                      f'width="{x1 - x0:.1f}" height="{h:.1f}" fill="{KIND_COLOURS[t["kind"]][k % 2]}" '
                      'fill-opacity="0.85" stroke="#333333" stroke-width="0.6"/></g>')
-        spot = _place_label(t["name"], (x0, x1, y1 - h, y1), placed)
+        spot = _place_label(display_text(t["name"]), (x0, x1, y1 - h, y1), placed)
         if spot is not None:
             cx, cy, text = spot
             labels.append(_text(cx, cy + FONT * 0.36, text, anchor="middle",
@@ -230,7 +232,7 @@ def render_memory_svg(report: dict) -> str:
         x, y = f.x(layer["step"] + 0.5), f.base + 10
         weight = ' font-weight="bold"' if layer["step"] == peak else ""
         out.append(f'<text x="{x:.1f}" y="{y}" font-size="{FONT}" text-anchor="end" dominant-baseline="middle"'
-                   f'{weight} transform="rotate(-90 {x:.1f} {y})"><title>{escape(layer["name"])}</title>'
+                   f'{weight} transform="rotate(-90 {x:.1f} {y})"><title>{escape(display_text(layer["name"]))}</title>'
                    f"{escape(str(layer['step']) + ' ' + layer['op'])}</text>")
     out.append(_text(LEFT + f.width / 2, height - 8, "schedule step and kernel (time →)", anchor="middle"))
     mid = TOP + PLOT_HEIGHT / 2

@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+import unicodedata
+
+from emit_c.escape import visible_escape
+
 LAYER_HEADER = ["step", "layer", "op", "output shape", "MACs", "weight B", "live RAM B", "peak"]
 TENSOR_HEADER = ["tensor", "kind", "bytes", "offset", "end", "first step", "last step", "alias of"]
 FIT_HEADER = ["memory", "region", "needed B", "size B", "used", "parts", "fits"]
+
+
+def display_text(text: str) -> str:
+    """A model name made safe to show in a terminal, HTML or SVG: control, format (bidi overrides), line-separator,
+    private-use and unassigned characters become visible \\xNN / \\uNNNN escapes, and a backslash doubles."""
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            out.append(visible_escape(ch))
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _shape(dims: list[int]) -> str:
@@ -14,7 +32,7 @@ def _shape(dims: list[int]) -> str:
 
 def layer_rows(report: dict, peak_mark: str = "peak") -> list[list[str]]:
     """Per layer: step, name, op, output shape, MACs, weight bytes, live bytes at its step, the peak mark."""
-    return [[str(layer["step"]), layer["name"], layer["op"] + (" (view)" if layer["alias"] else ""),
+    return [[str(layer["step"]), display_text(layer["name"]), layer["op"] + (" (view)" if layer["alias"] else ""),
              _shape(layer["output_shape"]), f"{layer['macs']:,}", f"{layer['weight_bytes']:,}",
              f"{layer['live_bytes']:,}", peak_mark if layer["step"] == report["peak_step"] else ""]
             for layer in report["layers"]]
@@ -23,8 +41,8 @@ def layer_rows(report: dict, peak_mark: str = "peak") -> list[list[str]]:
 def tensor_rows(report: dict) -> list[list[str]]:
     """Per arena tensor and scratch buffer, by first step then offset: placement and lifetime."""
     tensors = sorted(report["tensors"], key=lambda t: (t["first_step"], t["offset"], t["alias_of"] is not None))
-    return [[t["name"], t["kind"] + (" (view)" if t["alias_of"] else ""), f"{t['bytes']:,}", f"{t['offset']:,}",
-             f"{t['offset'] + t['bytes']:,}", str(t["first_step"]), str(t["last_step"]), t["alias_of"] or ""]
+    return [[display_text(t["name"]), t["kind"] + (" (view)" if t["alias_of"] else ""), f"{t['bytes']:,}", f"{t['offset']:,}",
+             f"{t['offset'] + t['bytes']:,}", str(t["first_step"]), str(t["last_step"]), display_text(t["alias_of"] or "")]
             for t in tensors]
 
 
@@ -49,7 +67,7 @@ def _io_text(report: dict) -> str:
     """Where graph inputs and outputs live."""
     if report["io_placement"] == "caller":
         return "caller-owned buffers outside the arena (--io caller)"
-    where = ", ".join(f"{io['name']} @ {io['arena_offset']:,}" for io in report["inputs"] + report["outputs"])
+    where = ", ".join(f"{display_text(io['name'])} @ {io['arena_offset']:,}" for io in report["inputs"] + report["outputs"])
     return f"inside the arena (--io arena; {where})"
 
 
@@ -57,7 +75,7 @@ def summary_items(report: dict) -> list[tuple[str, str]]:
     """(label, text) lines: arena, live set, lower bound, gap, schedule, placement, flash, MACs, I/O, board."""
     arena, live, sched = report["arena_bytes"], report["live_lower_bound_bytes"], report["schedule"]
     bound, peak = report["overlap_lower_bound_bytes"], report["peak_step"]
-    peak_at = f" at step {peak} '{report['layers'][peak]['name']}'" if peak is not None else ""
+    peak_at = f" at step {peak} '{display_text(report['layers'][peak]['name'])}'" if peak is not None else ""
     why = (f"the largest live set less what {len(report['overlaps'])} overlap permissions of in-place kernels can "
            "save" if bound < live else "the largest live set")
     saved = sched["file_order_peak_bytes"] - sched["peak_bytes"]
