@@ -47,7 +47,7 @@ MARKER = re.compile(r"\bPWNED_\d+\b|\bINJECTED\b")
 #: String and character literal tokens of preprocessed C (markers inside them are data, not code).
 LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                     derandomize=True)
 
 # --------------------------------------------------------------------------------------------------- strategies
@@ -259,7 +259,7 @@ def test_hostile_names_never_become_code(kind):
     check()
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(names=_names(_name_count("float")), doc=HOSTILE, stem=HOSTILE)
 def test_hostile_names_and_file_name_through_the_cli(names, doc, stem):
     """The command line (compile, show, analyze) with hostile names and a hostile model file name."""
