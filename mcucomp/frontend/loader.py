@@ -7,6 +7,7 @@ import os
 import re
 
 import onnx
+import onnx.inliner  # a submodule: `import onnx` alone does not load it
 from onnx import shape_inference, version_converter
 
 from ..errors import ModelError, OptionError
