@@ -31,6 +31,7 @@ class ShapeRule:
     type_input: int
     drop_attrs: tuple[str, ...] = ()
     bool_inputs: tuple[int, ...] = field(default=())  # inputs the standard op takes as bool (Where's condition)
+    opset: int = 21  # the standard op's version whose attributes the contrib op shares
 
 
 _UNARY = ShapeRule("Identity", (0,), 0)
@@ -44,7 +45,7 @@ RULES: dict[str, ShapeRule] = {
     "QLinearSigmoid": _UNARY,
     "QLinearLeakyRelu": _UNARY,
     "QLinearSoftmax": _UNARY,
-    "QLinearReduceMean": ShapeRule("ReduceMean", (0,), 0),
+    "QLinearReduceMean": ShapeRule("ReduceMean", (0,), 0, opset=13),  # axes as an attribute
     "QLinearWhere": ShapeRule("Where", (0, 1, 4), 1, bool_inputs=(0,)),
     "QGemm": ShapeRule("Gemm", (0, 3), 8, ("alpha", "beta")),
 }
@@ -87,7 +88,7 @@ def _output_type(node: onnx.NodeProto, rule: ShapeRule, types: dict[str, onnx.Ty
                                                     dims[n])
                    for p, n, k in zip(probe_inputs, names, rule.shape_inputs)}
     try:
-        out = shape_inference.infer_node_outputs(defs.get_schema(rule.standard_op), probe, probe_types)["out"]
+        out = shape_inference.infer_node_outputs(defs.get_schema(rule.standard_op, rule.opset), probe, probe_types)["out"]
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UnsupportedError(

@@ -1,6 +1,6 @@
 """Lower QOperator ops: QLinearConv, QLinearMatMul, MatMulInteger/ConvInteger + [Add] + DQ + Q chains, and the
 com.microsoft ops quantize_static(QOperator) writes (QLinearAdd, QLinearMul, QLinearConcat, QLinearAveragePool,
-QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QGemm), in onnxruntime's arithmetic for
+QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearWhere, QGemm), in onnxruntime's arithmetic for
 each. uint8 tensors are lowered as they are; lower_qdq then runs them as int8 (qutil.to_int8_domain)."""
 
 from __future__ import annotations
@@ -216,6 +216,7 @@ def _lower_qlinearmul(g: Graph, node: Node, mode: str) -> None:
         return _reject(node, "A, B and C must share one 8-bit type, with constant per-tensor scales and zero points")
     (a_s, a_z), (b_s, b_z), (y_s, y_z) = params
     lo, hi = out_range(g, y)
+    set_quant(g, y, const_quant(g, cs, cz))
     node.attrs = {"a_scale": a_s, "a_zp": a_z, "b_scale": b_s, "b_zp": b_z, "y_scale": y_s, "y_zp": y_z,
                   "qmin": lo, "qmax": hi, "y_off": 128 if g.tensors[y].dtype == "uint8" else 0}
     node.inputs, node.op, node.domain = [a, b], "mul_s8", ""
@@ -235,6 +236,7 @@ def _lower_qlinear_lookup(g: Graph, node: Node, mode: str) -> None:
     if any(p is None for p in params) or not _bits8(g, x, y) or g.tensors[x].dtype != g.tensors[y].dtype:
         return _reject(node, "X and Y of one 8-bit type, with constant per-tensor scales and zero points")
     fn = mlas_logistic if node.op == "QLinearSigmoid" else leaky_relu(node.attrs.get("alpha", 0.01))
+    set_quant(g, y, const_quant(g, ys, yz))
     node.attrs = _lut_attrs(g, x, params[0], y, params[1], fn)
     node.inputs, node.op, node.domain = [x], "lut8", ""
 
@@ -248,6 +250,18 @@ def _new_activation(g: Graph, name: str, like: str) -> str:
     return unique
 
 
+def _requantized(g: Graph, node: Node, x: str, x_q: tuple[float, int], y: str, y_q: tuple[float, int]) -> str:
+    """`x` as codes of y's quantization: x itself when onnxruntime copies it (equal float32 scale and zero point),
+    else the output of a new lut8 before `node` with onnxruntime's identity table."""
+    if np.float32(x_q[0]) == np.float32(y_q[0]) and x_q[1] == y_q[1]:
+        return x
+    requantized = _new_activation(g, f"{x}_requant", x)
+    g.tensors[requantized].quant = g.tensors[y].quant
+    g.nodes.insert(g.nodes.index(node), Node(f"{node.name}_{x}_requant", "lut8", [x], [requantized],
+                                             _lut_attrs(g, x, x_q, y, y_q, identity)))
+    return requantized
+
+
 def _lower_qlinearconcat(g: Graph, node: Node, mode: str) -> None:
     """com.microsoft QLinearConcat(Ys, Yz, X0, X0s, X0z, ...; axis) → a lut8 requantizing each input whose scale or
     zero point differs from the output's (onnxruntime's identity table), then a plain Concat of the codes."""
@@ -259,18 +273,26 @@ def _lower_qlinearconcat(g: Graph, node: Node, mode: str) -> None:
             len({g.tensors[n].dtype for n in [y] + [x for x, _, _ in groups]}) > 1 or not _bits8(g, y):
         return _reject(node, "inputs and output of one 8-bit type, non-constant inputs, and constant per-tensor "
                              "scales and zero points")
-    inputs = []
-    for (x, _, _), x_q in zip(groups, x_qs):
-        # onnxruntime copies an input whose float32 scale and zero point equal the output's
-        if np.float32(x_q[0]) == np.float32(y_q[0]) and x_q[1] == y_q[1]:
-            inputs.append(x)
-            continue
-        requantized = _new_activation(g, f"{x}_requant", x)
-        g.nodes.insert(g.nodes.index(node), Node(f"{node.name}_{x}_requant", "lut8", [x], [requantized],
-                                                 _lut_attrs(g, x, x_q, y, y_q, identity)))
-        inputs.append(requantized)
+    set_quant(g, y, const_quant(g, node.inputs[0], node.inputs[1]))
+    inputs = [_requantized(g, node, x, x_q, y, y_q) for (x, _, _), x_q in zip(groups, x_qs)]
     node.attrs = {"axis": node.attrs.get("axis", 0)}
     node.inputs, node.op, node.domain = inputs, "Concat", ""
+
+
+def _lower_qlinearwhere(g: Graph, node: Node, mode: str) -> None:
+    """com.microsoft QLinearWhere(cond, X, Xs, Xz, Y, Ys, Yz, Zs, Zz) → X and Y requantized to Z like QLinearConcat's
+    inputs (onnxruntime's identity tables), then a plain Where of the codes."""
+    cond, x, xs, xz, y, ys, yz, zs, zz = (node.inputs + [""] * 9)[:9]
+    z = node.outputs[0]
+    params = [_scale_zp(g, s, zp) for s, zp in ((xs, xz), (ys, yz), (zs, zz))]
+    if any(p is None for p in params) or any(g.tensors[n].is_const for n in (x, y)) or not _bits8(g, z) or \
+            len({g.tensors[n].dtype for n in (x, y, z)}) > 1:
+        return _reject(node, "X, Y and Z of one 8-bit type, non-constant X and Y, and constant per-tensor scales "
+                             "and zero points")
+    set_quant(g, z, const_quant(g, zs, zz))
+    node.inputs = [cond, _requantized(g, node, x, params[0], z, params[2]),
+                   _requantized(g, node, y, params[1], z, params[2])]
+    node.attrs, node.op, node.domain = {}, "Where", ""
 
 
 def _lower_qgemm(g: Graph, node: Node, mode: str) -> None:
@@ -323,6 +345,7 @@ MS_LOWERINGS = {
     "QLinearSigmoid": _lower_qlinear_lookup,
     "QLinearLeakyRelu": _lower_qlinear_lookup,
     "QLinearConcat": _lower_qlinearconcat,
+    "QLinearWhere": _lower_qlinearwhere,
     "QGemm": _lower_qgemm,
     "QLinearReduceMean": _lower_qlinearreducemean,
 }

@@ -91,9 +91,10 @@ KERNEL_ZP_ATTRS = {
     "mul_s8": ({0: ("a_zp",), 1: ("b_zp",)}, ("y_zp", "qmin", "qmax")),
     "lut8": ({0: ("x_lo",)}, ("y_shift",)),
 }
-#: Ops that pass 8-bit codes through unchanged (a uint8 tensor and their output change type together; for Concat,
-#: every input).
-PASS_THROUGH = ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat")
+#: Ops that pass 8-bit codes through unchanged (a uint8 tensor and their output change type together).
+PASS_THROUGH = ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Where")
+#: The inputs whose codes such an op passes on, where not input 0 alone.
+CODE_INPUTS = {"Concat": lambda ins: list(ins), "Where": lambda ins: list(ins[1:3])}
 
 
 def _u8_component(g: Graph, start: str) -> set[str]:
@@ -104,7 +105,7 @@ def _u8_component(g: Graph, start: str) -> set[str]:
         for node in g.consumers(name) + [n for n in (g.producer(name),) if n is not None]:
             if node.op not in PASS_THROUGH or node.domain:
                 continue
-            for other in (node.inputs if node.op == "Concat" else node.inputs[:1]) + node.outputs[:1]:
+            for other in CODE_INPUTS.get(node.op, lambda ins: ins[:1])(node.inputs) + node.outputs[:1]:
                 if other not in seen and g.tensors[other].dtype == "uint8" and not g.tensors[other].is_const:
                     seen.add(other)
                     todo.append(other)
