@@ -15,6 +15,7 @@ from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantTy
 
 import mcucomp
 from mcucomp.errors import UnsupportedError
+from mcucomp.target.verify import verify_on_target
 from mcucomp.verify import verify_model
 
 SHAPE = [1, 3, 8, 8]
@@ -175,3 +176,15 @@ def test_qlinear_reduce_mean_is_unsupported_with_its_reason(tmp_path):
                                                     helper.make_opsetid("com.microsoft", 1)])
     with pytest.raises(UnsupportedError, match=r"node 'rm' \(com.microsoft::QLinearReduceMean\): onnxruntime's CPU"):
         mcucomp.compile_model(save(model, tmp_path / "rm.onnx"), tmp_path / "out")
+
+
+@pytest.mark.parametrize("board", ["nucleo-l4r5zi", "nucleo-g0b1re"])
+def test_on_target_bit_exact(board, quantized, tmp_path):
+    """The new kernels cross-compiled for Cortex-M4 (hardware float) and M0+ (soft float) compute, under QEMU, what
+    the host build computes."""
+    for model in sorted(MODELS):
+        out = tmp_path / model
+        mcucomp.compile_model(quantized(model, "u8", True), out, name="m", board=board)
+        result = verify_on_target(out, board, inputs=3, seed=0, timeout_s=120)
+        assert result.status == "ok", result.detail
+        assert result.mismatching and not any(result.mismatching.values()), result.mismatching
