@@ -4,7 +4,8 @@ onnxruntime's quantize_static(QOperator) writes QLinearAdd, QLinearConcat, QGemm
 untyped, and every tensor after them too. Each op has one rule here: the standard ONNX op with the same output
 shape and which of its inputs feed it (onnx's own inference of that op gives the dims), and where the output's
 element type comes from. `infer_with_contrib_rules` alternates onnx's inference with these rules until every
-tensor is typed; a com.microsoft op without a rule is reported as unsupported (exit 2), not as a shape error.
+tensor is typed; an op neither knows (a com.microsoft op without a rule, a custom domain) is reported as unsupported
+(exit 2), not as a shape error.
 """
 
 from __future__ import annotations
@@ -132,15 +133,16 @@ def _apply_rules(proto: onnx.ModelProto) -> bool:
 
 
 def _reject_unknown(proto: onnx.ModelProto) -> None:
-    """When a tensor stays untyped behind com.microsoft ops without a rule, list those ops as unsupported."""
+    """When a tensor stays untyped behind ops that neither onnx nor the rules here know (com.microsoft ops without a
+    rule, custom domains), list those ops as unsupported."""
     types = _typed(proto.graph)
     if all(o in types for n in proto.graph.node for o in n.output if o):
         return
-    unknown = [n for n in proto.graph.node if n.domain == CONTRIB_DOMAIN and _rule(n) is None
-               and not defs.has(n.op_type, n.domain)]
+    unknown = [n for n in proto.graph.node if n.domain not in ("", "ai.onnx") and
+               (n.domain != CONTRIB_DOMAIN or _rule(n) is None) and not defs.has(n.op_type, n.domain)]
     if unknown:
         problems = [f"node '{n.name}' ({n.domain}::{n.op_type}): mcucomp has no type/shape rule and no kernel for "
-                    "this onnxruntime contrib op" for n in unknown]
+                    "this op" for n in unknown]
         raise UnsupportedError(
             f"{len(problems)} node(s) cannot be compiled: " + " | ".join(problems)
             + ". Quantize the model without these ops (e.g. exclude them with nodes_to_exclude in quantize_static) "
