@@ -50,7 +50,7 @@ def _model(nodes, outputs: dict[str, list[int]], w: _Weights, extra_inputs=()) -
 
 def residual_model() -> onnx.ModelProto:
     """Conv → Relu → Conv + skip (QLinearAdd) → AveragePool 3x3/2 pad 1 (count_include_pad) → GlobalAveragePool →
-    Flatten → Gemm with bias → Softmax; a second head: AveragePool 2x2/2 → Sigmoid."""
+    Flatten → Gemm with bias and alpha 0.7 → Softmax; a second head: AveragePool 2x2/2 → Sigmoid."""
     w = _Weights(1)
     n = helper.make_node
     nodes = [n("Conv", ["x", w("w1", (6, 3, 3, 3)), w("b1", (6,), 0.1)], ["c1"], pads=[1, 1, 1, 1]),
@@ -61,7 +61,7 @@ def residual_model() -> onnx.ModelProto:
                count_include_pad=1),
              n("GlobalAveragePool", ["ap"], ["gap"]),
              n("Flatten", ["gap"], ["flat"]),
-             n("Gemm", ["flat", w("fc_w", (6, 5)), w("fc_b", (5,), 0.2)], ["logits"]),
+             n("Gemm", ["flat", w("fc_w", (6, 5)), w("fc_b", (5,), 0.2)], ["logits"], alpha=0.7),
              n("Softmax", ["logits"], ["probs"], axis=-1),
              n("AveragePool", ["res"], ["ap2"], kernel_shape=[2, 2], strides=[2, 2]),
              n("Sigmoid", ["ap2"], ["sig"])]

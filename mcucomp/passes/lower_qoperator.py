@@ -306,20 +306,19 @@ def _lower_qgemm(g: Graph, node: Node, mode: str) -> None:
         return _reject(node, "QGemm is supported with 8-bit A, constant 2-D 8-bit B, no transA, and an 8-bit output "
                              "(y_scale and y_zero_point given)")
     n_out = w.shape[0] if attrs.get("transB", 0) else w.shape[1]
-    consts = [g.const(n) for n in (as_, az, bs, bz, ys, yz)]
     bias = g.const(c) if c else np.zeros(0, np.int32)
-    if any(v is None for v in consts) or bias is None or (c and bias.size not in (1, n_out)):
+    if any(g.const(n) is None for n in (as_, az, bs, bz, ys, yz) if n) or bias is None or \
+            (c and bias.size not in (1, n_out)):
         return _reject(node, "QGemm needs constant scales, zero points and bias (one value or one per output column)")
-    a_s, _, b_s, _, y_s, y_z = consts
     lo, hi = out_range(g, y)
-    scale = (np.float32(attrs.get("alpha", 1.0)) * np.float32(scalar(a_s)) * np.asarray(b_s, np.float32).reshape(-1)
-             ).astype(np.float32) / np.float32(scalar(y_s))
+    scale = (np.float32(attrs.get("alpha", 1.0)) * np.float32(scalar(g.const(as_)))
+             * np.asarray(g.const(bs), np.float32).reshape(-1)).astype(np.float32) / np.float32(scalar(g.const(ys)))
     set_quant(g, y, const_quant(g, ys, yz))
     w_name, w_zp = (int8_weights(g, b, zp_array(g, bz, n_out)) if attrs.get("transB", 0) else _fc_weights(g, b, bz))
     bias_name = g.add_const(f"{node.name}_bias", np.broadcast_to(bias.reshape(-1), (n_out,)).astype(np.int32)) \
         if c else ""
     node.attrs = {"x_zp": int(scalar(g.const(az))) if az else 0, "w_zp": w_zp,
-                  "rq": Requant(scale.astype(np.float32), int(scalar(y_z)), lo, hi, mode)}
+                  "rq": Requant(scale.astype(np.float32), int(scalar(g.const(yz))), lo, hi, mode)}
     node.inputs, node.op, node.domain = [a, w_name, bias_name], "fc_s8", ""
 
 
