@@ -15,6 +15,7 @@ from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantTy
 
 import mcucomp
 from mcucomp.errors import UnsupportedError
+from mcucomp.frontend import load_onnx
 from mcucomp.target.verify import verify_on_target
 from mcucomp.verify import verify_model
 
@@ -167,19 +168,27 @@ def test_unknown_contrib_op_is_unsupported(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_qlinear_reduce_mean_is_unsupported_with_its_reason(tmp_path):
-    """onnxruntime's CPU provider has no QLinearReduceMean kernel: typed, then rejected with that reason."""
+@pytest.mark.parametrize("op,attrs,out_dims,reason", [
+    ("QLinearReduceMean", {"axes": [2, 3], "keepdims": 1}, [1, 4, 1, 1], "onnxruntime's CPU provider has no"),
+    ("QLinearGlobalAveragePool", {"channels_last": 1}, [1, 1, 1, 5], "NCHW 1-D or 2-D"),
+])
+def test_typed_but_unsupported_variants_say_why(op, attrs, out_dims, reason, tmp_path):
+    """Contrib ops whose shape rule applies but whose variant has no kernel: rejected (exit 2) with the reason, after
+    typing the tensors behind them (the Identity reads the rule's output)."""
     inits = [numpy_helper.from_array(np.array(v, t), name) for name, v, t in
              (("xs", 0.1, np.float32), ("xz", 128, np.uint8), ("ys", 0.05, np.float32), ("yz", 120, np.uint8))]
-    node = helper.make_node("QLinearReduceMean", ["x", "xs", "xz", "ys", "yz"], ["m"], name="rm",
-                            domain="com.microsoft", axes=[2, 3], keepdims=1)
+    node = helper.make_node(op, ["x", "xs", "xz", "ys", "yz"], ["m"], name="n", domain="com.microsoft", **attrs)
     graph = helper.make_graph([node, helper.make_node("Identity", ["m"], ["y"])], "g",
                               [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 4, 5, 5])],
-                              [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 4, 1, 1])], inits)
+                              [helper.make_tensor_value_info("y", TensorProto.UINT8, ["n", "c", "h", "w"])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13),
                                                     helper.make_opsetid("com.microsoft", 1)])
-    with pytest.raises(UnsupportedError, match=r"node 'rm' \(com.microsoft::QLinearReduceMean\): onnxruntime's CPU"):
-        mcucomp.compile_model(save(model, tmp_path / "rm.onnx"), tmp_path / "out")
+    path = save(model, tmp_path / "m.onnx")
+    with pytest.raises(UnsupportedError, match=rf"node 'n' \(com.microsoft::{op}\): {reason}"):
+        mcucomp.compile_model(path, tmp_path / "out")
+    inferred, _ = load_onnx(path)
+    typed = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in inferred.graph.value_info}
+    assert typed["m"] == out_dims
 
 
 @pytest.mark.parametrize("board", ["nucleo-l4r5zi", "nucleo-g0b1re"])

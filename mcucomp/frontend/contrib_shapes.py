@@ -10,7 +10,7 @@ tensor is typed; an op neither knows (a com.microsoft op without a rule, a custo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import onnx
@@ -24,14 +24,14 @@ CONTRIB_DOMAIN = "com.microsoft"
 @dataclass(frozen=True)
 class ShapeRule:
     """The output of a contrib node has the shape of `standard_op` applied to the inputs at `shape_inputs` (with the
-    node's attributes minus `drop_attrs`; none for Identity) and the element type of the input at `type_input` (float32 when that
-    optional input is absent)."""
+    node's attributes minus `drop_attrs`; none for Identity) and the element type of the input at `type_input`
+    (float32 when that optional input is absent)."""
 
     standard_op: str
     shape_inputs: tuple[int, ...]
     type_input: int
     drop_attrs: tuple[str, ...] = ()
-    bool_inputs: tuple[int, ...] = field(default=())  # inputs the standard op takes as bool (Where's condition)
+    bool_inputs: tuple[int, ...] = ()  # inputs the standard op takes as bool (Where's condition)
     opset: int = 21  # the standard op's version whose attributes the contrib op shares
 
 
@@ -89,7 +89,8 @@ def _output_type(node: onnx.NodeProto, rule: ShapeRule, types: dict[str, onnx.Ty
                                                     dims[n])
                    for p, n, k in zip(probe_inputs, names, rule.shape_inputs)}
     try:
-        out = shape_inference.infer_node_outputs(defs.get_schema(rule.standard_op, rule.opset), probe, probe_types)["out"]
+        schema = defs.get_schema(rule.standard_op, rule.opset)
+        out = shape_inference.infer_node_outputs(schema, probe, probe_types)["out"]
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UnsupportedError(

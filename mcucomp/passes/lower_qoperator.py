@@ -1,7 +1,7 @@
 """Lower QOperator ops: QLinearConv, QLinearMatMul, MatMulInteger/ConvInteger + [Add] + DQ + Q chains, and the
 com.microsoft ops quantize_static(QOperator) writes (QLinearAdd, QLinearMul, QLinearConcat, QLinearAveragePool,
-QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearWhere, QGemm), in onnxruntime's arithmetic for
-each. uint8 tensors are lowered as they are; lower_qdq then runs them as int8 (qutil.to_int8_domain)."""
+QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearWhere, QGemm), in onnxruntime's
+arithmetic for each. uint8 tensors are lowered as they are; lower_qdq then runs them as int8 (qutil.to_int8_domain)."""
 
 from __future__ import annotations
 
