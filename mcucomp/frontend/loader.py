@@ -7,10 +7,12 @@ import os
 import re
 
 import onnx
+import onnx.inliner  # a submodule: `import onnx` alone does not load it
 from onnx import shape_inference, version_converter
 
-from ..errors import ModelError, OptionError
+from ..errors import McucompError, ModelError, OptionError
 from .canonical import reduce_mean_to_pool
+from .contrib_shapes import infer_with_contrib_rules
 from .fold import fold_constants
 from .static_inputs import bind_constants, require_static_operands
 
@@ -148,10 +150,17 @@ def _explicit_mvn_axes(proto: onnx.ModelProto) -> None:
             node.attribute.append(onnx.helper.make_attribute("axes", [0, 2, 3]))
 
 
+def _onnx_infer(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """ONNX shape inference, strict, with data propagation for shape subgraphs."""
+    return shape_inference.infer_shapes(proto, check_type=True, strict_mode=True, data_prop=True)
+
+
 def _infer(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """Run ONNX shape inference, strict, with data propagation for shape subgraphs."""
+    """Run ONNX shape inference together with the com.microsoft rules (contrib_shapes.py)."""
     try:
-        return shape_inference.infer_shapes(proto, check_type=True, strict_mode=True, data_prop=True)
+        return infer_with_contrib_rules(proto, _onnx_infer)
+    except McucompError:
+        raise
     except Exception as exc:
         first = str(exc).strip().splitlines()[0]
         raise ModelError(f"Shape inference failed: {first}. Check the model and the --shape options.") from None

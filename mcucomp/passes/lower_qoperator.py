@@ -1,13 +1,15 @@
 """Lower QOperator ops: QLinearConv, QLinearMatMul, MatMulInteger/ConvInteger + [Add] + DQ + Q chains, and the
-com.microsoft QLinearAdd, QLinearAveragePool, QLinearGlobalAveragePool and QLinearSoftmax, in onnxruntime's
+com.microsoft ops quantize_static(QOperator) writes (QLinearAdd, QLinearMul, QLinearConcat, QLinearAveragePool,
+QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearWhere, QGemm), in onnxruntime's
 arithmetic for each. uint8 tensors are lowered as they are; lower_qdq then runs them as int8 (qutil.to_int8_domain)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Graph, Node
+from ..ir import Graph, Node, Tensor
 from ..ops import ONNX_OPS
+from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
 from ..ops._window import canonical_hw
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
@@ -205,6 +207,127 @@ def _lower_qlinearsoftmax(g: Graph, node: Node, mode: str) -> None:
     node.inputs, node.op, node.domain = [x], "softmax_s8", ""
 
 
+def _lower_qlinearmul(g: Graph, node: Node, mode: str) -> None:
+    """com.microsoft QLinearMul(A, As, Az, B, Bs, Bz, Cs, Cz) → mul_s8 in MLAS QLinearMul's arithmetic."""
+    a, as_, az, b, bs, bz, cs, cz = (node.inputs + [""] * 8)[:8]
+    params = [_scale_zp(g, s, z) for s, z in ((as_, az), (bs, bz), (cs, cz))]
+    y = node.outputs[0]
+    if any(p is None for p in params) or not _bits8(g, a, b, y) or len({g.tensors[n].dtype for n in (a, b, y)}) > 1:
+        return _reject(node, "A, B and C must share one 8-bit type, with constant per-tensor scales and zero points")
+    (a_s, a_z), (b_s, b_z), (y_s, y_z) = params
+    lo, hi = out_range(g, y)
+    set_quant(g, y, const_quant(g, cs, cz))
+    node.attrs = {"a_scale": a_s, "a_zp": a_z, "b_scale": b_s, "b_zp": b_z, "y_scale": y_s, "y_zp": y_z,
+                  "qmin": lo, "qmax": hi, "y_off": 128 if g.tensors[y].dtype == "uint8" else 0}
+    node.inputs, node.op, node.domain = [a, b], "mul_s8", ""
+
+
+def _lut_attrs(g: Graph, x: str, x_q: tuple[float, int], y: str, y_q: tuple[float, int], fn) -> dict:
+    """lut8 attrs for y = quantize(fn(dequantize(x))) as onnxruntime's QlinearBuildLookupTable computes it."""
+    table = code_table(x_q[0], x_q[1], g.tensors[x].dtype, y_q[0], y_q[1], g.tensors[y].dtype, fn)
+    return {"table": table, "x_lo": QRANGE[g.tensors[x].dtype][0], "y_shift": 0}
+
+
+def _lower_qlinear_lookup(g: Graph, node: Node, mode: str) -> None:
+    """com.microsoft QLinearSigmoid / QLinearLeakyRelu(X, xs, xz, ys, yz) → lut8 with onnxruntime's table."""
+    x, xs, xz, ys, yz = (node.inputs + [""] * 5)[:5]
+    params = [_scale_zp(g, s, z) for s, z in ((xs, xz), (ys, yz))]
+    y = node.outputs[0]
+    if any(p is None for p in params) or not _bits8(g, x, y) or g.tensors[x].dtype != g.tensors[y].dtype:
+        return _reject(node, "X and Y of one 8-bit type, with constant per-tensor scales and zero points")
+    fn = mlas_logistic if node.op == "QLinearSigmoid" else leaky_relu(node.attrs.get("alpha", 0.01))
+    set_quant(g, y, const_quant(g, ys, yz))
+    node.attrs = _lut_attrs(g, x, params[0], y, params[1], fn)
+    node.inputs, node.op, node.domain = [x], "lut8", ""
+
+
+def _new_activation(g: Graph, name: str, like: str) -> str:
+    """A fresh activation tensor with the shape and dtype of `like`; return its name."""
+    unique = name
+    while unique in g.tensors:
+        unique += "_"
+    g.tensors[unique] = Tensor(unique, g.tensors[like].shape, g.tensors[like].dtype)
+    return unique
+
+
+def _requantized(g: Graph, node: Node, x: str, x_q: tuple[float, int], y: str, y_q: tuple[float, int]) -> str:
+    """`x` as codes of y's quantization: x itself when onnxruntime copies it (equal float32 scale and zero point),
+    else the output of a new lut8 before `node` with onnxruntime's identity table."""
+    if np.float32(x_q[0]) == np.float32(y_q[0]) and x_q[1] == y_q[1]:
+        return x
+    requantized = _new_activation(g, f"{x}_requant", x)
+    g.tensors[requantized].quant = g.tensors[y].quant
+    g.nodes.insert(g.nodes.index(node), Node(f"{node.name}_{x}_requant", "lut8", [x], [requantized],
+                                             _lut_attrs(g, x, x_q, y, y_q, identity)))
+    return requantized
+
+
+def _lower_qlinearconcat(g: Graph, node: Node, mode: str) -> None:
+    """com.microsoft QLinearConcat(Ys, Yz, X0, X0s, X0z, ...; axis) → a lut8 requantizing each input whose scale or
+    zero point differs from the output's (onnxruntime's identity table), then a plain Concat of the codes."""
+    y = node.outputs[0]
+    y_q = _scale_zp(g, node.inputs[0], node.inputs[1])
+    groups = [node.inputs[i:i + 3] for i in range(2, len(node.inputs), 3)]
+    x_qs = [_scale_zp(g, s, z) for _, s, z in groups]
+    if y_q is None or any(q is None for q in x_qs) or any(g.tensors[x].is_const for x, _, _ in groups) or \
+            len({g.tensors[n].dtype for n in [y] + [x for x, _, _ in groups]}) > 1 or not _bits8(g, y):
+        return _reject(node, "inputs and output of one 8-bit type, non-constant inputs, and constant per-tensor "
+                             "scales and zero points")
+    set_quant(g, y, const_quant(g, node.inputs[0], node.inputs[1]))
+    inputs = [_requantized(g, node, x, x_q, y, y_q) for (x, _, _), x_q in zip(groups, x_qs)]
+    node.attrs = {"axis": node.attrs.get("axis", 0)}
+    node.inputs, node.op, node.domain = inputs, "Concat", ""
+
+
+def _lower_qlinearwhere(g: Graph, node: Node, mode: str) -> None:
+    """com.microsoft QLinearWhere(cond, X, Xs, Xz, Y, Ys, Yz, Zs, Zz) → X and Y requantized to Z like QLinearConcat's
+    inputs (onnxruntime's identity tables), then a plain Where of the codes."""
+    cond, x, xs, xz, y, ys, yz, zs, zz = (node.inputs + [""] * 9)[:9]
+    z = node.outputs[0]
+    params = [_scale_zp(g, s, zp) for s, zp in ((xs, xz), (ys, yz), (zs, zz))]
+    if any(p is None for p in params) or any(g.tensors[n].is_const for n in (x, y)) or not _bits8(g, z) or \
+            len({g.tensors[n].dtype for n in (x, y, z)}) > 1:
+        return _reject(node, "X, Y and Z of one 8-bit type, non-constant X and Y, and constant per-tensor scales "
+                             "and zero points")
+    set_quant(g, z, const_quant(g, zs, zz))
+    node.inputs = [cond, _requantized(g, node, x, params[0], z, params[2]),
+                   _requantized(g, node, y, params[1], z, params[2])]
+    node.attrs, node.op, node.domain = {}, "Where", ""
+
+
+def _lower_qgemm(g: Graph, node: Node, mode: str) -> None:
+    """com.microsoft QGemm(A, As, Az, B, Bs, Bz, [C int32], Ys, Yz; alpha, transA, transB) with constant B and an
+    8-bit output → fc_s8: bias added to the int32 accumulator, scale float32 (alpha · As · Bs[n]) / Ys."""
+    a, as_, az, b, bs, bz, c, ys, yz = (node.inputs + [""] * 9)[:9]
+    y = node.outputs[0]
+    attrs = node.attrs
+    w = g.const(b)
+    if not ys or not yz or node.attrs.get("transA", 0) or w is None or w.ndim != 2 or not _bits8(g, a, b, y):
+        return _reject(node, "QGemm is supported with 8-bit A, constant 2-D 8-bit B, no transA, and an 8-bit output "
+                             "(y_scale and y_zero_point given)")
+    n_out = w.shape[0] if attrs.get("transB", 0) else w.shape[1]
+    bias = g.const(c) if c else np.zeros(0, np.int32)
+    if any(g.const(n) is None for n in (as_, az, bs, bz, ys, yz) if n) or bias is None or \
+            (c and bias.size not in (1, n_out)):
+        return _reject(node, "QGemm needs constant scales, zero points and bias (one value or one per output column)")
+    lo, hi = out_range(g, y)
+    scale = (np.float32(attrs.get("alpha", 1.0)) * np.float32(scalar(g.const(as_)))
+             * np.asarray(g.const(bs), np.float32).reshape(-1)).astype(np.float32) / np.float32(scalar(g.const(ys)))
+    set_quant(g, y, const_quant(g, ys, yz))
+    w_name, w_zp = (int8_weights(g, b, zp_array(g, bz, n_out)) if attrs.get("transB", 0) else _fc_weights(g, b, bz))
+    bias_name = g.add_const(f"{node.name}_bias", np.broadcast_to(bias.reshape(-1), (n_out,)).astype(np.int32)) \
+        if c else ""
+    node.attrs = {"x_zp": int(scalar(g.const(az))) if az else 0, "w_zp": w_zp,
+                  "rq": Requant(scale.astype(np.float32), int(scalar(g.const(yz))), lo, hi, mode)}
+    node.inputs, node.op, node.domain = [a, w_name, bias_name], "fc_s8", ""
+
+
+def _lower_qlinearreducemean(g: Graph, node: Node, mode: str) -> None:
+    """com.microsoft QLinearReduceMean: no reference arithmetic to reproduce."""
+    _reject(node, "onnxruntime's CPU provider has no QLinearReduceMean kernel, so there is no reference arithmetic "
+                  "to match bit for bit; quantize ReduceMean in QDQ format or keep it in float")
+
+
 LOWERINGS = {
     "QLinearConv": _lower_qlinearconv,
     "MatMulInteger": _lower_integer_chain,
@@ -217,6 +340,13 @@ MS_LOWERINGS = {
     "QLinearAveragePool": _lower_qlinear_pool,
     "QLinearGlobalAveragePool": _lower_qlinear_pool,
     "QLinearSoftmax": _lower_qlinearsoftmax,
+    "QLinearMul": _lower_qlinearmul,
+    "QLinearSigmoid": _lower_qlinear_lookup,
+    "QLinearLeakyRelu": _lower_qlinear_lookup,
+    "QLinearConcat": _lower_qlinearconcat,
+    "QLinearWhere": _lower_qlinearwhere,
+    "QGemm": _lower_qgemm,
+    "QLinearReduceMean": _lower_qlinearreducemean,
 }
 
 

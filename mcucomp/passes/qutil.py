@@ -88,9 +88,17 @@ KERNEL_ZP_ATTRS = {
     "avgpool_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
     "softmax_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
     "add_s8": ({0: ("a_zp",), 1: ("b_zp",)}, ("y_zp", "qmin", "qmax")),
+    "mul_s8": ({0: ("a_zp",), 1: ("b_zp",)}, ("y_zp", "qmin", "qmax")),
+    "lut8": ({0: ("x_lo",)}, ("y_shift",)),
 }
 #: Ops that pass 8-bit codes through unchanged (a uint8 tensor and their output change type together).
-PASS_THROUGH = ("Reshape", "Flatten", "Squeeze", "Unsqueeze")
+PASS_THROUGH = ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Where")
+
+
+def _code_inputs(node: Node) -> list[str]:
+    """The inputs whose codes a pass-through op passes on: every input of Concat, Where's two branches, else input 0."""
+    return list(node.inputs) if node.op == "Concat" else list(node.inputs[1:3]) if node.op == "Where" \
+        else list(node.inputs[:1])
 
 
 def _u8_component(g: Graph, start: str) -> set[str]:
@@ -101,7 +109,7 @@ def _u8_component(g: Graph, start: str) -> set[str]:
         for node in g.consumers(name) + [n for n in (g.producer(name),) if n is not None]:
             if node.op not in PASS_THROUGH or node.domain:
                 continue
-            for other in (node.inputs[0], node.outputs[0]):
+            for other in _code_inputs(node) + node.outputs[:1]:
                 if other not in seen and g.tensors[other].dtype == "uint8" and not g.tensors[other].is_const:
                     seen.add(other)
                     todo.append(other)
@@ -135,7 +143,10 @@ def _shift_ok(g: Graph, node: Node, names: set[str]) -> bool:
     """True when `node` can read/write the uint8 tensors `names` as int8 after a shift of its zero points."""
     if node.domain:
         return False
-    if node.op in PASS_THROUGH or node.op in KERNEL_ZP_ATTRS:
+    if node.op in PASS_THROUGH:
+        # a uint8 constant it passes on (a Concat operand) would keep its codes: no shift then
+        return not any(g.tensors[i].is_const and g.tensors[i].dtype == "uint8" for i in _code_inputs(node) if i)
+    if node.op in KERNEL_ZP_ATTRS:
         return True
     # (De)QuantizeLinear get a shifted constant zero point; a zero point computed at run time cannot be shifted
     zp_const = len(node.inputs) < 3 or not node.inputs[2] or g.const(node.inputs[2]) is not None

@@ -21,7 +21,9 @@ LOWERED_BY_PASSES = {
     "Identity": "remove_identity", "Dropout": "remove_identity", "Constant": "frontend constant folding",
     "BatchNormalization": "fold_batchnorm (into a preceding Conv/Gemm)",
     "QLinearConv": "lower_qoperator", "QLinearMatMul": "lower_qoperator", "MatMulInteger": "lower_qoperator",
-    "QLinearAdd": "lower_qoperator",
+    **{op: "lower_qoperator (com.microsoft)" for op in (
+        "QLinearAdd", "QLinearMul", "QLinearConcat", "QLinearAveragePool", "QLinearGlobalAveragePool",
+        "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QLinearWhere", "QGemm")},
     "Sum": "split_variadic (into Add)", "Mean": "split_variadic (into Add, then Div)",
 }
 

@@ -1,0 +1,35 @@
+"""8-bit → 8-bit lookup table: onnxruntime's QLinearSigmoid, QLinearLeakyRelu and the requantized inputs of
+QLinearConcat, with the 256-entry table computed at compile time (mcucomp/ops/_lut.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import Graph, Node
+from ._overlap import elementwise
+from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin
+
+
+class Lut8(KernelOp):
+    """attrs: table (output code per input code, lowest input code first, in the tensors' original 8-bit types),
+    x_lo (the lowest input code, as the kernel sees it) and y_shift (added to every output code); the two follow the
+    tensors' uint8 → int8 shift (mcucomp.passes.qutil.to_int8_domain)."""
+
+    name = "lut8"
+
+    def call(self, node: Node, g: Graph) -> KernelCall:
+        """mcu_lut8(params{count, table}, x, y): the C table is indexed by the input byte (code & 0xff)."""
+        a = node.attrs
+        codes = np.arange(-128, 128)
+        table = np.empty(256, np.int8)
+        table[codes & 0xFF] = np.asarray(a["table"])[codes - a["x_lo"]] + a["y_shift"]
+        key = f"{node.name}_table"
+        return KernelCall(self.name, [("count", g.tensors[node.outputs[0]].size), ("table", ArrayRef(key))],
+                          [node.inputs[0], node.outputs[0]], {key: table})
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """In place: the loop reads x[i], then writes y[i]."""
+        return elementwise(node, g)
+
+
+OP = Lut8()

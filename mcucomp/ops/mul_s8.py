@@ -1,0 +1,37 @@
+"""int8 multiplication with broadcasting in onnxruntime's QLinearMul arithmetic (MLAS MlasQLinearMul, x86 SSE2):
+the exact integer product of the zero-point-free codes, times one float32 ratio a_scale·b_scale/y_scale, plus the
+output zero point in float32, rounded half to even and saturated."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import Graph, Node
+from ._overlap import elementwise
+from .base import KernelCall, KernelOp, OverlapMargin, broadcast_params
+
+
+class MulS8(KernelOp):
+    """attrs: a/b/y scale and zp, qmin, qmax, y_off (128 when onnxruntime runs the output as uint8: its zero point
+    enters the float sum in that type)."""
+
+    name = "mul_s8"
+
+    def call(self, node: Node, g: Graph) -> KernelCall:
+        """mcu_mul_s8(params, a, b, y)."""
+        a = node.attrs
+        f32 = np.float32
+        ratio = f32(f32(a["a_scale"]) * f32(a["b_scale"])) / f32(a["y_scale"])
+        return KernelCall(
+            self.name,
+            [("bc", broadcast_params(g, node)), ("ratio", float(f32(ratio))), ("a_zp", a["a_zp"]), ("b_zp", a["b_zp"]),
+             ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]), ("y_off", a["y_off"])],
+            [node.inputs[0], node.inputs[1], node.outputs[0]],
+        )
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """In place: the loop reads a[ia] (ia == i when a is not broadcast) and b[ib], then writes y[i]."""
+        return elementwise(node, g)
+
+
+OP = MulS8()
