@@ -122,7 +122,7 @@ def validate_board(data: dict, where: str) -> dict:
 
 def load_board(board: str | None) -> dict:
     """Read a board by id or TOML path and validate it; the dict has 'id', 'alignment', 'memory', ... ."""
-    board = board or DEFAULT_BOARD
+    board = DEFAULT_BOARD if board is None else board
     path = Path(board)
     if board.endswith(".toml") and path.is_file():
         text = path.read_text()
