@@ -181,7 +181,7 @@ def _infer(proto: onnx.ModelProto) -> onnx.ModelProto:
 
 def load_onnx(model, shapes: dict[str, list[int]] | None = None, constants: dict | None = None
               ) -> tuple[onnx.ModelProto, str]:
-    """Load, validate, check, inline, convert, bind constant inputs, fix shapes, infer and fold; return model and SHA-256."""
+    """Load, validate, check, inline, convert, bind constant inputs, fix shapes, infer, fold; return model, SHA-256."""
     proto, raw = _read(model)
     sha256 = hashlib.sha256(raw).hexdigest()
     validate_model(proto)
