@@ -104,11 +104,12 @@ def _mutate_bytes(rng: random.Random, raw: bytes, other: bytes, steps: list[str]
 
 
 def _mutate_structure(rng: random.Random, raw: bytes, steps: list[str]) -> bytes:
-    """One to three protobuf-level mutations."""
+    """Zero to three protobuf-level mutations (zero: the real model, for the option mutations to work on)."""
     model = onnx.ModelProto()
     model.ParseFromString(raw)
-    for _ in range(rng.choice((1, 1, 2, 3))):
-        mutate = rng.choice(mutations.STRUCTURAL_MUTATIONS)
+    mutators, weights = zip(*mutations.STRUCTURAL_MUTATIONS)
+    for _ in range(rng.choice((0, 1, 1, 1, 2, 3))):
+        mutate = rng.choices(mutators, weights)[0]
         steps.append(f"{mutate.__name__}: {mutate(rng, model)}")
     return model.SerializeToString()
 
@@ -139,6 +140,12 @@ def make_case(seed: int) -> Case:
     else:
         raw = _mutate_structure(rng, raw, steps)
     argv = _command(rng)
+    if rng.random() < 0.25:
+        original = onnx.ModelProto()
+        original.ParseFromString(models[base])
+        extra = mutations.shape_option(rng, original)
+        argv += extra
+        steps.append(f"option {' '.join(extra)}")
     return Case(seed, base, raw, argv, steps, host_build=argv[0] == "compile" and seed % 10 == 0)
 
 

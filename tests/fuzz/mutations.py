@@ -217,8 +217,12 @@ def attribute_extreme(rng, m):
         name = node.attribute[k].name
         del node.attribute[k]
         return f"node {node.name!r} drop attribute {name}"
-    names = [a.name for a in node.attribute] + list(KNOWN_ATTRS)
-    name = rng.choice(names)
+    try:
+        schema_attrs = sorted(onnx.defs.get_schema(node.op_type, domain=node.domain).attributes)
+    except Exception:  # no schema (unknown op or domain): only the generic names
+        schema_attrs = []
+    pool = [a.name for a in node.attribute] + schema_attrs
+    name = rng.choice(pool) if pool and rng.random() < 0.9 else rng.choice(KNOWN_ATTRS)
     attr = _extreme_attr(rng, name)
     kept = [a for a in node.attribute if a.name != name]
     del node.attribute[:]
@@ -258,7 +262,8 @@ def bad_quant_params(rng, m):
     arr = numpy_helper.to_array(t)
     if arr.dtype == np.float32:
         value = rng.choice(EXTREME_FLOATS)
-        new = np.full(arr.shape, value, np.float32)
+        with np.errstate(over="ignore"):
+            new = np.full(arr.shape, value, np.float32)
     else:
         value = rng.choice((-129, 128, 256, 300, -1, 2**20))
         new = np.full(arr.shape, value, rng.choice((np.int32, np.int64) if value > 2**15 else (np.int16, np.int32)))
@@ -373,7 +378,31 @@ def graph_outputs(rng, m):
     return f"intermediate {node.output[0]!r} as output"
 
 
-STRUCTURAL_MUTATIONS = (drop_node, duplicate_node, swap_nodes, rewire_input, make_cycle, change_dims, change_dtype,
-                        attribute_extreme, attribute_extreme, initializer_size, bad_quant_params, bad_quant_params,
-                        change_opset, unknown_op, duplicate_names, hostile_names, hostile_names, empty_names,
-                        graph_outputs)
+#: Mutators with weights: the ones that keep the graph well-formed get more turns, so that more cases get past
+#: onnx.checker into mcucomp's own stages.
+STRUCTURAL_MUTATIONS = ((drop_node, 1), (duplicate_node, 1), (swap_nodes, 1), (rewire_input, 2), (make_cycle, 1),
+                        (change_dims, 3), (change_dtype, 2), (attribute_extreme, 6), (initializer_size, 2),
+                        (bad_quant_params, 4), (change_opset, 2), (unknown_op, 2), (duplicate_names, 1),
+                        (hostile_names, 5), (empty_names, 1), (graph_outputs, 2))
+
+
+def shape_option(rng: random.Random, m: onnx.ModelProto) -> list[str]:
+    """A --shape option for the model's first graph input: its own dims changed a little or to an extreme, or
+    a malformed spelling."""
+    inits = {t.name for t in m.graph.initializer}
+    inputs = [i for i in m.graph.input if i.name not in inits]
+    if not inputs:
+        return []
+    value = inputs[0]
+    dims = [d.dim_value or 1 for d in value.type.tensor_type.shape.dim]
+    choice = rng.randrange(5)
+    if choice == 0 and dims:
+        dims[rng.randrange(len(dims))] = rng.choice((1, 2, 3, 64, 4096, 2**31 - 1, 2**31, 0))
+    elif choice == 1:
+        dims = dims + [1] if rng.random() < 0.5 else dims[:-1]
+    elif choice == 2 and dims:
+        dims[rng.randrange(len(dims))] *= 2
+    elif choice == 3:
+        return ["--shape", rng.choice([f"{value.name}=", f"{value.name}=1x-1", "=1x2", f"{value.name}=\uff11x2",
+                                       f"{value.name}=1x2x", f"nope={'x'.join(map(str, dims))}"])]
+    return ["--shape", f"{value.name}={'x'.join(str(d) for d in dims)}"]
