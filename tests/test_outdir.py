@@ -202,3 +202,13 @@ def test_path_component_too_long(tmp_path, models, capsys):
     err = capsys.readouterr().err
     assert "longer than the file system allows" in err and err.count("\n") == 1, err
     assert sorted(os.listdir(tmp_path)) == ["two_conv.onnx"]
+
+
+def test_build_target_firmware_path_taken_by_a_file(tmp_path, models, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "firmware").write_text("not a directory")
+    assert main(["build-target", str(models[0]), "-o", str(out), "--name", "m"]) == 1
+    err = capsys.readouterr().err
+    assert "Cannot write the firmware sources" in err and err.count("\n") == 1, err
+    assert (out / "firmware").read_text() == "not a directory"
