@@ -302,3 +302,23 @@ def test_control_characters_in_names_stay_on_one_line(tmp_path, capsys):
     model.graph.node[1].name = "evil\nname\0*/"
     save(model, path)
     _fails(capsys, ["analyze", path], 1, "'evil\\nname\\x00*/' (Conv)")
+
+
+# ----------------------------------------------------------------------------------------------- constant folding
+def test_constant_node_that_onnx_cannot_evaluate(tmp_path, capsys):
+    """Conv's group is not checked by onnx shape inference, so folding the all-constant Conv used to crash."""
+    inits = [numpy_helper.from_array(np.ones((1, 4, 5, 5), np.float32), "c"),
+             numpy_helper.from_array(np.ones((2, 4, 3, 3), np.float32), "w")]
+    nodes = [helper.make_node("Conv", ["c", "w"], ["k"], name="constconv", group=3),
+             helper.make_node("Add", ["x", "k"], ["y"], name="add")]
+    model = make_model(nodes, [("x", TensorProto.FLOAT, [1, 2, 3, 3])], [("y", TensorProto.FLOAT, [1, 2, 3, 3])], inits)
+    _fails(capsys, ["analyze", save(model, tmp_path / "m.onnx")], 1, "Node 'constconv' (Conv) has only constant inputs",
+           "group=3")
+
+
+def test_constant_too_large_to_fold(tmp_path, capsys):
+    inits = [numpy_helper.from_array(np.array([2**20, 2**20, 2**10], np.int64), "s")]
+    nodes = [helper.make_node("ConstantOfShape", ["s"], ["k"], name="big"),
+             helper.make_node("Add", ["x", "k"], ["y"], name="add")]
+    model = make_model(nodes, [("x", TensorProto.FLOAT, [1])], [("y", TensorProto.FLOAT, ["a", "b", "c"])], inits)
+    _fails(capsys, ["analyze", save(model, tmp_path / "m.onnx")], 1, "Node 'big' (ConstantOfShape)", "too large")
