@@ -125,7 +125,10 @@ def load_board(board: str | None) -> dict:
     board = DEFAULT_BOARD if board is None else board
     path = Path(board)
     if board.endswith(".toml") and path.is_file():
-        text = path.read_text()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise OptionError(f"Board file '{board}' cannot be read as UTF-8 TOML ({exc}).") from None
     elif board in board_ids():
         text = resources.files("boards").joinpath(f"{board}.toml").read_text()
     else:

@@ -117,7 +117,7 @@ class PlannedModel:
 def plan_model(model, name: str | None = None, board: str | None = None, shapes: dict | None = None,
                **options) -> PlannedModel:
     """Lower, schedule and plan memory, build the C program and the report with its fit estimate; write nothing."""
-    name = name or default_name(model)
+    name = default_name(model) if name is None else name
     _check_name(name)
     board_info = load_board(board)
     g, order, sha256, opts = lower_model(model, shapes, alignment=board_info["alignment"], **options)

@@ -270,6 +270,16 @@ def test_empty_board_id(capsys):
     _fails(capsys, ["analyze", TINY_CNN, "--board", ""], 1, "Unknown board ''")
 
 
+def test_empty_model_name(capsys):
+    _fails(capsys, ["analyze", TINY_CNN, "--name", ""], 1, "Model name ''")
+
+
+def test_board_file_that_is_not_utf8(tmp_path, capsys):
+    board = tmp_path / "b.toml"
+    board.write_bytes(b"\xff\xfe bad")
+    _fails(capsys, ["analyze", TINY_CNN, "--board", board], 1, "b.toml", "UTF-8")
+
+
 def test_model_path_that_is_a_directory(tmp_path, capsys):
     _fails(capsys, ["analyze", tmp_path], 1, "is a directory", "regular file")
 
