@@ -28,6 +28,11 @@ import mcucomp.cli  # noqa: E402,F401  (imported once, so forked cases start war
 import mcucomp.pipeline  # noqa: E402,F401
 
 
+def _one_line(text: str) -> str:
+    """text on one line (compiler output spans many)."""
+    return " | ".join(line.strip() for line in text.splitlines())
+
+
 def _seeds(args: argparse.Namespace):
     """The seeds to run: a fixed range, or random 63-bit seeds until the time is up."""
     if args.seeds:
@@ -68,7 +73,7 @@ def main() -> int:
             slowest = max(slowest, (outcome.seconds, seed), key=lambda s: s[0])
             if outcome.problem:
                 problems.append(outcome)
-                print(f"PROBLEM {outcome.problem[:300]} -- {outcome.reproduce()[:600]}", flush=True)
+                print(f"PROBLEM {_one_line(outcome.problem)[:300]} -- {_one_line(outcome.reproduce())[:600]}", flush=True)
             if count % 100 == 0:
                 print(f"{count} cases, {time.monotonic() - start:.0f} s, {len(problems)} problems", flush=True)
     elapsed = time.monotonic() - start
@@ -81,7 +86,7 @@ def main() -> int:
     print(f"problems:  {len(problems)}" + ("" if not problems else " (" + ", ".join(
         f"{k}: {v}" for k, v in kinds.most_common()) + ")"))
     for p in problems:
-        print(f"  {p.problem[:200]} -- {p.reproduce()[:400]}")
+        print(f"  {_one_line(p.problem)[:200]} -- {_one_line(p.reproduce())[:400]}")
     return 1 if problems else 0
 
 

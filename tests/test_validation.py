@@ -72,6 +72,13 @@ def test_opset_outside_the_supported_range(tmp_path, capsys, version):
     _fails(capsys, ["analyze", path], 1, f"opset {version}", f"accepts opsets 1 to {MAX_OPSET}")
 
 
+@pytest.mark.parametrize("dim", [-1, -2**31])
+def test_negative_declared_dim(tmp_path, capsys, dim):
+    path = save(two_conv_model(in_dims=(1, 1, dim, 8)), tmp_path / "m.onnx")
+    _fails(capsys, ["compile", path, "-o", tmp_path / "out", "--io", "caller"], 1,
+           f"Tensor 'x' is declared with shape [1, 1, {dim}, 8]", "dims must be >= 0")
+
+
 def test_duplicate_node_names_are_made_unique(tmp_path, capsys):
     def edit(m):
         m.graph.node[1].name = m.graph.node[0].name

@@ -1,5 +1,5 @@
 """Structural checks of a loaded model that onnx.checker leaves to the consumer, run before anything reads the data:
-the opset range, initializer sizes, and graph outputs that are constants."""
+the opset range, initializer sizes, negative declared dims, and graph outputs that are constants."""
 
 from __future__ import annotations
 
@@ -86,8 +86,20 @@ def check_outputs(proto: onnx.ModelProto) -> None:
             )
 
 
+def check_declared_dims(proto: onnx.ModelProto) -> None:
+    """No graph input, output or value_info declares a negative dim."""
+    g = proto.graph
+    for value in list(g.input) + list(g.output) + list(g.value_info):
+        dims = value.type.tensor_type.shape.dim if value.type.HasField("tensor_type") else []
+        if any(d.HasField("dim_value") and d.dim_value < 0 for d in dims):
+            shape = [d.dim_value if d.HasField("dim_value") else d.dim_param or "?" for d in dims]
+            raise ModelError(f"Tensor '{value.name}' is declared with shape {shape}: dims must be >= 0. Re-export "
+                             "the model, or fix the dims (or give the input's shape with --shape).")
+
+
 def validate_model(proto: onnx.ModelProto) -> None:
     """Run every structural check; raise ModelError naming the tensor or opset at fault."""
     check_opset(proto)
     check_initializers(proto)
+    check_declared_dims(proto)
     check_outputs(proto)
