@@ -73,7 +73,8 @@ def main() -> int:
             slowest = max(slowest, (outcome.seconds, seed), key=lambda s: s[0])
             if outcome.problem:
                 problems.append(outcome)
-                print(f"PROBLEM {_one_line(outcome.problem)[:300]} -- {_one_line(outcome.reproduce())[:600]}", flush=True)
+                print(f"PROBLEM {_one_line(outcome.problem)[:300]} -- {_one_line(outcome.reproduce())[:600]}",
+                      flush=True)
             if count % 100 == 0:
                 print(f"{count} cases, {time.monotonic() - start:.0f} s, {len(problems)} problems", flush=True)
     elapsed = time.monotonic() - start

@@ -141,7 +141,8 @@ def test_attribute_ranges_of_other_ops(tmp_path, capsys, op, inputs, rank, attrs
 
 def _qlinear_softmax(axis: int) -> onnx.ModelProto:
     """com.microsoft QLinearSoftmax (no onnx shape inference, so only mcucomp checks its axis) on uint8 [1, 10]."""
-    inits = [numpy_helper.from_array(np.array(0.1, np.float32), "xs"), numpy_helper.from_array(np.array(0, np.uint8), "xz"),
+    inits = [numpy_helper.from_array(np.array(0.1, np.float32), "xs"),
+             numpy_helper.from_array(np.array(0, np.uint8), "xz"),
              numpy_helper.from_array(np.array(1 / 256, np.float32), "ys"),
              numpy_helper.from_array(np.array(0, np.uint8), "yz")]
     node = helper.make_node("QLinearSoftmax", ["x", "xs", "xz", "ys", "yz"], ["y"], name="qsm", domain="com.microsoft",
@@ -183,12 +184,14 @@ def test_bad_scale_on_real_models(tmp_path, capsys, scale, which):
     node = next(n for n in base.graph.node if n.op_type == op)
     model = _set_initializer(base, node.input[1], (scale, np.float32))
     path = save(model, tmp_path / "m.onnx")
-    _fails(capsys, ["analyze", path], 1, f"Node '{node.name}' ({op})", f"scale '{node.input[1]}' holds {float(np.float32(scale))}",
+    _fails(capsys, ["analyze", path], 1, f"Node '{node.name}' ({op})",
+           f"scale '{node.input[1]}' holds {float(np.float32(scale))}",
            "positive and finite")
 
 
 def test_quantize_linear_scale_zero(tmp_path, capsys):
-    inits = [numpy_helper.from_array(np.array(0.0, np.float32), "s"), numpy_helper.from_array(np.array(3, np.int8), "z")]
+    inits = [numpy_helper.from_array(np.array(0.0, np.float32), "s"),
+             numpy_helper.from_array(np.array(3, np.int8), "z")]
     node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q")
     model = make_model([node], [("x", TensorProto.FLOAT, [1, 4])], [("y", TensorProto.INT8, [1, 4])], inits)
     _fails(capsys, ["analyze", save(model, tmp_path / "m.onnx")], 1, "'q' (QuantizeLinear)", "scale 's' holds 0.0")
@@ -196,7 +199,8 @@ def test_quantize_linear_scale_zero(tmp_path, capsys):
 
 def _qlinear_add(zp: np.ndarray) -> onnx.ModelProto:
     """com.microsoft QLinearAdd on uint8 tensors whose output zero point is zp."""
-    inits = [numpy_helper.from_array(np.array(0.05, np.float32), "s"), numpy_helper.from_array(np.array(128, np.uint8), "z"),
+    inits = [numpy_helper.from_array(np.array(0.05, np.float32), "s"),
+             numpy_helper.from_array(np.array(128, np.uint8), "z"),
              numpy_helper.from_array(zp, "zy")]
     node = helper.make_node("QLinearAdd", ["a", "s", "z", "b", "s", "z", "s", "zy"], ["y"], name="qadd",
                             domain="com.microsoft")
@@ -213,7 +217,8 @@ def test_zero_point_out_of_range_for_its_type(tmp_path, capsys):
 
 
 def test_per_axis_scale_of_the_wrong_length(tmp_path, capsys):
-    inits = [numpy_helper.from_array(np.full(3, 0.1, np.float32), "s"), numpy_helper.from_array(np.zeros(3, np.int8), "z")]
+    inits = [numpy_helper.from_array(np.full(3, 0.1, np.float32), "s"),
+             numpy_helper.from_array(np.zeros(3, np.int8), "z")]
     node = helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq", axis=1)
     model = make_model([node], [("x", TensorProto.INT8, [1, 4])], [("y", TensorProto.FLOAT, [1, 4])], inits)
     _fails(capsys, ["analyze", save(model, tmp_path / "m.onnx")], 1, "'dq' (DequantizeLinear)", "3 entries",
