@@ -148,10 +148,13 @@ def validate_board(data: dict, where: str) -> dict:
 
 def load_board(board: str | None) -> dict:
     """Read a board by id or TOML path and validate it; the dict has 'id', 'alignment', 'memory', ... ."""
-    board = board or DEFAULT_BOARD
+    board = DEFAULT_BOARD if board is None else board
     path = Path(board)
     if board.endswith(".toml") and path.is_file():
-        text = path.read_text()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise OptionError(f"Board file '{board}' cannot be read as UTF-8 TOML ({exc}).") from None
     elif board in board_ids():
         text = resources.files("boards").joinpath(f"{board}.toml").read_text()
     else:

@@ -8,10 +8,15 @@ import sys
 
 from . import __version__
 from .errors import McucompError, OptionError, VerifyError
-from .frontend.loader import parse_shape_option
+from .frontend.loader import parse_shape_option, require_regular_file
 
 #: Exit status for unexpected exceptions (BSD sysexits EX_SOFTWARE).
 EXIT_INTERNAL = 70
+
+
+def one_line(text: str) -> str:
+    """text with control characters (newlines from names in the model, NUL, ...) escaped: one paragraph on stderr."""
+    return "".join(c if c.isprintable() or c == " " else ascii(c)[1:-1] for c in text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,6 +47,7 @@ def _constants(items: list[str] | None) -> dict:
         name, sep, path = item.partition("=")
         if not sep or not name or not path:
             raise OptionError(f"--const '{item}' must look like NAME=FILE.npy.")
+        require_regular_file(path, f"--const {name}: file", OptionError)
         try:
             constants[name] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as exc:
@@ -199,8 +205,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """mcucomp verify: compile, run on the host and compare with onnxruntime."""
     from .verify import verify_model
 
-    if args.inputs < 1:
-        raise OptionError(f"--inputs {args.inputs}: give at least 1 input to compare.")
     result = verify_model(args.model, args.out, inputs=args.inputs, seed=args.seed, name=args.name, board=args.board,
                           shapes=_shapes(args.shape), bisect_always=args.bisect, progress=sys.stderr,
                           **_options(args))
@@ -236,8 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="compile, run on the host and compare with onnxruntime")
     _add_compile_args(p)
     p.add_argument("-o", "--out", metavar="OUTDIR", help="keep the generated C here (default: a temporary dir)")
-    p.add_argument("--inputs", type=int, default=10, metavar="N", help="random inputs to compare (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--inputs", type=int, default=10, metavar="N", help="random inputs to compare, 1 to 1,000,000 (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="random seed, 0 to 2**32-1 (default 0)")
     p.add_argument("--bisect", action="store_true",
                    help="compare every intermediate tensor (done automatically on a mismatch)")
     p.add_argument("--on-target", action="store_true",
@@ -261,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return args.func(args)
     except McucompError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {one_line(exc.message)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -269,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("MCUCOMP_DEBUG") == "1":
             raise
-        print(f"internal error: mcucomp failed unexpectedly ({type(exc).__name__}: {exc}). This is a bug in mcucomp, "
+        print(f"internal error: mcucomp failed unexpectedly ({type(exc).__name__}: {one_line(str(exc))}). "
+              "This is a bug in mcucomp, "
               "not in your input; please report it with the command line and the model (or a description of it). "
               "Run again with MCUCOMP_DEBUG=1 for the traceback.", file=sys.stderr)
         return EXIT_INTERNAL

@@ -17,9 +17,36 @@ from itertools import accumulate
 
 from memplan import Buffer, Overlap, align_up, live_lower_bound, plan_arena
 
+from .errors import ModelError
 from .ir import Graph, Node
 from .ops import REGISTRY
 from .schedule import model_order, order_peak
+
+
+#: A 32-bit Cortex-M addresses 4 GiB: no arena, tensor or constant may reach it.
+ADDRESS_SPACE_BYTES = 2**32
+#: The kernels count elements and index dims with int32_t (mcu_rt.h).
+MAX_ELEMENTS = 2**31 - 1
+
+
+def check_tensor_sizes(g: Graph) -> None:
+    """Every tensor has at most MAX_ELEMENTS elements and fewer than ADDRESS_SPACE_BYTES bytes, whatever the board."""
+    for t in g.tensors.values():
+        if t.size > MAX_ELEMENTS or t.nbytes >= ADDRESS_SPACE_BYTES:
+            raise ModelError(
+                f"Tensor '{t.name}' of shape {list(t.shape)} has {t.size:,} elements ({t.nbytes:,} B): a 32-bit "
+                f"Cortex-M target addresses less than 4 GiB and its kernels count at most {MAX_ELEMENTS:,} elements "
+                "per tensor, even with --no-fit-check. Give smaller input shapes with --shape."
+            )
+
+
+def check_arena_size(arena_size: int) -> None:
+    """The arena (so every offset in it) fits the 32-bit address space, whatever the board."""
+    if arena_size >= ADDRESS_SPACE_BYTES:
+        raise ModelError(
+            f"The arena needs {arena_size:,} B, but a 32-bit Cortex-M target addresses less than 4 GiB "
+            f"({ADDRESS_SPACE_BYTES:,} B), even with --no-fit-check. Give smaller input shapes with --shape."
+        )
 
 
 @dataclass
@@ -83,6 +110,7 @@ def overlap_permissions(g: Graph, order: list[Node], roots: dict[str, str], plan
 def plan_memory(g: Graph, order: list[Node], scratch_sizes: dict[str, int], io_in_arena: bool,
                 alignment: int) -> MemoryLayout:
     """Lifetimes from the order, one buffer per storage root and scratch, overlap permissions, arena placement."""
+    check_tensor_sizes(g)
     roots = storage_roots(g, order)
     for name in g.inputs:
         roots.setdefault(name, name)
@@ -115,6 +143,7 @@ def plan_memory(g: Graph, order: list[Node], scratch_sizes: dict[str, int], io_i
             scratch[node.name] = f"{node.name}#scratch"
             buffers.append(Buffer(scratch[node.name], size, step, step))
     plan = plan_arena(buffers, alignment, overlaps)
+    check_arena_size(plan.arena_size)
     peaks = {"scratch_sizes": scratch_sizes, "io_in_arena": io_in_arena, "alignment": alignment}
     live = [0] * (len(order) + 1)
     for b in buffers:

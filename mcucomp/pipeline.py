@@ -7,17 +7,16 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from emit_c import Program, write_program
 
-from . import __version__
+from . import __version__, outdir
 from .boards import load_board
 from .codegen import build_program
-from .errors import OptionError, OutputError
+from .errors import OptionError
 from .fit import check_fit, estimate_fit
 from .frontend import load_onnx
 from .ir import Graph, Node, build_graph
@@ -69,36 +68,6 @@ def default_name(model) -> str:
     return name if name[:1].isalpha() else "m_" + name
 
 
-def _prepare_out_dir(out_dir: Path) -> Path:
-    """Make sure out_dir can be written; return a fresh staging directory beside it (or inside it if it exists)."""
-    out_dir = out_dir.resolve()
-    if out_dir.exists() and not out_dir.is_dir():
-        raise OutputError(f"Output path '{out_dir}' exists and is not a directory: choose another -o.")
-    blocker = next((p for p in out_dir.parents if p.exists() and not p.is_dir()), None)
-    if blocker is not None:
-        raise OutputError(
-            f"Cannot create output directory '{out_dir}': '{blocker}' is a file, not a directory. Choose another -o."
-        )
-    parent = out_dir if out_dir.is_dir() else out_dir.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=".mcucomp-", dir=parent))
-    except OSError as exc:
-        raise OutputError(
-            f"Cannot write to output directory '{out_dir}' ({exc.strerror or type(exc).__name__}). "
-            "Choose a writable directory with -o."
-        ) from None
-
-
-def _publish(staging: Path, out_dir: Path) -> None:
-    """Move every staged file into out_dir (each move is atomic), then remove the staging directory."""
-    out_dir = out_dir.resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for item in staging.iterdir():
-        os.replace(item, out_dir / item.name)
-    staging.rmdir()
-
-
 class LoweredModel(NamedTuple):
     """The graph after all passes, its execution order, the model file's SHA-256 and the checked options."""
 
@@ -148,7 +117,7 @@ class PlannedModel:
 def plan_model(model, name: str | None = None, board: str | None = None, shapes: dict | None = None,
                **options) -> PlannedModel:
     """Lower, schedule and plan memory, build the C program and the report with its fit estimate; write nothing."""
-    name = name or default_name(model)
+    name = default_name(model) if name is None else name
     _check_name(name)
     board_info = load_board(board)
     g, order, sha256, opts = lower_model(model, shapes, alignment=board_info["alignment"], **options)
@@ -175,15 +144,16 @@ def compile_model(model, out_dir, name: str | None = None, board: str | None = N
     if fit_check:
         check_fit(report, planned.board, report["fit"])
     out_dir = Path(out_dir)
-    staging = _prepare_out_dir(out_dir)
+    staging = outdir.stage(out_dir)
     try:
         files = write_program(planned.program, staging)
-        report["files"] = files + [MEMORY_SVG, REPORT_HTML, "report.json"]
+        report["files"] = files + [MEMORY_SVG, REPORT_HTML, outdir.MANIFEST_FILE]
         svg = render_memory_svg(report)
         (staging / MEMORY_SVG).write_text(svg, encoding="utf-8")
         (staging / REPORT_HTML).write_text(render_report_html(report, svg), encoding="utf-8")
-        (staging / "report.json").write_text(json.dumps(report, indent=1))
-        _publish(staging, out_dir)
+        report[outdir.MANIFEST_KEY] = outdir.file_hashes(staging)
+        (staging / outdir.MANIFEST_FILE).write_text(json.dumps(report, indent=1))
+        outdir.publish(staging, out_dir)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)

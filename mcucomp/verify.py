@@ -23,7 +23,7 @@ from typing import TextIO
 
 import numpy as np
 
-from .errors import McucompError
+from .errors import McucompError, OptionError
 from .host import HostModel, load
 from .pipeline import compile_model
 
@@ -32,6 +32,20 @@ FLOAT_ULP_BOUND = 64
 
 #: Seconds between progress lines on stderr.
 PROGRESS_INTERVAL = 2.0
+
+#: Most random inputs one verify run compares (--inputs).
+MAX_INPUTS = 1_000_000
+#: Seeds are the 32-bit unsigned integers (--seed).
+SEED_LIMIT = 2**32
+
+
+def check_run_options(inputs: int, seed: int) -> None:
+    """--inputs in [1, MAX_INPUTS] and --seed in [0, SEED_LIMIT), before anything is compiled."""
+    if not 1 <= inputs <= MAX_INPUTS:
+        raise OptionError(f"--inputs {inputs} (inputs= in Python) is out of range: compare between 1 and "
+                          f"{MAX_INPUTS:,} random inputs.")
+    if not 0 <= seed < SEED_LIMIT:
+        raise OptionError(f"--seed {seed} (seed= in Python) is out of range: use a seed from 0 to {SEED_LIMIT - 1}.")
 
 
 def ulp_tolerance(ref: np.ndarray) -> float:
@@ -267,6 +281,7 @@ def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str
                  board: str | None = None, shapes: dict | None = None, bisect_always: bool = False,
                  progress: TextIO | None = sys.stderr, **options) -> VerifyResult:
     """Compile `model` (a path) to out_dir (a temporary directory when None), then run verify_compiled."""
+    check_run_options(inputs, seed)
     constants = options.get("constants")
     if out_dir is not None:
         compile_model(model, out_dir, name=name, board=board, shapes=shapes, **options)

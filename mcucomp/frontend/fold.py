@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import onnx
 from onnx import numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from ..errors import ModelError
+
 # DequantizeLinear stays: the QDQ lowering needs the integer weights and their scales.
 NEVER_FOLD = {"DequantizeLinear"}
+#: Largest constant a fold may create: the kernels count elements in int32 (see mcucomp.memory.MAX_ELEMENTS).
+MAX_FOLDED_ELEMENTS = 2**31 - 1
 
 
 def _static_shape(value_info: dict, name: str) -> list[int] | None:
@@ -40,6 +46,25 @@ def _fold_castlike(node: onnx.NodeProto, consts: dict, value_info: dict) -> list
     return [consts[node.input[0]].astype(onnx.helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type))]
 
 
+def _evaluate(node: onnx.NodeProto, opsets: dict, feeds: dict, infos: dict) -> list:
+    """Run a node whose inputs are all constant with onnx's reference evaluator; a failure (bad attributes or
+    inputs that onnx's shape inference let through) or an output too large for any flash is the model's error."""
+    for out in node.output:
+        shape = _static_shape(infos, out) if out else None
+        if shape is not None and int(np.prod(shape, dtype=object)) > MAX_FOLDED_ELEMENTS:
+            raise ModelError(f"Node '{node.name}' ({node.op_type}) has only constant inputs, but its output '{out}' "
+                             f"of shape {shape} is too large to become constant data for a 32-bit target. Check "
+                             "the node's inputs.")
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):  # inf/NaN results are what onnxruntime gives
+            warnings.simplefilter("ignore")
+            return ReferenceEvaluator(node, opsets=opsets).run(None, feeds)
+    except Exception as exc:  # MemoryError included
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"Node '{node.name}' ({node.op_type}) has only constant inputs, and evaluating it at compile "
+                         f"time failed ({first[:300]}). Check the node's attributes and inputs.") from None
+
+
 def _value_infos(proto: onnx.ModelProto) -> dict:
     """Map every typed tensor name to its ValueInfoProto."""
     g = proto.graph
@@ -68,9 +93,7 @@ def _fold_once(proto: onnx.ModelProto) -> bool:
         elif node.op_type == "CastLike" and node.input[1] not in consts:
             values = _fold_castlike(node, consts, infos)
         elif all((not i) or i in consts for i in node.input) and not any(a.g.node for a in node.attribute):
-            evaluator = ReferenceEvaluator(node, opsets=opsets)
-            feeds = {i: consts[i] for i in node.input if i}
-            values = evaluator.run(None, feeds)
+            values = _evaluate(node, opsets, {i: consts[i] for i in node.input if i}, infos)
         if values is None:
             kept.append(node)
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 
 import onnx
 import onnx.inliner  # a submodule: `import onnx` alone does not load it
@@ -15,20 +16,42 @@ from .canonical import reduce_mean_to_pool
 from .contrib_shapes import infer_with_contrib_rules
 from .fold import fold_constants
 from .static_inputs import bind_constants, require_static_operands
+from .validate import validate_model
 
 # Opsets below this are converted up; 13 is the oldest opset whose QDQ and Softmax semantics we lower.
 TARGET_OPSET = 13
+#: Largest dim --shape accepts.
+MAX_SHAPE_DIM = 2**31 - 1
 
 
 def parse_shape_option(text: str) -> tuple[str, list[int]]:
     """Parse a `--shape NAME=1x49x10` option into (name, dims)."""
     name, sep, dims = text.rpartition("=")
-    if not sep or not name or not re.fullmatch(r"\d+(x\d+)*", dims):
+    if not sep or not name or not re.fullmatch(r"[0-9]+(x[0-9]+)*", dims, re.ASCII):
         raise OptionError(
             f"--shape '{text}' is not of the form NAME=D1xD2x...: give the graph input's name and its "
-            "dims separated by 'x', e.g. --shape input_1=1x49x10."
+            "dims (ASCII digits) separated by 'x', e.g. --shape input_1=1x49x10."
         )
-    return name, [int(d) for d in dims.split("x")]
+    values = [int(d) for d in dims.split("x")]
+    if not all(1 <= d <= MAX_SHAPE_DIM for d in values):
+        raise OptionError(
+            f"--shape '{text}': every dim must be between 1 and {MAX_SHAPE_DIM:,} (a 32-bit target indexes "
+            "tensors with 32-bit integers); give the input's real dims."
+        )
+    return name, values
+
+
+def require_regular_file(path: str, what: str, error: type) -> None:
+    """Raise `error` unless path names an existing regular file (checked without opening it: a FIFO would block)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise error(f"{what} '{path}' does not exist: check the path.") from None
+    except OSError as exc:
+        raise error(f"{what} '{path}' cannot be read ({exc.strerror or type(exc).__name__}): check the path.") from None
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a FIFO, socket or device)"
+        raise error(f"{what} '{path}' is {kind}: give the path of a regular file.")
 
 
 def _read(model) -> tuple[onnx.ModelProto, bytes]:
@@ -39,8 +62,7 @@ def _read(model) -> tuple[onnx.ModelProto, bytes]:
         proto.ParseFromString(raw)  # a copy: the later stages edit the graph, the caller's model stays as it was
         return proto, raw
     path = os.fspath(model)
-    if not os.path.isfile(path):
-        raise ModelError(f"Model file '{path}' does not exist: check the path.")
+    require_regular_file(path, "Model file", ModelError)
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -168,9 +190,10 @@ def _infer(proto: onnx.ModelProto) -> onnx.ModelProto:
 
 def load_onnx(model, shapes: dict[str, list[int]] | None = None, constants: dict | None = None
               ) -> tuple[onnx.ModelProto, str]:
-    """Load, check, inline, convert, bind constant inputs, fix shapes, infer and fold; return model and SHA-256."""
+    """Load, validate, check, inline, convert, bind constant inputs, fix shapes, infer, fold; return model, SHA-256."""
     proto, raw = _read(model)
     sha256 = hashlib.sha256(raw).hexdigest()
+    validate_model(proto)
     _check(proto)
     if proto.functions:
         proto = onnx.inliner.inline_local_functions(proto)

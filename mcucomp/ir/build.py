@@ -48,6 +48,17 @@ def _tensor_from_value_info(vi: onnx.ValueInfoProto, producer: onnx.NodeProto | 
     return Tensor(vi.name, tuple(dims), _dtype_name(ttype.elem_type, vi.name))
 
 
+def _unique(name: str, taken: set[str]) -> str:
+    """name, or name_1, name_2, ... when a node already has it (ONNX does not require unique node names, but the
+    layers, scratch buffers and messages are keyed by them); the result is added to taken."""
+    unique, k = name, 0
+    while unique in taken:
+        k += 1
+        unique = f"{name}_{k}"
+    taken.add(unique)
+    return unique
+
+
 def build_graph(proto: onnx.ModelProto) -> Graph:
     """Convert the ONNX graph into IR tensors and nodes (ONNX ops, not yet lowered)."""
     g = proto.graph
@@ -63,13 +74,10 @@ def build_graph(proto: onnx.ModelProto) -> Graph:
         if vi.name in used and vi.name not in tensors and vi.type.HasField("tensor_type"):
             tensors[vi.name] = _tensor_from_value_info(vi, producers.get(vi.name))
     nodes = []
-    names: set[str] = set()
+    taken: set[str] = set()
     for k, n in enumerate(g.node):
         attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
-        name = n.name or f"{n.op_type}_{k}"
-        while name in names:  # ONNX does not require unique node names; later stages key calls by them
-            name = f"{name}_{k}"
-        names.add(name)
+        name = _unique(n.name or f"{n.op_type}_{k}", taken)
         for out in n.output:
             if out and out not in tensors:
                 raise ModelError(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ..ir import Graph
 from . import (
+    check_attributes,
+    check_quant_params,
     check_supported,
     eliminate_dead_code,
     fold_batchnorm,
@@ -16,6 +18,8 @@ from . import (
 )
 
 PIPELINE = (
+    check_attributes.run,
+    check_quant_params.run,
     split_variadic.run,
     remove_identity.run,
     fold_batchnorm.run,

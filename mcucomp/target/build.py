@@ -15,7 +15,7 @@ import numpy as np
 from emit_c.escape import c_environment
 
 from ..boards import compiler_flags
-from ..errors import McucompError
+from ..errors import McucompError, OutputError
 from .memory_map import MemoryMap, linker_script, regions_header
 
 #: Same arithmetic rules as the host build (mcucomp.host.HOST_CFLAGS): -O2, no FP contraction, no fast-math.
@@ -77,12 +77,17 @@ def build_firmware(model_dir: Path, build_dir: Path, board: dict, mm: MemoryMap,
     """Write the firmware sources and linker script into build_dir and link fw.elf for board's core."""
     gcc = require_tool("arm-none-eabi-gcc")
     report = json.loads((model_dir / "report.json").read_text())
-    build_dir.mkdir(parents=True, exist_ok=True)
-    for name in FIRMWARE_FILES:
-        (build_dir / name).write_text(resources.files("mcucomp.target").joinpath("firmware", name).read_text())
-    (build_dir / "fw_harness.c").write_text(render_harness(report, mm.label))
-    (build_dir / "fw_regions.h").write_text(regions_header(mm))
-    (build_dir / "link.ld").write_text(linker_script(mm, stack_bytes))
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        for name in FIRMWARE_FILES:
+            (build_dir / name).write_text(resources.files("mcucomp.target").joinpath("firmware", name).read_text())
+        (build_dir / "fw_harness.c").write_text(render_harness(report, mm.label))
+        (build_dir / "fw_regions.h").write_text(regions_header(mm))
+        (build_dir / "link.ld").write_text(linker_script(mm, stack_bytes))
+    except OSError as exc:
+        raise OutputError(f"Cannot write the firmware sources into '{build_dir}' ({exc.strerror or exc}): move "
+                          "away whatever is in the way (e.g. a file named like that directory), or choose another "
+                          "-o.") from None
     model_sources = [str(model_dir / f) for f in report["files"] if f.endswith(".c")]
     firmware_sources = [str(build_dir / n) for n in ("fw_harness.c", "fw_semihost.c", "fw_startup.c")]
     elf = build_dir / "fw.elf"

@@ -1,0 +1,79 @@
+"""The seeded fuzz suite: FUZZ_CASES mutated real models through the command line; none may end in exit 70, a
+traceback, a hang, a message that is not one paragraph, or a half-written or mixed OUTDIR.
+
+Each case runs main() in a forked child with a time limit; every SUBPROCESS_EVERY-th case runs as a real
+`python -m mcucomp` process instead, and compiles whose seed is a multiple of 10 also build their C on the host.
+bench/fuzz_long.py runs the same generators with random seeds for as long as you like."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import mcucomp.cli  # noqa: F401  (imported once here, so forked cases start warm)
+import mcucomp.outdir
+import mcucomp.pipeline
+from mcucomp.errors import OutputError
+
+from .cases import EXAMPLE_BASE, REPO, make_case, run_case
+
+FUZZ_CASES = 300
+SUBPROCESS_EVERY = 30
+CASE_TIMEOUT_SECONDS = 60.0
+
+
+@pytest.mark.parametrize("seed", range(FUZZ_CASES))
+def test_fuzz_case(seed, tmp_path):
+    case = make_case(seed)
+    outcome = run_case(case, tmp_path / "case", CASE_TIMEOUT_SECONDS, real_process=seed % SUBPROCESS_EVERY == 0)
+    assert outcome.problem is None, f"{outcome.problem} -- {outcome.reproduce()}"
+
+
+def test_generators_are_deterministic():
+    a, b = make_case(12345), make_case(12345)
+    assert (a.model, a.argv, a.steps) == (b.model, b.argv, b.steps)
+    assert make_case(12346).model != a.model or make_case(12346).argv != a.argv
+
+
+def _clean_compile_case():
+    """A case that compiles the unmutated tiny_cnn (the forked child inherits the test's monkeypatches)."""
+    case = make_case(0)
+    case.model = (REPO / EXAMPLE_BASE).read_bytes()
+    case.argv, case.steps, case.host_build = ["compile", "MODEL", "-o", "OUTDIR"], ["none"], False
+    return case
+
+
+def test_harness_accepts_a_clean_compile(tmp_path):
+    assert run_case(_clean_compile_case(), tmp_path / "case").problem is None
+
+
+@pytest.mark.parametrize("sabotage, expected", [
+    ("crash", "exit 70"),
+    ("hang", "hang"),
+    ("half_written", "OUTDIR changed"),
+    ("noise", "stderr output on success"),
+])
+def test_harness_detects_each_kind_of_problem(tmp_path, monkeypatch, sabotage, expected):
+    real_plan = mcucomp.pipeline.plan_model
+
+    def sabotaged(model, *args, **kwargs):
+        if sabotage == "crash":
+            raise RuntimeError("boom")
+        if sabotage == "hang":
+            time.sleep(30)
+        if sabotage == "noise":
+            print("warning: noise", file=sys.stderr)
+        return real_plan(model, *args, **kwargs)
+
+    def half_written(staging, out_dir):
+        (Path(out_dir) / "model.c").write_text("half")
+        raise OutputError("injected")
+
+    monkeypatch.setattr(mcucomp.pipeline, "plan_model", sabotaged)
+    if sabotage == "half_written":
+        monkeypatch.setattr(mcucomp.outdir, "publish", half_written)
+    outcome = run_case(_clean_compile_case(), tmp_path / "case", timeout=3.0)
+    assert outcome.problem is not None and outcome.problem.startswith(expected), outcome.problem
