@@ -12,6 +12,8 @@ from .frontend.loader import parse_shape_option
 
 #: Exit status for unexpected exceptions (BSD sysexits EX_SOFTWARE).
 EXIT_INTERNAL = 70
+#: Random inputs `verify` compares without --inputs or --data.
+DEFAULT_VERIFY_INPUTS = 10
 
 
 class _Parser(argparse.ArgumentParser):
@@ -154,13 +156,16 @@ def _verify_lines(result) -> list[str]:
     """The verify table, the accuracy contract and the bisect findings."""
     from .verify import FLOAT_ULP_BOUND
 
-    rows = [["output", "dtype", "inputs", "mismatching", "max abs diff", "max ULP"]]
-    for o in result.outputs:
-        rows.append([o.name, o.dtype, str(o.compared), str(o.mismatching), f"{o.max_abs_diff:.6g}",
-                     f"{o.max_ulp:.3g}"])
-    lines = [f"verify '{result.report['name']}': {result.inputs} random inputs (seed {result.seed}) "
-             "against onnxruntime (CPUExecutionProvider, default options)"]
-    lines += _table(rows)
+    header = ["output", "dtype", "inputs", "mismatching", "max abs diff", "max ULP"]
+    rows = [[o.name, o.dtype, str(o.compared), str(o.mismatching), f"{o.max_abs_diff:.6g}", f"{o.max_ulp:.3g}"]
+            for o in result.outputs + result.expected]
+    where = (f"{result.inputs} sample{'s' * (result.inputs != 1)} from {result.data}" if result.data is not None
+             else f"{result.inputs} random inputs (seed {result.seed})")
+    lines = [f"verify '{result.report['name']}': {where} against onnxruntime (CPUExecutionProvider, default options)"]
+    lines += _table([header] + rows[:len(result.outputs)])
+    if result.expected:
+        lines.append(f"against the expected outputs in {result.data}:")
+        lines += _table([header] + rows[len(result.outputs):])
     lines.append(f"bound: integer outputs identical; float outputs |c - ort| <= {FLOAT_ULP_BOUND} ulp(max|ort|) per "
                  "tensor (max ULP is in those units; for integers it is the max difference in LSB)")
     if result.layers is not None:
@@ -172,11 +177,19 @@ def _verify_lines(result) -> list[str]:
     return lines
 
 
+def _differing(outputs) -> str:
+    """'; '-joined descriptions of the outputs that mismatch ('' when none does)."""
+    return "; ".join(f"output '{o.name}' differs on {o.mismatching} of {o.compared} inputs (first: input #"
+                     f"{o.first_bad_input}, max abs diff {o.max_abs_diff:.6g})" for o in outputs if o.mismatching)
+
+
 def _mismatch_message(result) -> str:
     """One paragraph naming the mismatching outputs and, when known, the first differing layer."""
-    parts = [f"output '{o.name}' differs on {o.mismatching} of {o.compared} inputs (first: input #"
-             f"{o.first_bad_input}, max abs diff {o.max_abs_diff:.6g})" for o in result.outputs if o.mismatching]
-    text = "The generated C disagrees with onnxruntime: " + "; ".join(parts) + "."
+    if not _differing(result.outputs):
+        return (f"The generated C disagrees with the expected outputs in {result.data}: {_differing(result.expected)}. "
+                "It matches onnxruntime on the same samples, so the expected outputs come from another computation "
+                "than this ONNX model (e.g. the framework before export, or other preprocessing).")
+    text = f"The generated C disagrees with onnxruntime: {_differing(result.outputs)}."
     bad = result.first_bad_layer
     if bad is not None:
         text += (f" The first differing layer is step {bad.step} '{bad.layer}' ({bad.op}): tensor '{bad.tensor}' "
@@ -199,11 +212,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """mcucomp verify: compile, run on the host and compare with onnxruntime."""
     from .verify import verify_model
 
+    if args.inputs is not None and args.data is not None:
+        raise OptionError("--inputs and --data both choose the inputs: give --data FILE.npz to use its samples, or "
+                          "--inputs N for N random inputs.")
+    args.inputs = DEFAULT_VERIFY_INPUTS if args.inputs is None else args.inputs
     if args.inputs < 1:
         raise OptionError(f"--inputs {args.inputs}: give at least 1 input to compare.")
     result = verify_model(args.model, args.out, inputs=args.inputs, seed=args.seed, name=args.name, board=args.board,
                           shapes=_shapes(args.shape), bisect_always=args.bisect, progress=sys.stderr,
-                          **_options(args))
+                          data=args.data, **_options(args))
     print("\n".join(_verify_lines(result)))
     if not result.ok:
         raise VerifyError(_mismatch_message(result))
@@ -236,7 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="compile, run on the host and compare with onnxruntime")
     _add_compile_args(p)
     p.add_argument("-o", "--out", metavar="OUTDIR", help="keep the generated C here (default: a temporary dir)")
-    p.add_argument("--inputs", type=int, default=10, metavar="N", help="random inputs to compare (default 10)")
+    p.add_argument("--inputs", type=int, metavar="N",
+                   help=f"random inputs to compare (default {DEFAULT_VERIFY_INPUTS})")
+    p.add_argument("--data", metavar="FILE.npz",
+                   help="compare on these samples instead of random inputs: keys are ONNX input names (an array of "
+                        "exactly the input's shape is one sample, an extra leading axis holds N); arrays named "
+                        "after outputs are expected outputs, compared with the C like onnxruntime's")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--bisect", action="store_true",
                    help="compare every intermediate tensor (done automatically on a mismatch)")

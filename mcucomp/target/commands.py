@@ -47,7 +47,7 @@ def format_on_target(result) -> list[str]:
 
 
 def run_on_target(args: argparse.Namespace, compile_fn) -> None:
-    """After the host verify: the same seeded inputs under QEMU, outputs bit-equal to the host's or VerifyError.
+    """After the host verify: the same seeded inputs (or --data samples) under QEMU, outputs bit-equal to the host's or VerifyError.
 
     Without -o the host verify's directory is gone, so compile_fn(args) writes the same C again into a temporary one.
     """
@@ -55,7 +55,7 @@ def run_on_target(args: argparse.Namespace, compile_fn) -> None:
         if args.out is None:
             args.out = tmp
             compile_fn(args)
-        result = verify_on_target(Path(args.out), args.board, args.inputs, args.seed)
+        result = verify_on_target(Path(args.out), args.board, args.inputs, args.seed, data=args.data)
         print("\n".join(format_on_target(result)))
     if not result.ok:
         raise VerifyError(f"On-target run on {result.board} ({result.machine}) failed: QEMU {result.status}; "

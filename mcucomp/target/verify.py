@@ -10,7 +10,7 @@ import numpy as np
 
 from ..boards import load_board
 from ..host import load
-from ..verify import random_feeds
+from ..verify import data_feeds, random_feeds
 from .build import Firmware, build_firmware, section_sizes
 from .memory_map import board_memory_map, qemu_memory_map
 from .run import EXIT_MEANINGS, run_firmware
@@ -75,15 +75,18 @@ def _stack_high_water(console: str) -> int | None:
 
 
 def verify_on_target(model_dir: Path, board_id: str | None, inputs: int = 5, seed: int = 0,
-                     timeout_s: float = 300.0) -> OnTargetResult:
-    """Run model_dir's C in QEMU on the board's core with the seeded inputs of the host verify; compare bits."""
+                     timeout_s: float = 300.0, data=None) -> OnTargetResult:
+    """Run model_dir's C in QEMU on the board's core with the seeded inputs of the host verify (or the samples of
+    `data`, an .npz path or dict of arrays); compare bits."""
     model_dir = Path(model_dir).resolve()
     host = load(model_dir, layer_hook=False)
     report = host.report
     board = load_board(board_id or report["board"])
     machine = board["qemu_machine"]
     rng = np.random.default_rng(seed)
-    feeds = [random_feeds(report["inputs"], rng) for _ in range(inputs)]
+    feeds = (data_feeds(data, report) if data is not None
+             else [random_feeds(report["inputs"], rng) for _ in range(inputs)])
+    inputs = len(feeds)
     expected = [host.run(f) for f in feeds]
     blob = b"".join(np.ascontiguousarray(f[s["name"]]).tobytes() for f in feeds for s in report["inputs"])
     stack = report["fit"]["ram_parts"]["stack"]
