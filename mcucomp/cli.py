@@ -53,7 +53,8 @@ def _constants(items: list[str] | None) -> dict:
 
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
-    options = {key: getattr(args, key) for key in ("requant", "io") if getattr(args, key, None) is not None}
+    options = {key: getattr(args, key) for key in ("requant", "io", "arena_region", "weights_region")
+               if getattr(args, key, None) is not None}
     if getattr(args, "const", None):
         options["constants"] = _constants(args.const)
     if getattr(args, "no_fit_check", False):
@@ -81,6 +82,10 @@ def _add_compile_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--board", help="board id or board .toml (default: nucleo-l4r5zi)")
     p.add_argument("--io", choices=("arena", "caller"),
                    help="'arena': inputs/outputs live in the arena (default); 'caller': in the caller's buffers")
+    p.add_argument("--arena-region", metavar="NAME",
+                   help="board memory region for the arena, e.g. dtcm (default: the fastest RAM region with room)")
+    p.add_argument("--weights-region", metavar="NAME",
+                   help="board memory region for the weights, e.g. qspi (default: the fastest flash with room)")
     p.add_argument("--no-fit-check", action="store_true",
                    help="write the C even when the model does not fit the board's RAM or flash")
 
@@ -106,6 +111,8 @@ def _compile_summary(report: dict, out_dir) -> list[str]:
         f"  arena: {report['arena_bytes']:,} B (live-set lower bound {report['live_lower_bound_bytes']:,} B, "
         f"{_percent_over(report['arena_bytes'], report['live_lower_bound_bytes'])}{_overlap_bound(report)})",
         f"  flash: {report['flash_bytes']:,} B of constant data",
+        f"  regions: arena in {report['fit']['arena_region']} ({report['fit']['arena_region_why']}); weights in "
+        f"{report['fit']['weights_region']} ({report['fit']['weights_region_why']})",
         f"  MACs:  {report['macs']:,}",
     ]
 

@@ -29,13 +29,12 @@ def tensor_rows(report: dict) -> list[list[str]]:
 
 
 def fit_rows(report: dict) -> list[list[str]]:
-    """RAM and flash: region, bytes needed and available, share used, the parts, whether it fits."""
-    fit = report["fit"]
+    """Per memory region used: what it holds, bytes needed and available, share used, the parts, whether it fits."""
     rows = []
-    for kind, label in (("ram", "RAM"), ("flash", "flash")):
-        need, have = fit[f"{kind}_bytes"], fit[f"{kind}_region_bytes"]
-        parts = " + ".join(f"{k} {v:,}" for k, v in fit[f"{kind}_parts"].items())
-        rows.append([label, fit[f"{kind}_region"], f"{need:,}", f"{have:,}", f"{100.0 * need / have:.1f}%", parts,
+    for use in report["fit"]["regions"]:
+        need, have = use["bytes"], use["region_bytes"]
+        parts = " + ".join(f"{k} {v:,}" for k, v in use["parts"].items())
+        rows.append([use["memory"], use["region"], f"{need:,}", f"{have:,}", f"{100.0 * need / have:.1f}%", parts,
                      "yes" if need <= have else f"NO, over by {need - have:,} B"])
     return rows
 
@@ -74,4 +73,6 @@ def summary_items(report: dict) -> list[tuple[str, str]]:
         ("MACs", f"{report['macs']:,}"),
         ("graph I/O", _io_text(report)),
         ("board", f"{report['board']} ({report['fit']['core']})"),
+        ("arena region", f"{report['fit']['arena_region']} ({report['fit']['arena_region_why']})"),
+        ("weights region", f"{report['fit']['weights_region']} ({report['fit']['weights_region_why']})"),
     ]

@@ -20,7 +20,8 @@ def cmd_boards(args: argparse.Namespace) -> int:
 def format_build_target(result: dict) -> list[str]:
     """ELF sections next to the predicted flash and RAM."""
     s = result["sections"]
-    return [f"built {result['elf']} for {result['board']}",
+    return [f"built {result['elf']} for {result['board']} (arena: {result['arena']}; weights: "
+            f"{result['weights_region']})",
             "  " + "  ".join(f"{name} {size:,} B" for name, size in s.items()),
             f"  flash: ELF {result['flash_bytes']:,} B, predicted {result['predicted_flash_bytes']:,} B "
             f"({result['flash_error_percent']:+.1f}%)",
@@ -37,8 +38,9 @@ def cmd_build_target(args: argparse.Namespace, compile_fn) -> int:
 
 def format_on_target(result) -> list[str]:
     """The on-target verification table."""
-    rows = [f"on-target verify on {result.board} ({result.machine}): {result.inputs} inputs (seed {result.seed}), "
-            f"QEMU {result.status}",
+    source = f"from {result.data}" if result.data is not None else f"seed {result.seed}"
+    rows = [f"on-target verify on {result.board} ({result.machine}): {result.inputs} inputs ({source}), "
+            f"QEMU {result.status}, arena at {result.arena}",
             f"  {'output':<24} {'inputs':>6} {'differing':>9}"]
     rows += [f"  {name:<24} {result.inputs:>6} {bad:>9}" for name, bad in result.mismatching.items()]
     if result.stack_high_water is not None:
