@@ -73,11 +73,12 @@ class Firmware:
 
 def placement_defines(report: dict, mm: MemoryMap) -> list[str]:
     """-D<NAME>_ARENA_SECTION / _WEIGHTS_SECTION putting the arena and the weights in the regions the report chose,
-    for those that mm has apart from its default data and code regions (elsewhere they stay in .bss / .rodata)."""
+    for those that are board regions of mm other than its data and code regions (else they stay in .bss / .rodata;
+    a QEMU machine's own region may share a board region's name, as corstone-300's `ddr` does)."""
     name, fit = report["name"].upper(), report["fit"]
     return [f"-D{name}_{what}_SECTION={region_attribute(fit[key])}"
             for what, key, default in (("ARENA", "arena_region", mm.ram), ("WEIGHTS", "weights_region", mm.code))
-            if fit[key] in mm.names() and fit[key] != default]
+            if fit[key] in mm.board_regions and fit[key] != default]
 
 
 def build_firmware(model_dir: Path, build_dir: Path, board: dict, mm: MemoryMap, stack_bytes: int,

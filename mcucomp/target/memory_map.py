@@ -34,10 +34,7 @@ class MemoryMap:
     regions: list[Region]
     code: str
     ram: str
-
-    def names(self) -> set[str]:
-        """The region names."""
-        return {r.name for r in self.regions}
+    board_regions: set[str]          # the regions that are the board's own (where the arena or weights may go)
 
     def placement_sections(self, writable: bool) -> list[str]:
         """Output sections of the regions other than the code and data ones (see linker_script), RAM or read-only."""
@@ -53,7 +50,7 @@ def _writable(region: dict) -> bool:
 def board_memory_map(board: dict) -> MemoryMap:
     """The board's own memory map (for build-target's size report)."""
     regions = [Region(r["name"], r["base"], r["size"], _writable(r)) for r in board["memory"]]
-    return MemoryMap(board["id"], regions, board["flash_region"], board["ram_region"])
+    return MemoryMap(board["id"], regions, board["flash_region"], board["ram_region"], {r.name for r in regions})
 
 
 def _carve(regions: list[Region], piece: Region) -> list[Region]:
@@ -83,7 +80,8 @@ def qemu_memory_map(machine: str, board_regions: list[dict] = ()) -> MemoryMap:
     regions = [Region(code, cbase, csize, True), Region(ram, rbase, rsize, True)]
     for r in board_regions:
         regions = _carve(regions, Region(r["name"], r["base"], r["size"], _writable(r)))
-    return MemoryMap(machine, sorted(regions, key=lambda r: r.base), code, ram)
+    return MemoryMap(machine, sorted(regions, key=lambda r: r.base), code, ram,
+                     {r["name"] for r in board_regions} & {r.name for r in regions})
 
 
 def region_attribute(name: str) -> str:
