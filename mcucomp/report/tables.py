@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 LAYER_HEADER = ["step", "layer", "op", "output shape", "MACs", "weight B", "live RAM B", "peak"]
-TENSOR_HEADER = ["tensor", "kind", "bytes", "offset", "end", "first step", "last step", "alias of"]
+TENSOR_HEADER = ["tensor", "kind", "dtype", "shape", "bytes", "offset", "end", "first step", "last step", "alias of"]
+#: Tensor dtypes that make a model quantized: its float layers are then worth a warning.
+QUANTIZED_DTYPES = ("int8", "uint8")
 FIT_HEADER = ["memory", "region", "needed B", "size B", "used", "parts", "fits"]
 
 
@@ -23,9 +25,31 @@ def layer_rows(report: dict, peak_mark: str = "peak") -> list[list[str]]:
 def tensor_rows(report: dict) -> list[list[str]]:
     """Per arena tensor and scratch buffer, by first step then offset: placement and lifetime."""
     tensors = sorted(report["tensors"], key=lambda t: (t["first_step"], t["offset"], t["alias_of"] is not None))
-    return [[t["name"], t["kind"] + (" (view)" if t["alias_of"] else ""), f"{t['bytes']:,}", f"{t['offset']:,}",
+    return [[t["name"], t["kind"] + (" (view)" if t["alias_of"] else ""), t["dtype"] or "bytes",
+             "" if t["shape"] is None else _shape(t["shape"]), f"{t['bytes']:,}", f"{t['offset']:,}",
              f"{t['offset'] + t['bytes']:,}", str(t["first_step"]), str(t["last_step"]), t["alias_of"] or ""]
             for t in tensors]
+
+
+def float_layers(report: dict) -> list[dict]:
+    """The layers that run a float kernel (op name ending in _f32) in a model with int8/uint8 tensors; [] otherwise."""
+    if not any(t["dtype"] in QUANTIZED_DTYPES for t in report["tensors"]):
+        return []
+    return [layer for layer in report["layers"] if layer["op"].endswith("_f32")]
+
+
+def fit_verdict(report: dict) -> tuple[bool, str]:
+    """Whether the model fits the board and one sentence saying so, with the totals and the fullest region."""
+    fit = report["fit"]
+    over = [u for u in fit["regions"] if u["bytes"] > u["region_bytes"]]
+    totals = f"RAM {fit['ram_bytes']:,} B, flash {fit['flash_bytes']:,} B"
+    if over:
+        where = "; ".join(f"{u['memory']} region '{u['region']}' needs {u['bytes']:,} B of {u['region_bytes']:,} B, "
+                          f"over by {u['bytes'] - u['region_bytes']:,} B" for u in over)
+        return False, f"Does not fit {report['board']} ({totals}): {where}."
+    fullest = max(fit["regions"], key=lambda u: u["bytes"] / u["region_bytes"])
+    return True, (f"Fits {report['board']}: {totals}; fullest region '{fullest['region']}' "
+                  f"{100.0 * fullest['bytes'] / fullest['region_bytes']:.1f}% used.")
 
 
 def fit_rows(report: dict) -> list[list[str]]:
