@@ -2,7 +2,9 @@
 
 Code size and stack come from mcucomp/target/code_size.json, measured once per core with arm-none-eabi-gcc -O2
 (bench/measure_code_size.py), so no toolchain is needed at compile time. Everything the firmware links is placed
-as its linker script does: .data/.bss/stack in the board's ram_region, code and constants in its flash_region.
+as its linker script does: .data/.bss/stack in the board's ram_region, code in its flash_region, the arena and the
+weights in the regions choose_regions picks (asked for with --arena-region/--weights-region, else the fastest
+with room).
 """
 
 from __future__ import annotations
