@@ -197,7 +197,7 @@ def read_npz(path) -> dict[str, np.ndarray]:
         with loaded as archive:
             return {key: archive[key] for key in archive.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        reason = "not a zip archive of .npy arrays" if "pickled" in str(exc) else str(exc)
+        reason = "not a zip archive of numeric .npy arrays" if "pickled" in str(exc) else str(exc)
         raise OptionError(f"--data '{path}' cannot be read as an .npz archive ({reason}). Write it with "
                           "numpy.savez(path, **{input_name: array}).") from None
 
