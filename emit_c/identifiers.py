@@ -42,10 +42,10 @@ TEMPLATE_LOCALS = frozenset({"arena", "arena_u8"})
 IO_MACRO_SUFFIXES = ("RANK", "SHAPE", "SIZE", "SCALE", "ZERO_POINT", "ARENA_OFFSET")
 
 #: Macros <name>.h, <name>.c and <name>_weights.[ch] define for the model besides the per-I/O ones (<NAME>_...),
-#: including the hooks users define (LAYER_*, PROFILE_*, WEIGHTS_SECTION, ARENA_SECTION). Runtime macros are
+#: including the hooks users define (PROFILE_*, WEIGHTS_SECTION, ARENA_SECTION). Runtime macros are
 #: <NAME>_RT_*.
 MODEL_MACROS = ("H", "WEIGHTS_H", "ARENA_SIZE", "ARENA_ALIGN", "ARENA_SECTION", "NUM_INPUTS", "NUM_OUTPUTS", "OK",
-                "ERR_NULL", "ERR_ALIGN", "WEIGHTS_SECTION", "ALIGN16", "LAYER_BEGIN", "LAYER_END", "PROFILE_BEGIN",
+                "ERR_NULL", "ERR_ALIGN", "WEIGHTS_SECTION", "ALIGN16", "PROFILE_BEGIN",
                 "PROFILE_END")
 
 #: Longest identifier made from a name (C99 guarantees 63 significant characters in internal identifiers).

@@ -12,6 +12,8 @@ from .frontend.loader import parse_shape_option, require_regular_file
 
 #: Exit status for unexpected exceptions (BSD sysexits EX_SOFTWARE).
 EXIT_INTERNAL = 70
+#: Random inputs `verify` compares without --inputs or --data.
+DEFAULT_VERIFY_INPUTS = 10
 
 
 def one_line(text: str) -> str:
@@ -57,7 +59,8 @@ def _constants(items: list[str] | None) -> dict:
 
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
-    options = {key: getattr(args, key) for key in ("requant", "io") if getattr(args, key, None) is not None}
+    options = {key: getattr(args, key) for key in ("requant", "io", "arena_region", "weights_region")
+               if getattr(args, key, None) is not None}
     if getattr(args, "const", None):
         options["constants"] = _constants(args.const)
     if getattr(args, "no_fit_check", False):
@@ -85,6 +88,10 @@ def _add_compile_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--board", help="board id or board .toml (default: nucleo-l4r5zi)")
     p.add_argument("--io", choices=("arena", "caller"),
                    help="'arena': inputs/outputs live in the arena (default); 'caller': in the caller's buffers")
+    p.add_argument("--arena-region", metavar="NAME",
+                   help="board memory region for the arena, e.g. dtcm (default: the fastest RAM region with room)")
+    p.add_argument("--weights-region", metavar="NAME",
+                   help="board memory region for the weights, e.g. qspi (default: the fastest flash with room)")
     p.add_argument("--no-fit-check", action="store_true",
                    help="write the C even when the model does not fit the board's RAM or flash")
 
@@ -110,6 +117,8 @@ def _compile_summary(report: dict, out_dir) -> list[str]:
         f"  arena: {report['arena_bytes']:,} B (live-set lower bound {report['live_lower_bound_bytes']:,} B, "
         f"{_percent_over(report['arena_bytes'], report['live_lower_bound_bytes'])}{_overlap_bound(report)})",
         f"  flash: {report['flash_bytes']:,} B of constant data",
+        f"  regions: arena in {report['fit']['arena_region']} ({report['fit']['arena_region_why']}); weights in "
+        f"{report['fit']['weights_region']} ({report['fit']['weights_region_why']})",
         f"  MACs:  {report['macs']:,}",
     ]
 
@@ -160,13 +169,16 @@ def _verify_lines(result) -> list[str]:
     """The verify table, the accuracy contract and the bisect findings."""
     from .verify import FLOAT_ULP_BOUND
 
-    rows = [["output", "dtype", "inputs", "mismatching", "max abs diff", "max ULP"]]
-    for o in result.outputs:
-        rows.append([o.name, o.dtype, str(o.compared), str(o.mismatching), f"{o.max_abs_diff:.6g}",
-                     f"{o.max_ulp:.3g}"])
-    lines = [f"verify '{result.report['name']}': {result.inputs} random inputs (seed {result.seed}) "
-             "against onnxruntime (CPUExecutionProvider, default options)"]
-    lines += _table(rows)
+    header = ["output", "dtype", "inputs", "mismatching", "max abs diff", "max ULP"]
+    rows = [[o.name, o.dtype, str(o.compared), str(o.mismatching), f"{o.max_abs_diff:.6g}", f"{o.max_ulp:.3g}"]
+            for o in result.outputs + result.expected]
+    where = (f"{result.inputs} sample{'s' * (result.inputs != 1)} from {result.data}" if result.data is not None
+             else f"{result.inputs} random inputs (seed {result.seed})")
+    lines = [f"verify '{result.report['name']}': {where} against onnxruntime (CPUExecutionProvider, default options)"]
+    lines += _table([header] + rows[:len(result.outputs)])
+    if result.expected:
+        lines.append(f"against the expected outputs in {result.data}:")
+        lines += _table([header] + rows[len(result.outputs):])
     lines.append(f"bound: integer outputs identical; float outputs |c - ort| <= {FLOAT_ULP_BOUND} ulp(max|ort|) per "
                  "tensor (max ULP is in those units; for integers it is the max difference in LSB)")
     if result.layers is not None:
@@ -178,11 +190,19 @@ def _verify_lines(result) -> list[str]:
     return lines
 
 
+def _differing(outputs) -> str:
+    """'; '-joined descriptions of the outputs that mismatch ('' when none does)."""
+    return "; ".join(f"output '{o.name}' differs on {o.mismatching} of {o.compared} inputs (first: input #"
+                     f"{o.first_bad_input}, max abs diff {o.max_abs_diff:.6g})" for o in outputs if o.mismatching)
+
+
 def _mismatch_message(result) -> str:
     """One paragraph naming the mismatching outputs and, when known, the first differing layer."""
-    parts = [f"output '{o.name}' differs on {o.mismatching} of {o.compared} inputs (first: input #"
-             f"{o.first_bad_input}, max abs diff {o.max_abs_diff:.6g})" for o in result.outputs if o.mismatching]
-    text = "The generated C disagrees with onnxruntime: " + "; ".join(parts) + "."
+    if not _differing(result.outputs):
+        return (f"The generated C disagrees with the expected outputs in {result.data}: {_differing(result.expected)}. "
+                "It matches onnxruntime on the same samples, so the expected outputs come from another computation "
+                "than this ONNX model (e.g. the framework before export, or other preprocessing).")
+    text = f"The generated C disagrees with onnxruntime: {_differing(result.outputs)}."
     bad = result.first_bad_layer
     if bad is not None:
         text += (f" The first differing layer is step {bad.step} '{bad.layer}' ({bad.op}): tensor '{bad.tensor}' "
@@ -205,9 +225,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """mcucomp verify: compile, run on the host and compare with onnxruntime."""
     from .verify import verify_model
 
+    if args.inputs is not None and args.data is not None:
+        raise OptionError("--inputs and --data both choose the inputs: give --data FILE.npz to use its samples, or "
+                          "--inputs N for N random inputs.")
+    args.inputs = DEFAULT_VERIFY_INPUTS if args.inputs is None else args.inputs
     result = verify_model(args.model, args.out, inputs=args.inputs, seed=args.seed, name=args.name, board=args.board,
                           shapes=_shapes(args.shape), bisect_always=args.bisect, progress=sys.stderr,
-                          **_options(args))
+                          data=args.data, **_options(args))
     print("\n".join(_verify_lines(result)))
     if not result.ok:
         raise VerifyError(_mismatch_message(result))
@@ -240,7 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="compile, run on the host and compare with onnxruntime")
     _add_compile_args(p)
     p.add_argument("-o", "--out", metavar="OUTDIR", help="keep the generated C here (default: a temporary dir)")
-    p.add_argument("--inputs", type=int, default=10, metavar="N", help="random inputs to compare, 1 to 1,000,000 (default 10)")
+    p.add_argument("--inputs", type=int, metavar="N",
+                   help=f"random inputs to compare, 1 to 1,000,000 (default {DEFAULT_VERIFY_INPUTS})")
+    p.add_argument("--data", metavar="FILE.npz",
+                   help="compare on these samples instead of random inputs: keys are ONNX input names (an array of "
+                        "exactly the input's shape is one sample, an extra leading axis holds N); arrays named "
+                        "after outputs are expected outputs, compared with the C like onnxruntime's")
     p.add_argument("--seed", type=int, default=0, help="random seed, 0 to 2**32-1 (default 0)")
     p.add_argument("--bisect", action="store_true",
                    help="compare every intermediate tensor (done automatically on a mismatch)")

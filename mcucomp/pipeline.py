@@ -115,8 +115,11 @@ class PlannedModel:
 
 
 def plan_model(model, name: str | None = None, board: str | None = None, shapes: dict | None = None,
-               **options) -> PlannedModel:
-    """Lower, schedule and plan memory, build the C program and the report with its fit estimate; write nothing."""
+               arena_region: str | None = None, weights_region: str | None = None, **options) -> PlannedModel:
+    """Lower, schedule and plan memory, build the C program and the report with its fit estimate; write nothing.
+
+    arena_region/weights_region name the board memory regions the fit check puts the arena and the weights in
+    (default: the fastest with room)."""
     name = default_name(model) if name is None else name
     _check_name(name)
     board_info = load_board(board)
@@ -131,7 +134,7 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
     ]
     program = build_program(g, order, calls, layout, name, header)
     report = build_report(g, order, layout, program, calls, name, board_info, opts, sha256)
-    report["fit"] = estimate_fit(report, board_info)
+    report["fit"] = estimate_fit(report, board_info, arena_region, weights_region)
     return PlannedModel(g, order, layout, program, report, board_info)
 
 

@@ -1,4 +1,5 @@
-"""Run the generated C on the host and compare it with onnxruntime on seeded random inputs.
+"""Run the generated C on the host and compare it with onnxruntime on seeded random inputs or on samples from an
+.npz file (--data), and with the file's expected outputs when it has them.
 
 The accuracy contract lives here, in one place:
 - integer (and bool) outputs must be identical to onnxruntime's;
@@ -17,6 +18,7 @@ import os
 import sys
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -129,11 +131,13 @@ class VerifyResult:
     layers: list[LayerDiff] | None = None
     bisect_input: int | None = None
     skipped_tensors: list[str] = field(default_factory=list)
+    data: str | None = None                         # the --data file the inputs came from (None: random inputs)
+    expected: list[OutputStats] = field(default_factory=list)  # C against the data file's expected outputs
 
     @property
     def ok(self) -> bool:
-        """True when no output mismatched on any input."""
-        return all(o.mismatching == 0 for o in self.outputs)
+        """True when no output mismatched on any input, against onnxruntime or the expected outputs."""
+        return all(o.mismatching == 0 for o in self.outputs + self.expected)
 
     @property
     def first_bad_layer(self) -> LayerDiff | None:
@@ -179,6 +183,93 @@ def random_feeds(specs: list[dict], rng: np.random.Generator) -> dict[str, np.nd
     return feeds
 
 
+@dataclass
+class VerifyData:
+    """Samples read from an .npz file: per sample, the input feeds and the expected outputs the file gives."""
+
+    source: str
+    feeds: list[dict[str, np.ndarray]]
+    expected: list[dict[str, np.ndarray]]
+
+
+def _dims(shape) -> str:
+    """`1x3x32x32` (or `scalar`)."""
+    return "x".join(map(str, shape)) or "scalar"
+
+
+def read_npz(path) -> dict[str, np.ndarray]:
+    """The arrays of an .npz file, or an OptionError saying why it cannot be used."""
+    path = Path(os.fspath(path))
+    if not path.is_file():
+        what = "does not exist" if not path.exists() else "is not a regular file"
+        raise OptionError(f"--data '{path}' {what}: give an .npz file written by numpy.savez(path, **arrays) whose "
+                          "keys are the model's input names (and optionally output names).")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise ValueError("it is a single .npy array, not an archive of named arrays")
+        with loaded as archive:
+            return {key: archive[key] for key in archive.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        reason = "not a zip archive of numeric .npy arrays" if "pickled" in str(exc) else str(exc)
+        raise OptionError(f"--data '{path}' cannot be read as an .npz archive ({reason}). Write it with "
+                          "numpy.savez(path, **{input_name: array}).") from None
+
+
+def _data_arrays(data, name: str | None = None) -> tuple[str, dict[str, np.ndarray]]:
+    """(name for messages, arrays) of a --data argument: an .npz path, or a dict of arrays by ONNX name."""
+    if isinstance(data, dict):
+        return name or "<arrays>", data
+    return os.fspath(data), read_npz(data)
+
+
+def data_feeds(data, report: dict) -> list[dict[str, np.ndarray]]:
+    """The input feeds of each sample of `data` (an .npz path or a dict of arrays), checked against report."""
+    name, arrays = _data_arrays(data)
+    return verify_data(arrays, report, name).feeds
+
+
+def _samples(source: str, key: str, array: np.ndarray, spec: dict, role: str) -> np.ndarray:
+    """The array as a stack of samples: exactly the tensor's shape is one sample, a leading extra axis counts them."""
+    want_dtype, want_shape = np.dtype(spec["dtype"]), tuple(spec["shape"])
+    if array.dtype != want_dtype:
+        raise OptionError(f"--data '{source}': array '{key}' is {array.dtype}, but {role} '{spec['name']}' is "
+                          f"{want_dtype}. Convert it with array.astype(numpy.{want_dtype}).")
+    if array.shape == want_shape:
+        return array[np.newaxis]
+    if array.ndim == len(want_shape) + 1 and array.shape[1:] == want_shape and array.shape[0] > 0:
+        return array
+    raise OptionError(f"--data '{source}': array '{key}' has shape {_dims(array.shape)}, but {role} "
+                      f"'{spec['name']}' needs {_dims(want_shape)} for one sample or Nx{_dims(want_shape)} for N "
+                      "samples (N >= 1 along a new leading axis).")
+
+
+def verify_data(arrays: dict[str, np.ndarray], report: dict, source: str) -> VerifyData:
+    """Check arrays (by ONNX tensor name) against the compiled model's inputs and outputs; split into samples."""
+    inputs = {s["name"]: s for s in report["inputs"]}
+    outputs = {s["name"]: s for s in report["outputs"]}
+    extra = sorted(set(arrays) - set(inputs) - set(outputs))
+    if extra:
+        raise OptionError(f"--data '{source}': key(s) {', '.join(repr(k) for k in extra)} name neither an input nor "
+                          f"an output of the model. Inputs: {', '.join(inputs)}; outputs: {', '.join(outputs)}.")
+    missing = [name for name in inputs if name not in arrays]
+    if missing:
+        specs = ", ".join(f"'{n}' ({inputs[n]['dtype']}, {_dims(inputs[n]['shape'])})" for n in missing)
+        raise OptionError(f"--data '{source}' has no array for input(s) {specs}. Keys found: "
+                          f"{', '.join(sorted(arrays)) or 'none'}. Every input needs one.")
+    stacks = {k: _samples(source, k, a, inputs.get(k) or outputs[k], "input" if k in inputs else "output")
+              for k, a in arrays.items()}
+    counts = {k: len(v) for k, v in stacks.items()}
+    if len(set(counts.values())) > 1:
+        listed = ", ".join(f"'{k}' {n}" for k, n in counts.items())
+        raise OptionError(f"--data '{source}': the arrays hold different numbers of samples ({listed}); give every "
+                          "input and expected output the same number along the leading axis.")
+    count = next(iter(counts.values()))
+    return VerifyData(source,
+                      [{k: np.ascontiguousarray(stacks[k][i]) for k in inputs} for i in range(count)],
+                      [{k: stacks[k][i] for k in outputs if k in stacks} for i in range(count)])
+
+
 class _Progress:
     """Prints `verify: done/total inputs` to a stream at most every PROGRESS_INTERVAL seconds."""
 
@@ -206,7 +297,7 @@ def _capture_plan(report: dict) -> list[tuple[int, str]]:
 
 
 def _call_index(report: dict, step: int) -> int:
-    """The LAYER_END index (calls only; alias layers emit no call) of the last call at or before schedule `step`."""
+    """The PROFILE_END index (calls only; alias layers emit no call) of the last call at or before schedule `step`."""
     call_steps = [layer["step"] for layer in report["layers"] if not layer["alias"]]
     return bisect.bisect_right(call_steps, step) - 1
 
@@ -243,33 +334,47 @@ def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
 
 
 def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_always: bool = False,
-                    progress: TextIO | None = None, constants: dict | None = None) -> VerifyResult:
+                    progress: TextIO | None = None, constants: dict | None = None, data=None,
+                    data_name: str | None = None) -> VerifyResult:
     """Load the C in out_dir (compiled from `model`, a path) and compare it with onnxruntime on random inputs.
 
-    Inputs bound at compile time (`constants`) are fed to onnxruntime with the same values. Bisects (compares every intermediate tensor on one input) when an output mismatches, or always when asked.
+    Inputs bound at compile time (`constants`) are fed to onnxruntime with the same values. `data` (an .npz path or
+    a dict of arrays by ONNX name) replaces the random inputs by its samples, and its output arrays, when it has any,
+    are compared with the C as well; data_name names a dict in messages. Bisects (compares every intermediate
+    tensor on one input) when an output differs from onnxruntime's, or always when asked.
     """
     model_path = os.fspath(model)
     host = load(out_dir)
     report = host.report
+    samples = None
+    if data is not None:
+        data_name, data = _data_arrays(data, data_name)
+        samples = verify_data(data, report, data_name)
+        inputs = len(samples.feeds)
     session = _session(model_path)
     ref_names = [o.name for o in session.get_outputs()]
     stats = [OutputStats(s["name"], s["dtype"]) for s in report["outputs"]]
+    given = samples.expected[0] if samples is not None else {}
+    expected = [OutputStats(s["name"], s["dtype"]) for s in report["outputs"] if s["name"] in given]
     rng = np.random.default_rng(seed)
     meter = _Progress(progress, inputs)
     first_bad = None
     first_feeds = None
     for index in range(inputs):
-        feeds = random_feeds(report["inputs"], rng)
+        feeds = samples.feeds[index] if samples is not None else random_feeds(report["inputs"], rng)
         if index == 0:
             first_feeds = feeds
         ref = dict(zip(ref_names, session.run(None, {**feeds, **(constants or {})})))
         got = host.run(feeds)
         for st in stats:
             st.add(index, compare(got[st.name], ref[st.name]))
+        for st in expected:
+            st.add(index, compare(got[st.name], samples.expected[index][st.name]))
         if first_bad is None and any(st.first_bad_input == index for st in stats):
             first_bad = (index, feeds)
         meter.tick(index + 1)
-    result = VerifyResult(report, Path(out_dir).resolve(), inputs, seed, stats)
+    result = VerifyResult(report, Path(out_dir).resolve(), inputs, seed, stats,
+                          data=samples.source if samples is not None else None, expected=expected)
     if first_bad is not None or (bisect_always and first_feeds is not None):
         index, feeds = first_bad if first_bad is not None else (0, first_feeds)
         result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants)
@@ -279,15 +384,21 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
 
 def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str | None = None,
                  board: str | None = None, shapes: dict | None = None, bisect_always: bool = False,
-                 progress: TextIO | None = sys.stderr, **options) -> VerifyResult:
-    """Compile `model` (a path) to out_dir (a temporary directory when None), then run verify_compiled."""
+                 progress: TextIO | None = sys.stderr, data=None, **options) -> VerifyResult:
+    """Compile `model` (a path) to out_dir (a temporary directory when None), then run verify_compiled.
+
+    `data`: an .npz path or a dict of arrays by ONNX name (see verify_compiled); a path is read before compiling.
+    """
     check_run_options(inputs, seed)
     constants = options.get("constants")
+    data_name = None
+    if data is not None:
+        data_name, data = _data_arrays(data)
     if out_dir is not None:
         compile_model(model, out_dir, name=name, board=board, shapes=shapes, **options)
-        return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress, constants)
+        return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress, constants, data, data_name)
     with tempfile.TemporaryDirectory(prefix="mcucomp-verify-") as tmp:
         compile_model(model, tmp, name=name, board=board, shapes=shapes, **options)
-        result = verify_compiled(model, tmp, inputs, seed, bisect_always, progress, constants)
+        result = verify_compiled(model, tmp, inputs, seed, bisect_always, progress, constants, data, data_name)
     result.out_dir = None
     return result

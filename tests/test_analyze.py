@@ -58,9 +58,9 @@ def test_table_marks_the_peak_and_summarizes(model_path, capsys, tmp_path, monke
     assert summary["weights"].startswith(f"{report['weights_bytes']:,} B")
     assert summary["graph I/O"].startswith("caller-owned buffers outside the arena")
     fit = [line.split() for line in tail if line.startswith("  RAM ") or line.startswith("  flash ")]
-    assert [row[:4] for row in fit] == [
-        [kind, report["fit"][f"{key}_region"], f"{report['fit'][f'{key}_bytes']:,}",
-         f"{report['fit'][f'{key}_region_bytes']:,}"] for kind, key in (("RAM", "ram"), ("flash", "flash"))]
+    assert [row[:4] for row in fit] == [[use["memory"], use["region"], f"{use['bytes']:,}", f"{use['region_bytes']:,}"]
+                                        for use in report["fit"]["regions"]]
+    assert len(fit) == 2 and summary["arena region"].startswith(report["fit"]["arena_region"] + " (")
 
 
 def test_json_is_the_report_and_csv_the_layers(model_path, capsys):

@@ -14,7 +14,7 @@ from shared_models import shared_model
 
 import mcucomp
 from mcucomp.pipeline import plan_model
-from mcucomp.report.svg import FONT, GLYPH, render_memory_svg
+from mcucomp.report.svg import FONT, GLYPH, LEFT, TOP, render_memory_svg, short_names
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -212,6 +212,95 @@ def test_report_html_embeds_svg_and_tables(tmp_path):
     parser = _Tables()
     parser.feed(html)
     assert parser.svg == 1
-    assert parser.rows == {"layers": len(report["layers"]), "tensors": len(report["tensors"]), "fit": 2}
+    assert parser.rows == {"layers": len(report["layers"]), "tensors": len(report["tensors"]),
+                           "fit": len(report["fit"]["regions"])}
     assert html.count('<tr class="peak">') == 1
     assert "<link" not in html and "<script" not in html
+
+
+def test_report_html_puts_the_verdict_and_fit_first(tmp_path):
+    path = save(branchy_model(), tmp_path / "branchy.onnx")
+    mcucomp.compile_model(path, tmp_path / "out", name="br")
+    html = (tmp_path / "out" / "report.html").read_text()
+    order = [html.index(marker) for marker in ('class="verdict fits"', '<table class="fit"', '<dl class="summary"',
+                                               "<svg", '<table class="layers"', '<table class="tensors"')]
+    assert order == sorted(order)
+    assert "Fits nucleo-l4r5zi: RAM " in html and "float layer" not in html
+    over = mcucomp.compile_model(path, tmp_path / "small", name="br", board="nucleo-h743zi", arena_region="sram3",
+                                 fit_check=False)
+    assert over.report["fit"]["arena_region"] == "sram3"
+    tiny = plan_model(path, board="nucleo-g0b1re").report
+    tiny["fit"]["regions"][0]["region_bytes"] = 100
+    from mcucomp.report.html import render_report_html
+    page = render_report_html(tiny, "<svg></svg>")
+    assert 'class="verdict over"' in page and "Does not fit nucleo-g0b1re" in page and "over by" in page
+
+
+def test_tensor_table_has_dtype_and_shape(tmp_path):
+    from mcucomp.report.tables import TENSOR_HEADER, tensor_rows
+    report = plan_model(save(branchy_model(), tmp_path / "b.onnx")).report
+    rows = {r[0]: dict(zip(TENSOR_HEADER, r)) for r in tensor_rows(report)}
+    assert (rows["wide_a"]["dtype"], rows["wide_a"]["shape"]) == ("float32", "1x16x8x8")
+    assert (rows["flat"]["shape"], rows["flat"]["kind"]) == ("1x64", "activation (view)")
+    assert all(t["dtype"] and t["shape"] is not None for t in report["tensors"] if t["kind"] != "scratch")
+
+
+def int8_model_with_float_layer():
+    """x int8 → DequantizeLinear → Tanh (float: tanh_f32) → QuantizeLinear → y int8."""
+    inits = [numpy_helper.from_array(np.array(0.05, np.float32), "s"),
+             numpy_helper.from_array(np.array(3, np.int8), "z")]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["xf"], name="dq"),
+             helper.make_node("Tanh", ["xf"], ["t"], name="float_tanh"),
+             helper.make_node("QuantizeLinear", ["t", "s", "z"], ["y"], name="q")]
+    return make_model(nodes, [("x", TensorProto.INT8, [1, 16])], [("y", TensorProto.INT8, [1, 16])], inits)
+
+
+def test_float_layers_of_an_int8_model_are_flagged(tmp_path, kws_report):
+    from mcucomp.report.html import render_report_html
+    report = plan_model(save(int8_model_with_float_layer(), tmp_path / "q.onnx")).report
+    page = render_report_html(report, "<svg></svg>")
+    assert '<div class="warning">' in page and "1 float layer in an int8 model" in page
+    assert "<code>float_tanh</code> (tanh_f32)" in page and "<code>dq</code>" not in page
+    assert '<div class="warning">' not in render_report_html(kws_report, "<svg></svg>")  # all int8 kernels
+
+
+def long_chain_model(layers: int = 140):
+    """x → Sigmoid/Tanh alternating, `layers` long; tensors named like an exporter's, differing only in the middle."""
+    nodes, prev = [], "x"
+    for i in range(layers):
+        op = "Tanh" if i % 2 else "Sigmoid"
+        out = f"model/sequential_1/block_{i:03d}/activation/act:0" if i < layers - 1 else "y"
+        nodes.append(helper.make_node(op, [prev], [out], name=f"model/sequential_1/block_{i:03d}/{op}"))
+        prev = out
+    return make_model(nodes, [("x", TensorProto.FLOAT, [1, 64, 8, 8])], [("y", TensorProto.FLOAT, [1, 64, 8, 8])])
+
+
+def test_short_names_drop_shared_scope_and_suffix():
+    names = ["x", "m/seq/block_001/act/Tanh:0", "m/seq/block_002/act/Tanh:0", "m/seq/block_010/act/Sigmoid:0"]
+    assert short_names(names) == {"x": "x", "m/seq/block_001/act/Tanh:0": "block_001/act/Tanh:0",
+                                  "m/seq/block_002/act/Tanh:0": "block_002/act/Tanh:0",
+                                  "m/seq/block_010/act/Sigmoid:0": "block_010/act/Sigmoid:0"}
+    same_end = ["a/b1/c/d", "a/b2/c/d"]
+    assert short_names(same_end) == {"a/b1/c/d": "b1", "a/b2/c/d": "b2"}
+    assert short_names(["only/one"]) == {"only/one": "only/one"}
+
+
+def test_long_model_labels_show_name_ends_and_lines_stay_in_view(tmp_path):
+    report = plan_model(save(long_chain_model(), tmp_path / "long.onnx")).report
+    root = ET.fromstring(render_memory_svg(report))
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert width > 2000  # 140 steps: a wide picture the page scrolls
+    labels = [t.text for t in root.iter(f"{SVG}text") if t.get("fill") == "white"]
+    truncated = [label for label in labels if label.startswith("…")]
+    assert len(truncated) > 100 and len(set(truncated)) == len(truncated)  # ends differ, heads would not
+    blocks = {f"block_{i:03d}" for i in range(140)}
+    assert all(any(b.endswith(label[1:]) for b in blocks) for label in truncated)
+    limit_labels = [t for t in root.iter(f"{SVG}text") if t.get("class") == "limit-label"]
+    assert len(limit_labels) == 3  # arena, lower bound, largest live set
+    for text in limit_labels:
+        x, y = float(text.get("x")), float(text.get("y"))
+        right = x + len(text.text) * FONT * GLYPH
+        assert LEFT <= x and right < 1000, text.text  # readable without scrolling a 1000 px wide page
+        assert TOP + FONT <= y <= height, text.text
+    ys = sorted(float(t.get("y")) for t in limit_labels)
+    assert all(b - a >= FONT for a, b in zip(ys, ys[1:]))

@@ -71,8 +71,9 @@ def test_predicted_sizes_within_five_percent(tmp_path, model):
     result = build_target(tmp_path, None)
     assert abs(result["flash_error_percent"]) <= 5.0, result
     assert abs(result["ram_error_percent"]) <= 5.0, result
-    assert result["sections"][".bss"] >= mcucomp.compile_model(_model(model), tmp_path / "again", name="m",
-                                                               board="nucleo-h743zi").report["arena_bytes"]
+    arena = mcucomp.compile_model(_model(model), tmp_path / "again", name="m", board="nucleo-h743zi").report
+    assert arena["fit"]["arena_region"] == "dtcm" and result["arena"] == "dtcm @ 0x20000000"
+    assert result["sections"][".dtcm"] >= arena["arena_bytes"]
 
 
 def test_wrong_machine_is_reported_as_crash_or_timeout(tmp_path):

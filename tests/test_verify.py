@@ -56,7 +56,7 @@ def test_random_inputs_cover_the_integer_range_and_are_seeded():
 
 
 def test_capture_index_skips_alias_layers():
-    """LAYER_END numbers calls only; reshape-like layers emit none."""
+    """PROFILE_END numbers calls only; reshape-like layers emit none."""
     report = {"layers": [{"step": 0, "alias": False}, {"step": 1, "alias": True}, {"step": 2, "alias": False}]}
     assert [verify._call_index(report, s) for s in range(3)] == [0, 0, 1]
 
@@ -121,3 +121,97 @@ def test_missing_onnxruntime_is_a_clear_error(tmp_path, monkeypatch):
     path = save(two_conv_model(), tmp_path / "m.onnx")
     with pytest.raises(McucompError, match=r"needs onnxruntime.*pip install onnxruntime"):
         verify_model(path, inputs=1, progress=None)
+
+
+def _ort_outputs(path, x: np.ndarray) -> np.ndarray:
+    """onnxruntime's y for each sample of x (a stack along axis 0)."""
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return np.stack([session.run(None, {"x": sample})[0] for sample in x])
+
+
+def test_data_samples_replace_random_inputs(tmp_path, monkeypatch):
+    """The C runs on exactly the file's samples: the leading axis counts them, and each reaches the C as given."""
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    x = np.random.default_rng(5).standard_normal((3, 1, 1, 8, 8)).astype(np.float32)
+    np.savez(tmp_path / "d.npz", x=x)
+    seen = []
+    real_run = verify.HostModel.run
+    monkeypatch.setattr(verify.HostModel, "run", lambda self, feeds, **kw: seen.append(feeds["x"]) or
+                        real_run(self, feeds, **kw))
+    result = verify_model(path, data=tmp_path / "d.npz", progress=None)
+    assert result.ok and result.inputs == 3 and result.outputs[0].compared == 3 and result.expected == []
+    assert len(seen) == 3 and all(np.array_equal(a, b) for a, b in zip(seen, x))
+
+
+def test_data_single_sample_has_the_input_shape(tmp_path):
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    x = np.ones((1, 1, 8, 8), np.float32)
+    result = verify_model(path, data={"x": x}, progress=None)
+    assert result.inputs == 1 and result.ok
+
+
+def test_data_expected_outputs_are_compared(tmp_path, capsys):
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    x = np.random.default_rng(6).standard_normal((4, 1, 1, 8, 8)).astype(np.float32)
+    y = _ort_outputs(path, x)
+    np.savez(tmp_path / "good.npz", x=x, y=y)
+    assert cli.main(["verify", str(path), "--data", str(tmp_path / "good.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "4 samples from" in out and "against the expected outputs in" in out
+    assert len(re.findall(r"^y\s+float32\s+4\s+0\s", out, re.M)) == 2, out
+    y[2, 0, 1, 3, 3] += 1.0
+    np.savez(tmp_path / "bad.npz", x=x, y=y)
+    result = verify_model(path, data=tmp_path / "bad.npz", progress=None)
+    assert result.outputs[0].mismatching == 0
+    assert (result.expected[0].mismatching, result.expected[0].first_bad_input) == (1, 2)
+    assert not result.ok
+    assert cli.main(["verify", str(path), "--data", str(tmp_path / "bad.npz")]) == 3
+    err = capsys.readouterr().err
+    assert "disagrees with the expected outputs" in err and "first: input #2" in err and "matches onnxruntime" in err
+
+
+@pytest.mark.parametrize("arrays, message", [
+    ({"z": np.zeros((1, 1, 8, 8), np.float32)}, r"key\(s\) 'z' name neither an input nor an output.*Inputs: x"),
+    ({"y": np.zeros((1, 2, 8, 8), np.float32)}, r"no array for input\(s\) 'x' \(float32, 1x1x8x8\)"),
+    ({"x": np.zeros((1, 1, 8, 8), np.float64)}, r"array 'x' is float64, but input 'x' is float32.*astype"),
+    ({"x": np.zeros((2, 1, 8, 8), np.float32)}, r"'x' has shape 2x1x8x8, but input 'x' needs 1x1x8x8 for one "
+                                                r"sample or Nx1x1x8x8"),
+    ({"x": np.zeros((0, 1, 1, 8, 8), np.float32)}, r"has shape 0x1x1x8x8"),
+    ({"x": np.zeros((3, 1, 1, 8, 8), np.float32), "y": np.zeros((2, 1, 2, 8, 8), np.float32)},
+     r"different numbers of samples \('x' 3, 'y' 2\)"),
+    ({"x": np.zeros((1, 1, 8, 8), np.float32), "y": np.zeros((1, 2, 8, 8), np.int8)},
+     r"array 'y' is int8, but output 'y' is float32"),
+])
+def test_bad_data_is_an_option_error(tmp_path, capsys, arrays, message):
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    np.savez(tmp_path / "d.npz", **arrays)
+    assert cli.main(["verify", str(path), "--data", str(tmp_path / "d.npz")]) == 1
+    err = capsys.readouterr().err
+    assert re.search(message, err), err
+    assert "d.npz" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.mkdir(), "is not a regular file"),
+    (lambda p: None, "does not exist"),
+    (lambda p: p.write_text("not a zip"), "cannot be read as an .npz archive"),
+    (lambda p: np.save(p.with_suffix(".npy"), np.zeros(3)) or p.with_suffix(".npy").rename(p), "single .npy array"),
+    (lambda p: np.savez(p, x=np.array([object()], dtype=object)), "cannot be read as an .npz archive"),
+])
+def test_unreadable_data_file_is_an_option_error(tmp_path, capsys, make, message):
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    data = tmp_path / "d.npz"
+    make(data)
+    assert cli.main(["verify", str(path), "--data", str(data), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists(), "the file is checked before anything is compiled"
+
+
+def test_data_and_inputs_exclude_each_other(tmp_path, capsys):
+    path = save(two_conv_model(), tmp_path / "m.onnx")
+    np.savez(tmp_path / "d.npz", x=np.zeros((1, 1, 8, 8), np.float32))
+    assert cli.main(["verify", str(path), "--data", str(tmp_path / "d.npz"), "--inputs", "3"]) == 1
+    assert "--inputs and --data" in capsys.readouterr().err

@@ -43,19 +43,22 @@ def _tensor_kind(g: Graph, name: str) -> str:
 
 
 def _tensors(g: Graph, layout: MemoryLayout, alignment: int) -> list[dict]:
-    """Arena tensors (aliases with their root's bytes and lifetime) and scratch buffers."""
+    """Arena tensors (aliases with their root's bytes and lifetime) and scratch buffers (untyped bytes: dtype and
+    shape None)."""
     tensors = []
     by_name = {b.name: b for b in layout.buffers}
     for tname, root in sorted(layout.roots.items(), key=lambda kv: kv[0]):
         b = by_name.get(root)
         if b is None:
             continue
-        tensors.append({"name": tname, "kind": _tensor_kind(g, tname), "bytes": g.tensors[tname].nbytes,
+        t = g.tensors[tname]
+        tensors.append({"name": tname, "kind": _tensor_kind(g, tname), "dtype": t.dtype, "shape": list(t.shape),
+                        "bytes": t.nbytes,
                         "aligned_bytes": align_up(b.size, alignment), "offset": layout.offsets[root],
                         "first_step": b.first, "last_step": b.last, "alias_of": None if root == tname else root})
     for node_name, sname in layout.scratch.items():
         b = by_name[sname]
-        tensors.append({"name": sname, "kind": "scratch", "bytes": b.size, "aligned_bytes": align_up(b.size, alignment),
+        tensors.append({"name": sname, "kind": "scratch", "dtype": None, "shape": None, "bytes": b.size, "aligned_bytes": align_up(b.size, alignment),
                         "offset": layout.offsets[sname], "first_step": b.first, "last_step": b.last,
                         "alias_of": None, "scratch_of": node_name})
     return tensors

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
-from .tables import (FIT_HEADER, LAYER_HEADER, TENSOR_HEADER, fit_rows, layer_rows, summary_items,
-                            tensor_rows)
+from .tables import (FIT_HEADER, LAYER_HEADER, TENSOR_HEADER, fit_rows, fit_verdict, float_layers, layer_rows,
+                     summary_items, tensor_rows)
 
 #: File name of the page in OUTDIR.
 REPORT_HTML = "report.html"
@@ -22,6 +22,10 @@ tr.over td { background: #fbd5d0; }
 dl.summary { display: grid; grid-template-columns: max-content auto; gap: 2px 1em; }
 dl.summary dt { font-weight: bold; } dl.summary dd { margin: 0; }
 figure { margin: 0; overflow-x: auto; }
+.verdict { font-size: 1.15em; font-weight: bold; padding: 0.5em 0.8em; border-radius: 4px; margin: 0.6em 0; }
+.verdict.fits { background: #dff0d8; border: 1px solid #8cc47a; }
+.verdict.over { background: #fbd5d0; border: 1px solid #d9534f; }
+.warning { background: #fff3c4; border: 1px solid #e0a800; padding: 0.4em 0.8em; border-radius: 4px; }
 """
 
 #: Columns right-aligned per table (by header text).
@@ -41,12 +45,29 @@ def _table(cls: str, header: list[str], rows: list[list[str]], row_class) -> str
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>\n' + "\n".join(body) + "\n</tbody></table>"
 
 
+def _float_warning(report: dict) -> str:
+    """A warning block listing the float layers of an int8 model ('' when there are none)."""
+    layers = float_layers(report)
+    if not layers:
+        return ""
+    items = "".join(f"<li>step {layer['step']} <code>{escape(layer['name'])}</code> ({escape(layer['op'])})</li>"
+                    for layer in layers)
+    return (f'<div class="warning"><p><b>{len(layers)} float layer{"s" * (len(layers) != 1)} in an int8 model.</b> '
+            f"{'They run' if len(layers) > 1 else 'It runs'} float32 kernels: slower than int8 ones and 4 bytes per "
+            "element in the arena. A "
+            "QuantizeLinear/DequantizeLinear pair the quantizer did not fold, or an op without an int8 kernel, "
+            f"usually causes this.</p><ul>{items}</ul></div>")
+
+
 def render_report_html(report: dict, svg: str) -> str:
-    """The report page for one compiled model; `svg` is memory.svg's text, embedded inline."""
+    """The report page for one compiled model; `svg` is memory.svg's text, embedded inline.
+
+    The verdict, the board fit and the totals come first; the picture and the long tables after."""
     summary = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in summary_items(report))
     layers = _table("layers", LAYER_HEADER, layer_rows(report), lambda r: "peak" if r[-1] else "")
     tensors = _table("tensors", TENSOR_HEADER, tensor_rows(report), lambda r: "")
     fit = _table("fit", FIT_HEADER, fit_rows(report), lambda r: "" if r[-1] == "yes" else "over")
+    fits, verdict = fit_verdict(report)
     name = escape(report["name"])
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -59,6 +80,11 @@ def render_report_html(report: dict, svg: str) -> str:
 <h1>{name}: memory report</h1>
 <p>mcucomp {escape(report['mcucomp_version'])}, board {escape(report['board'])}, model SHA-256
 <code>{escape(report['model_sha256'])}</code>.</p>
+<p class="verdict {'fits' if fits else 'over'}">{escape(verdict)}</p>
+{fit}
+<p>{escape(report['fit']['note'])}</p>
+{_float_warning(report)}
+<h2>Summary</h2>
 <dl class="summary">{summary}</dl>
 <h2>Arena over time</h2>
 <p>One rectangle per buffer: x is the schedule step, y the arena offset (0 at the bottom). Hover for details.</p>
@@ -68,9 +94,6 @@ def render_report_html(report: dict, svg: str) -> str:
 {layers}
 <h2>Tensors in the arena</h2>
 {tensors}
-<h2>Board fit ({escape(report['board'])})</h2>
-{fit}
-<p>{escape(report['fit']['note'])}</p>
 </body>
 </html>
 """

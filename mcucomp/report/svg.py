@@ -27,7 +27,7 @@ FONT = 11
 #: Average glyph width of the sans-serif font as a fraction of its size, to decide whether a label fits.
 GLYPH = 0.6
 PLOT_HEIGHT = 420
-LEFT, RIGHT, TOP = 78, 190, 66
+LEFT, RIGHT, TOP = 78, 20, 66
 #: Blank pixels kept on each side of a buffer label, so neighbouring names never read as one.
 LABEL_PAD = 6
 #: Smallest drawn height of a buffer, so a 12-byte output in a 48 KiB arena is still visible.
@@ -55,13 +55,15 @@ def _text(x: float, y: float, s: str, size: int = FONT, anchor: str = "start", e
 
 
 def _fit_label(name: str, width: float, height: float) -> str | None:
-    """The name, or its head and an ellipsis, when at least 4 characters fit the box; otherwise None."""
+    """The name, or an ellipsis and its tail, when at least 4 characters fit the box; otherwise None.
+
+    The tail, because exported names share long prefixes (`model/block_1/conv/...`) and differ at the end."""
     if height < FONT + 2:
         return None
     room = int((width - 6) / (FONT * GLYPH))
     if room >= len(name):
         return name
-    return name[:room - 1] + "…" if room >= 4 else None
+    return "…" + name[len(name) - room + 1:] if room >= 4 else None
 
 
 @dataclass
@@ -120,6 +122,27 @@ def _grid(f: _Frame) -> list[str]:
     return out
 
 
+def short_names(names: list[str]) -> dict[str, str]:
+    """Each name without the leading and trailing '/'-separated parts that all multi-part names share.
+
+    Exported names repeat a scope and an op suffix (`model/block_003/act/Tanh:0`) around the part that tells them
+    apart; a label shows that part. Single-part names, and names made only of shared parts, stay whole."""
+    split = [n.split("/") for n in names if "/" in n]
+    head = tail = 0
+    if len(split) > 1:
+        shortest = min(len(parts) for parts in split)
+        while head < shortest - 1 and len({parts[head] for parts in split}) == 1:
+            head += 1
+        while tail < shortest - 1 - head and len({parts[-1 - tail] for parts in split}) == 1:
+            tail += 1
+    out = {}
+    for n in names:
+        parts = n.split("/")
+        middle = "/".join(parts[head:len(parts) - tail]) if "/" in n and len(split) > 1 else n
+        out[n] = middle or n
+    return out
+
+
 def _place_label(name: str, box: tuple[float, float, float, float], placed: list[tuple[float, float, float, float]]
                  ) -> tuple[float, float, str] | None:
     """Centre and text of a label inside box (x0, x1, top, bottom) that clears the labels placed so far.
@@ -156,6 +179,7 @@ def _buffers(f: _Frame, tensors: list[dict]) -> tuple[list[str], list[str]]:
         if t["alias_of"] is not None:
             aliases.setdefault(t["alias_of"], []).append(display_text(t["name"]))
     storage = sorted((t for t in tensors if t["alias_of"] is None), key=lambda t: (t["first_step"], t["offset"]))
+    short = short_names([t["name"] for t in storage])
     rects, labels, placed = [], [], []
     for k, t in enumerate(storage):
         x0, x1 = f.x(t["first_step"]) + 1, f.x(t["last_step"] + 1) - 1
@@ -169,7 +193,7 @@ def _buffers(f: _Frame, tensors: list[dict]) -> tuple[list[str], list[str]]:
                      f'<rect class="buf" data-name={quoteattr(display_text(t["name"]))} x="{x0:.1f}" y="{y1 - h:.1f}" '
                      f'width="{x1 - x0:.1f}" height="{h:.1f}" fill="{KIND_COLOURS[t["kind"]][k % 2]}" '
                      'fill-opacity="0.85" stroke="#333333" stroke-width="0.6"/></g>')
-        spot = _place_label(display_text(t["name"]), (x0, x1, y1 - h, y1), placed)
+        spot = _place_label(display_text(short[t["name"]]), (x0, x1, y1 - h, y1), placed)
         if spot is not None:
             cx, cy, text = spot
             labels.append(_text(cx, cy + FONT * 0.36, text, anchor="middle",
@@ -178,15 +202,20 @@ def _buffers(f: _Frame, tensors: list[dict]) -> tuple[list[str], list[str]]:
 
 
 def _limits(f: _Frame, limits: list[tuple[str, int, str, str]]) -> list[str]:
-    """Dashed lines at (class, bytes, colour, label) levels; labels on the right, pushed apart to stay legible."""
+    """Dashed lines at (class, bytes, colour, label) levels. Labels sit at the plot's left end, where a wide plot
+    is scrolled to, just above their line (below it at the plot's top edge), on a white halo over the buffers, and
+    pushed apart so they stay legible."""
     out, last_y = [], None
     for cls, value, colour, text in sorted(limits, key=lambda lim: -lim[1]):
         yy = f.y(value)
-        label_y = yy + 4 if last_y is None else max(yy + 4, last_y + FONT + 2)
+        label_y = yy - 4 if yy - FONT - 4 >= TOP else yy + FONT + 2
+        if last_y is not None:
+            label_y = max(label_y, last_y + FONT + 2)
         last_y = label_y
         out.append(f'<line class="{cls}" x1="{LEFT}" y1="{yy:.1f}" x2="{LEFT + f.width + 6}" y2="{yy:.1f}" '
                    f'stroke="{colour}" stroke-width="1.4" stroke-dasharray="6 4"/>')
-        out.append(_text(LEFT + f.width + 9, label_y, text, extra=f' fill="{colour}"'))
+        out.append(_text(LEFT + 6, label_y, text, extra=f' class="limit-label" fill="{colour}" font-weight="bold" '
+                                                        'stroke="white" stroke-width="3" paint-order="stroke"'))
     return out
 
 

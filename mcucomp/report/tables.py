@@ -7,7 +7,9 @@ import unicodedata
 from emit_c.escape import visible_escape
 
 LAYER_HEADER = ["step", "layer", "op", "output shape", "MACs", "weight B", "live RAM B", "peak"]
-TENSOR_HEADER = ["tensor", "kind", "bytes", "offset", "end", "first step", "last step", "alias of"]
+TENSOR_HEADER = ["tensor", "kind", "dtype", "shape", "bytes", "offset", "end", "first step", "last step", "alias of"]
+#: Tensor dtypes that make a model quantized: its float layers are then worth a warning.
+QUANTIZED_DTYPES = ("int8", "uint8")
 FIT_HEADER = ["memory", "region", "needed B", "size B", "used", "parts", "fits"]
 
 
@@ -41,19 +43,41 @@ def layer_rows(report: dict, peak_mark: str = "peak") -> list[list[str]]:
 def tensor_rows(report: dict) -> list[list[str]]:
     """Per arena tensor and scratch buffer, by first step then offset: placement and lifetime."""
     tensors = sorted(report["tensors"], key=lambda t: (t["first_step"], t["offset"], t["alias_of"] is not None))
-    return [[display_text(t["name"]), t["kind"] + (" (view)" if t["alias_of"] else ""), f"{t['bytes']:,}", f"{t['offset']:,}",
-             f"{t['offset'] + t['bytes']:,}", str(t["first_step"]), str(t["last_step"]), display_text(t["alias_of"] or "")]
+    return [[display_text(t["name"]), t["kind"] + (" (view)" if t["alias_of"] else ""), t["dtype"] or "bytes",
+             "" if t["shape"] is None else _shape(t["shape"]), f"{t['bytes']:,}", f"{t['offset']:,}",
+             f"{t['offset'] + t['bytes']:,}", str(t["first_step"]), str(t["last_step"]),
+             display_text(t["alias_of"] or "")]
             for t in tensors]
 
 
-def fit_rows(report: dict) -> list[list[str]]:
-    """RAM and flash: region, bytes needed and available, share used, the parts, whether it fits."""
+def float_layers(report: dict) -> list[dict]:
+    """The layers that run a float kernel (op name ending in _f32) in a model with int8/uint8 tensors; [] otherwise."""
+    if not any(t["dtype"] in QUANTIZED_DTYPES for t in report["tensors"]):
+        return []
+    return [layer for layer in report["layers"] if layer["op"].endswith("_f32")]
+
+
+def fit_verdict(report: dict) -> tuple[bool, str]:
+    """Whether the model fits the board and one sentence saying so, with the totals and the fullest region."""
     fit = report["fit"]
+    over = [u for u in fit["regions"] if u["bytes"] > u["region_bytes"]]
+    totals = f"RAM {fit['ram_bytes']:,} B, flash {fit['flash_bytes']:,} B"
+    if over:
+        where = "; ".join(f"{u['memory']} region '{u['region']}' needs {u['bytes']:,} B of {u['region_bytes']:,} B, "
+                          f"over by {u['bytes'] - u['region_bytes']:,} B" for u in over)
+        return False, f"Does not fit {report['board']} ({totals}): {where}."
+    fullest = max(fit["regions"], key=lambda u: u["bytes"] / u["region_bytes"])
+    return True, (f"Fits {report['board']}: {totals}; fullest region '{fullest['region']}' "
+                  f"{100.0 * fullest['bytes'] / fullest['region_bytes']:.1f}% used.")
+
+
+def fit_rows(report: dict) -> list[list[str]]:
+    """Per memory region used: what it holds, bytes needed and available, share used, the parts, whether it fits."""
     rows = []
-    for kind, label in (("ram", "RAM"), ("flash", "flash")):
-        need, have = fit[f"{kind}_bytes"], fit[f"{kind}_region_bytes"]
-        parts = " + ".join(f"{k} {v:,}" for k, v in fit[f"{kind}_parts"].items())
-        rows.append([label, fit[f"{kind}_region"], f"{need:,}", f"{have:,}", f"{100.0 * need / have:.1f}%", parts,
+    for use in report["fit"]["regions"]:
+        need, have = use["bytes"], use["region_bytes"]
+        parts = " + ".join(f"{k} {v:,}" for k, v in use["parts"].items())
+        rows.append([use["memory"], use["region"], f"{need:,}", f"{have:,}", f"{100.0 * need / have:.1f}%", parts,
                      "yes" if need <= have else f"NO, over by {need - have:,} B"])
     return rows
 
@@ -92,4 +116,6 @@ def summary_items(report: dict) -> list[tuple[str, str]]:
         ("MACs", f"{report['macs']:,}"),
         ("graph I/O", _io_text(report)),
         ("board", f"{report['board']} ({report['fit']['core']})"),
+        ("arena region", f"{report['fit']['arena_region']} ({report['fit']['arena_region_why']})"),
+        ("weights region", f"{report['fit']['weights_region']} ({report['fit']['weights_region_why']})"),
     ]

@@ -16,7 +16,7 @@ from emit_c.escape import c_environment
 
 from ..boards import compiler_flags
 from ..errors import McucompError, OutputError
-from .memory_map import MemoryMap, linker_script, regions_header
+from .memory_map import MemoryMap, linker_script, region_attribute, regions_header
 
 #: Same arithmetic rules as the host build (mcucomp.host.HOST_CFLAGS): -O2, no FP contraction, no fast-math.
 TARGET_CFLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-fno-fast-math", "-Wall", "-Wextra", "-Werror",
@@ -72,11 +72,23 @@ class Firmware:
     command: list[str]
 
 
+def placement_defines(report: dict, mm: MemoryMap) -> list[str]:
+    """-D<NAME>_ARENA_SECTION / _WEIGHTS_SECTION putting the arena and the weights in the regions the report chose,
+    for those that are board regions of mm other than its data and code regions (else they stay in .bss / .rodata;
+    a QEMU machine's own region may share a board region's name, as corstone-300's `ddr` does)."""
+    name, fit = report["name"].upper(), report["fit"]
+    return [f"-D{name}_{what}_SECTION={region_attribute(fit[key])}"
+            for what, key, default in (("ARENA", "arena_region", mm.ram), ("WEIGHTS", "weights_region", mm.code))
+            if fit[key] in mm.board_regions and fit[key] != default]
+
+
 def build_firmware(model_dir: Path, build_dir: Path, board: dict, mm: MemoryMap, stack_bytes: int,
                    defines: list[str] = ()) -> Firmware:
-    """Write the firmware sources and linker script into build_dir and link fw.elf for board's core."""
+    """Write the firmware sources and linker script into build_dir and link fw.elf for board's core, with the arena
+    and the weights in the report's regions where mm has them."""
     gcc = require_tool("arm-none-eabi-gcc")
     report = json.loads((model_dir / "report.json").read_text())
+    defines = [*placement_defines(report, mm), *defines]
     try:
         build_dir.mkdir(parents=True, exist_ok=True)
         for name in FIRMWARE_FILES:
@@ -99,6 +111,17 @@ def build_firmware(model_dir: Path, build_dir: Path, board: dict, mm: MemoryMap,
         raise McucompError(f"arm-none-eabi-gcc failed building the firmware for {board['id']} ({mm.label}): "
                            f"{proc.stderr.strip()[:3000]}")
     return Firmware(elf, mm, stack_bytes, command)
+
+
+def symbol_address(elf: Path, symbol: str) -> int | None:
+    """The address of symbol in elf (`arm-none-eabi-nm`), or None when it is not there."""
+    nm = require_tool("arm-none-eabi-nm")
+    proc = subprocess.run([nm, str(elf)], capture_output=True, text=True, check=True)
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] == symbol:
+            return int(parts[0], 16)
+    return None
 
 
 def section_sizes(elf: Path) -> dict[str, int]:

@@ -20,7 +20,8 @@ def cmd_boards(args: argparse.Namespace) -> int:
 def format_build_target(result: dict) -> list[str]:
     """ELF sections next to the predicted flash and RAM."""
     s = result["sections"]
-    return [f"built {result['elf']} for {result['board']}",
+    return [f"built {result['elf']} for {result['board']} (arena: {result['arena']}; weights: "
+            f"{result['weights_region']})",
             "  " + "  ".join(f"{name} {size:,} B" for name, size in s.items()),
             f"  flash: ELF {result['flash_bytes']:,} B, predicted {result['predicted_flash_bytes']:,} B "
             f"({result['flash_error_percent']:+.1f}%)",
@@ -37,8 +38,9 @@ def cmd_build_target(args: argparse.Namespace, compile_fn) -> int:
 
 def format_on_target(result) -> list[str]:
     """The on-target verification table."""
-    rows = [f"on-target verify on {result.board} ({result.machine}): {result.inputs} inputs (seed {result.seed}), "
-            f"QEMU {result.status}",
+    source = f"from {result.data}" if result.data is not None else f"seed {result.seed}"
+    rows = [f"on-target verify on {result.board} ({result.machine}): {result.inputs} inputs ({source}), "
+            f"QEMU {result.status}, arena at {result.arena}",
             f"  {'output':<24} {'inputs':>6} {'differing':>9}"]
     rows += [f"  {name:<24} {result.inputs:>6} {bad:>9}" for name, bad in result.mismatching.items()]
     if result.stack_high_water is not None:
@@ -47,7 +49,7 @@ def format_on_target(result) -> list[str]:
 
 
 def run_on_target(args: argparse.Namespace, compile_fn) -> None:
-    """After the host verify: the same seeded inputs under QEMU, outputs bit-equal to the host's or VerifyError.
+    """After the host verify: the same seeded inputs (or --data samples) under QEMU, outputs bit-equal to the host's or VerifyError.
 
     Without -o the host verify's directory is gone, so compile_fn(args) writes the same C again into a temporary one.
     """
@@ -55,7 +57,7 @@ def run_on_target(args: argparse.Namespace, compile_fn) -> None:
         if args.out is None:
             args.out = tmp
             compile_fn(args)
-        result = verify_on_target(Path(args.out), args.board, args.inputs, args.seed)
+        result = verify_on_target(Path(args.out), args.board, args.inputs, args.seed, data=args.data)
         print("\n".join(format_on_target(result)))
     if not result.ok:
         raise VerifyError(f"On-target run on {result.board} ({result.machine}) failed: QEMU {result.status}; "

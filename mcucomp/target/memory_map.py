@@ -36,19 +36,59 @@ class MemoryMap:
     regions: list[Region]
     code: str
     ram: str
+    board_regions: set[str]          # the regions that are the board's own (where the arena or weights may go)
+
+    def placement_sections(self, writable: bool) -> list[str]:
+        """Output sections of the regions other than the code and data ones (see linker_script), RAM or read-only."""
+        return [f".{_symbol(r.name).lower()}" for r in self.regions
+                if r.name not in (self.code, self.ram) and r.writable == writable]
+
+
+def _writable(region: dict) -> bool:
+    """A board region the firmware can write at run time (SRAM, TCM, external RAM)."""
+    return region["kind"] in ("sram", "tcm") or region.get("external_type") == "ram"
 
 
 def board_memory_map(board: dict) -> MemoryMap:
     """The board's own memory map (for build-target's size report)."""
-    regions = [Region(r["name"], r["base"], r["size"],
-                      r["kind"] in ("sram", "tcm") or r.get("external_type") == "ram") for r in board["memory"]]
-    return MemoryMap(board["id"], regions, board["flash_region"], board["ram_region"])
+    regions = [Region(r["name"], r["base"], r["size"], _writable(r)) for r in board["memory"]]
+    return MemoryMap(board["id"], regions, board["flash_region"], board["ram_region"], {r.name for r in regions})
 
 
-def qemu_memory_map(machine: str) -> MemoryMap:
-    """The memory of a QEMU machine (for the on-target run)."""
+def _carve(regions: list[Region], piece: Region) -> list[Region]:
+    """regions with `piece` cut out of the one that contains it (unchanged when none does); the remainder below and
+    above keep the container's name on the larger part."""
+    out = []
+    for r in regions:
+        if not (r.base <= piece.base and piece.base + piece.size <= r.base + r.size) or r.name == piece.name:
+            out.append(r)
+            continue
+        below = piece.base - r.base
+        above = r.base + r.size - (piece.base + piece.size)
+        if below:
+            out.append(Region(r.name if below > above else f"{r.name}_lo", r.base, below, r.writable))
+        out.append(piece)
+        if above:
+            out.append(Region(r.name if above >= below else f"{r.name}_hi", piece.base + piece.size, above,
+                              r.writable))
+    return out
+
+
+def qemu_memory_map(machine: str, board_regions: list[dict] = ()) -> MemoryMap:
+    """The memory of a QEMU machine (for the on-target run). Each of board_regions (board [[memory]] entries) that
+    lies inside the machine's memory is cut out of it under its own name, so data placed there (the arena in an
+    STM32H7's DTCM) links at the board's address; the others do not exist on the machine."""
     (code, cbase, csize), (ram, rbase, rsize) = QEMU_MEMORY[machine]
-    return MemoryMap(machine, [Region(code, cbase, csize, True), Region(ram, rbase, rsize, True)], code, ram)
+    regions = [Region(code, cbase, csize, True), Region(ram, rbase, rsize, True)]
+    for r in board_regions:
+        regions = _carve(regions, Region(r["name"], r["base"], r["size"], _writable(r)))
+    return MemoryMap(machine, sorted(regions, key=lambda r: r.base), code, ram,
+                     {r["name"] for r in board_regions} & {r.name for r in regions})
+
+
+def region_attribute(name: str) -> str:
+    """The GCC attribute that puts a definition in region `name` (the section linker_script maps to it)."""
+    return f'__attribute__((section("{region_section(name)}")))'
 
 
 def _symbol(name: str) -> str:
@@ -97,6 +137,6 @@ def regions_header(mm: MemoryMap) -> str:
              " * not initialised at reset, so use it for the arena, not for the weights. */",
              "#ifndef FW_REGIONS_H", "#define FW_REGIONS_H", ""]
     for r in mm.regions:
-        lines.append(f"#define FW_REGION_{_symbol(r.name)} __attribute__((section(\"{region_section(r.name)}\")))")
+        lines.append(f"#define FW_REGION_{_symbol(r.name)} {region_attribute(r.name)}")
     lines += ["", "#endif", ""]
     return "\n".join(lines)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..boards import load_board
+from ..boards import load_board, region
 from ..host import load
-from ..verify import random_feeds
-from .build import Firmware, build_firmware, section_sizes
+from ..verify import data_feeds, random_feeds
+from .build import Firmware, build_firmware, section_sizes, symbol_address
 from .memory_map import board_memory_map, qemu_memory_map
 from .run import EXIT_MEANINGS, run_firmware
 
@@ -20,14 +20,27 @@ from .run import EXIT_MEANINGS, run_firmware
 QEMU_STACK_MARGIN = 16384
 FLASH_SECTIONS = (".text", ".rodata", ".ARM.exidx", ".data")
 RAM_SECTIONS = (".data", ".bss", ".stack")
+SHOWN_SECTIONS = (".text", ".rodata", ".data", ".bss", ".stack")
 
 
 def elf_sizes(fw: Firmware) -> dict:
-    """The ELF's sections and its flash and RAM totals."""
+    """The ELF's sections and its flash and RAM totals (counting the sections of other regions, e.g. .dtcm)."""
     sections = section_sizes(fw.elf)
-    return {"sections": {s: sections.get(s, 0) for s in (".text", ".rodata", ".data", ".bss", ".stack")},
-            "flash_bytes": sum(sections.get(s, 0) for s in FLASH_SECTIONS),
-            "ram_bytes": sum(sections.get(s, 0) for s in RAM_SECTIONS)}
+    ram = [*RAM_SECTIONS, *fw.memory_map.placement_sections(writable=True)]
+    flash = [*FLASH_SECTIONS, *fw.memory_map.placement_sections(writable=False)]
+    shown = [*SHOWN_SECTIONS, *(s for s in ram + flash if sections.get(s) and s not in SHOWN_SECTIONS)]
+    return {"sections": {s: sections.get(s, 0) for s in shown},
+            "flash_bytes": sum(sections.get(s, 0) for s in flash),
+            "ram_bytes": sum(sections.get(s, 0) for s in ram)}
+
+
+def arena_placement(fw: Firmware) -> str:
+    """Where the firmware's arena landed: `dtcm @ 0x20000000`, from the ELF's symbol table."""
+    address = symbol_address(fw.elf, "fw_arena")
+    if address is None:
+        return "not in the ELF"
+    where = next((r.name for r in fw.memory_map.regions if r.base <= address < r.base + r.size), "no region")
+    return f"{where} @ 0x{address:08X}"
 
 
 def build_target(model_dir: Path, board_id: str | None) -> dict:
@@ -39,6 +52,7 @@ def build_target(model_dir: Path, board_id: str | None) -> dict:
     fw = build_firmware(model_dir, model_dir / "firmware", board, board_memory_map(board), fit["ram_parts"]["stack"])
     sizes = elf_sizes(fw)
     result = {"board": board["id"], "elf": str(fw.elf), "command": fw.command, **sizes,
+              "arena": arena_placement(fw), "weights_region": fit["weights_region"],
               "predicted_flash_bytes": fit["flash_bytes"], "predicted_ram_bytes": fit["ram_bytes"],
               "flash_error_percent": 100.0 * (fit["flash_bytes"] - sizes["flash_bytes"]) / sizes["flash_bytes"],
               "ram_error_percent": 100.0 * (fit["ram_bytes"] - sizes["ram_bytes"]) / sizes["ram_bytes"]}
@@ -59,6 +73,8 @@ class OnTargetResult:
     mismatching: dict[str, int] = field(default_factory=dict)
     stack_high_water: int | None = None
     stack_estimate: int = 0
+    arena: str = ""                                    # where the arena linked (region @ address)
+    data: str | None = None                            # the --data file the inputs came from (None: seeded random)
 
     @property
     def ok(self) -> bool:
@@ -75,23 +91,31 @@ def _stack_high_water(console: str) -> int | None:
 
 
 def verify_on_target(model_dir: Path, board_id: str | None, inputs: int = 5, seed: int = 0,
-                     timeout_s: float = 300.0) -> OnTargetResult:
-    """Run model_dir's C in QEMU on the board's core with the seeded inputs of the host verify; compare bits."""
+                     timeout_s: float = 300.0, data=None) -> OnTargetResult:
+    """Run model_dir's C in QEMU on the board's core with the seeded inputs of the host verify (or the samples of
+    `data`, an .npz path or dict of arrays); compare bits."""
     model_dir = Path(model_dir).resolve()
     host = load(model_dir, layer_hook=False)
     report = host.report
     board = load_board(board_id or report["board"])
     machine = board["qemu_machine"]
     rng = np.random.default_rng(seed)
-    feeds = [random_feeds(report["inputs"], rng) for _ in range(inputs)]
+    feeds = (data_feeds(data, report) if data is not None
+             else [random_feeds(report["inputs"], rng) for _ in range(inputs)])
+    inputs = len(feeds)
     expected = [host.run(f) for f in feeds]
     blob = b"".join(np.ascontiguousarray(f[s["name"]]).tobytes() for f in feeds for s in report["inputs"])
     stack = report["fit"]["ram_parts"]["stack"]
-    fw = build_firmware(model_dir, model_dir / "firmware-qemu", board, qemu_memory_map(machine),
+    fit = report["fit"]
+    chosen = [region(board, fit[key]) for key, default in (("arena_region", board["ram_region"]),
+                                                           ("weights_region", board["flash_region"]))
+              if fit[key] != default]
+    fw = build_firmware(model_dir, model_dir / "firmware-qemu", board, qemu_memory_map(machine, chosen),
                         stack + QEMU_STACK_MARGIN)
     run = run_firmware(fw.elf, machine, blob, model_dir / "firmware-qemu" / "run", timeout_s)
     result = OnTargetResult(board["id"], machine, inputs, seed, run.status, run.console.strip(),
-                            stack_high_water=_stack_high_water(run.console), stack_estimate=stack)
+                            stack_high_water=_stack_high_water(run.console), stack_estimate=stack,
+                            arena=arena_placement(fw), data=None if data is None else str(data))
     if run.status != "ok":
         meaning = EXIT_MEANINGS.get(run.exit_code, "QEMU failed") if run.exit_code is not None else "no exit"
         result.detail = f"{meaning} (exit {run.exit_code}): {run.console.strip()[-500:]}"
