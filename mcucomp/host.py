@@ -139,7 +139,7 @@ class HostModel:
 def load(out_dir, layer_hook: bool = True) -> HostModel:
     """Compile OUTDIR's C sources (cached by content) into a shared library and load it with cffi.
 
-    With `layer_hook`, <NAME>_LAYER_END calls back into Python after each layer (used by --bisect) through a small
+    With `layer_hook`, <NAME>_PROFILE_END calls back into Python after each layer (used by --bisect) through a small
     host-only shim; the kernels and the model code are the very files in OUTDIR either way.
     """
     import cffi
@@ -161,7 +161,7 @@ def load(out_dir, layer_hook: bool = True) -> HostModel:
     if layer_hook:
         (build / "hook.h").write_text(f"void {hook}(int step);\n")
         (build / "hook.c").write_text(_HOOK_SHIM.format(hook=hook))
-        defines = [f"-D{name.upper()}_LAYER_END(i,n)={hook}(i)", "-include", str(build / "hook.h")]
+        defines = [f"-D{name.upper()}_PROFILE_END(i)={hook}(i)", "-include", str(build / "hook.h")]
         sources = sources + [build / "hook.c"]
     if not library.exists():
         _build_library(sources, defines, library)
@@ -179,7 +179,7 @@ def load(out_dir, layer_hook: bool = True) -> HostModel:
     return model
 
 
-#: Host-only shim behind <NAME>_LAYER_END: forwards each layer's end to a Python callback.
+#: Host-only shim behind <NAME>_PROFILE_END: forwards each layer's end to a Python callback.
 _HOOK_SHIM = """typedef void (*host_hook_fn)(int);
 static host_hook_fn host_hook;
 void {hook}_set(host_hook_fn fn);

@@ -192,7 +192,7 @@ def _capture_plan(report: dict) -> list[tuple[int, str]]:
 
 
 def _call_index(report: dict, step: int) -> int:
-    """The LAYER_END index (calls only; alias layers emit no call) of the last call at or before schedule `step`."""
+    """The PROFILE_END index (calls only; alias layers emit no call) of the last call at or before schedule `step`."""
     call_steps = [layer["step"] for layer in report["layers"] if not layer["alias"]]
     return bisect.bisect_right(call_steps, step) - 1
 

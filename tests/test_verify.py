@@ -56,7 +56,7 @@ def test_random_inputs_cover_the_integer_range_and_are_seeded():
 
 
 def test_capture_index_skips_alias_layers():
-    """LAYER_END numbers calls only; reshape-like layers emit none."""
+    """PROFILE_END numbers calls only; reshape-like layers emit none."""
     report = {"layers": [{"step": 0, "alias": False}, {"step": 1, "alias": True}, {"step": 2, "alias": False}]}
     assert [verify._call_index(report, s) for s in range(3)] == [0, 0, 1]
 

@@ -72,8 +72,9 @@ class Firmware:
 
 
 def build_firmware(model_dir: Path, build_dir: Path, board: dict, mm: MemoryMap, stack_bytes: int,
-                   defines: list[str] = ()) -> Firmware:
-    """Write the firmware sources and linker script into build_dir and link fw.elf for board's core."""
+                   defines: list[str] = (), extra_sources: list[Path] = ()) -> Firmware:
+    """Write the firmware sources and linker script into build_dir and link fw.elf for board's core (extra_sources:
+    more C files to link, e.g. the cycle simulator's layer markers)."""
     gcc = require_tool("arm-none-eabi-gcc")
     report = json.loads((model_dir / "report.json").read_text())
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -84,6 +85,7 @@ def build_firmware(model_dir: Path, build_dir: Path, board: dict, mm: MemoryMap,
     (build_dir / "link.ld").write_text(linker_script(mm, stack_bytes))
     model_sources = [str(model_dir / f) for f in report["files"] if f.endswith(".c")]
     firmware_sources = [str(build_dir / n) for n in ("fw_harness.c", "fw_semihost.c", "fw_startup.c")]
+    firmware_sources += [str(s) for s in extra_sources]
     elf = build_dir / "fw.elf"
     command = [gcc, *compiler_flags(board), *TARGET_CFLAGS, *defines, "-I", str(model_dir), "-I", str(build_dir),
                *model_sources, *firmware_sources, "-T", str(build_dir / "link.ld"), *LINK_FLAGS,
