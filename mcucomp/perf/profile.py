@@ -45,7 +45,8 @@ class LayerProfile:
     instructions: int
     cycles: int                 # board memory
     cycles_zero_wait: int
-    estimated_cycles: int | None = None
+    estimated_cycles: int | None = None            # the estimator's figure for `estimated_memory`
+    estimated_cycles_zero_wait: int | None = None
 
 
 @dataclass
@@ -65,6 +66,8 @@ class ProfileResult:
     outputs_match_host: bool
     mismatching: dict[str, int] = field(default_factory=dict)
     estimated_total_cycles: int | None = None
+    estimated_total_cycles_zero_wait: int | None = None
+    estimated_memory: str | None = None        # "board" or "zero-wait": what estimated_cycles includes
     timing_source: str = ""
     approximate: bool = False
     memory_model: str = ""
@@ -75,6 +78,13 @@ class ProfileResult:
     def to_dict(self) -> dict:
         """JSON-ready dict."""
         return asdict(self)
+
+    def measured_for_estimate(self, item) -> int:
+        """The measured figure the estimate of item (the result or a LayerProfile) is comparable with."""
+        zero_wait = self.estimated_memory != "board"
+        if isinstance(item, ProfileResult):
+            return item.total_cycles_zero_wait if zero_wait else item.total_cycles
+        return item.cycles_zero_wait if zero_wait else item.cycles
 
 
 class _LayerCounter:
@@ -212,13 +222,16 @@ def profile_compiled(model_dir: Path, board: dict | str | None = None, inputs: l
     layers = []
     for layer, (cyc, ins, stall), count in zip(calls, counter.totals, counter.calls):
         layers.append(LayerProfile(layer["call_index"], layer["name"], layer["op"], layer["macs"], round(ins / n),
-                                   round((cyc + stall) / n), round(cyc / n), layer.get("estimated_cycles")))
+                                   round((cyc + stall) / n), round(cyc / n), layer.get("estimated_cycles"),
+                                   layer.get("estimated_cycles_zero_wait")))
     cyc, ins, stall = counter.run_totals
     return ProfileResult(
         model=report["name"], board=board["id"], core=board["core"], clock_hz=board["clock_hz"], inputs=n, seed=seed,
         total_cycles=round((cyc + stall) / n), total_cycles_zero_wait=round(cyc / n), total_instructions=round(ins / n),
         layers=layers, outputs_match_host=not any(compared.values()), mismatching=compared,
-        estimated_total_cycles=report.get("estimated_total_cycles"), timing_source=sim.timing.manual,
+        estimated_total_cycles=report.get("estimated_total_cycles"),
+        estimated_total_cycles_zero_wait=report.get("estimated_total_cycles_zero_wait"),
+        estimated_memory=(report.get("cycle_estimate") or {}).get("memory"), timing_source=sim.timing.manual,
         approximate=sim.timing.approximate, memory_model=memory.describe(board), untimed_instructions=sim.untimed,
         simulated_instructions=sim.instructions, wall_seconds=time.monotonic() - started)
 

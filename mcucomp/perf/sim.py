@@ -202,6 +202,10 @@ class Simulator:
         """A core register by name ('r0', 'sp', ...)."""
         return self.uc.reg_read(_unicorn_reg(name))
 
+    def set_reg(self, name: str, value: int) -> None:
+        """Set a core register by name."""
+        self.uc.reg_write(_unicorn_reg(name), value)
+
     def run(self, entry: int, sp: int, until: int = 0xFFFF_FFFF, timeout_s: float = 0) -> None:
         """Execute from entry (Thumb) with stack pointer sp until `until`, an exit call, a fault or the timeout."""
         self.uc.reg_write(uca.UC_ARM_REG_SP, sp)
@@ -210,6 +214,9 @@ class Simulator:
             self.uc.emu_start(entry | 1, until, timeout=int(timeout_s * 1e6))
         except UcError as exc:
             self.error = RunError(self.uc.reg_read(uca.UC_ARM_REG_PC), f"emulation stopped: {exc}")
+        if self.uc.reg_read(uca.UC_ARM_REG_PC) & ~1 != self._flow[0]:
+            self.counters[CYCLES] += self._flow[1]   # the last block branched away (e.g. to `until`)
+        self._flow[1] = 0.0
 
     def boot(self, elf: Elf, vector_table: int, timeout_s: float = 0) -> None:
         """Run firmware from reset: SP and PC from the vector table at vector_table."""
