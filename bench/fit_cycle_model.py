@@ -1,7 +1,7 @@
 """Fit the cycle estimator's per-core coefficients to simulated cycles on the generated calibration set.
 
     python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (about 10 min)
-    python bench/fit_cycle_model.py --core cortex-m4
+    python bench/fit_cycle_model.py --core cortex-m4 --cycles-dir /tmp/cycles   # keep/reuse simulated cycles
 
 Every calibration model (mcucomp/perf/calibration.py) is compiled for the core's calibration board and profiled on
 the instruction-level simulator (mcucomp.perf.profile); each layer gives one row: its kernel path, the path's term
@@ -74,33 +74,41 @@ def fit_rows(rows: list[dict], terms_key: str = "terms") -> dict:
     return result
 
 
-def profile_rows(core: str, board_id: str, log) -> list[dict]:
-    """One row per calibration layer that runs code: model, layer, path key, terms, element terms, cycles."""
+def simulate(core: str, board_id: str, log) -> dict[str, dict[str, list[int]]]:
+    """Simulated cycles of every calibration layer: {model: {layer: [zero-wait cycles, board-memory cycles]}}."""
     board = load_board(board_id)
-    rows = []
+    cycles = {}
     models = calibration_models()
     for i, (name, model) in enumerate(models):
         t0 = time.time()
-        low = lower_model(model, alignment=board["alignment"])
-        nodes = {n.name: n for n in low.order}
         with tempfile.TemporaryDirectory() as tmp:
             compile_model(model, Path(tmp) / "m", name="calib", board=board_id)
             result = profile_compiled(Path(tmp) / "m", board, inputs=1)
-        for layer in result.layers:
-            node = nodes[layer.name]
-            key, terms = layer_terms(node, low.graph)
-            rows.append({"model": name, "layer": layer.name, "key": key, "terms": terms,
-                         "element_terms": element_terms(node, low.graph),
-                         "cycles_zero_wait": layer.cycles_zero_wait, "cycles": layer.cycles})
+        cycles[name] = {layer.name: [layer.cycles_zero_wait, layer.cycles] for layer in result.layers}
         log(f"{core}: {i + 1}/{len(models)} {name}: {len(result.layers)} layers, {result.total_cycles:,} cycles "
             f"({time.time() - t0:.1f} s)")
+    return cycles
+
+
+def layer_rows(board_id: str, cycles: dict[str, dict[str, list[int]]]) -> list[dict]:
+    """One row per calibration layer that runs code: model, layer, path key, terms, element terms, cycles."""
+    alignment = load_board(board_id)["alignment"]
+    rows = []
+    for name, model in calibration_models():
+        low = lower_model(model, alignment=alignment)
+        nodes = {n.name: n for n in low.order}
+        for layer, (zero_wait, board_cycles) in cycles[name].items():
+            key, terms = layer_terms(nodes[layer], low.graph)
+            rows.append({"model": name, "layer": layer, "key": key, "terms": terms,
+                         "element_terms": element_terms(nodes[layer], low.graph),
+                         "cycles_zero_wait": zero_wait, "cycles": board_cycles})
     return rows
 
 
-def fit_core(core: str, log=print) -> dict:
-    """Profile the calibration set on the core's board and fit every kernel path; the coefficients file's dict."""
+def fit_core(core: str, cycles: dict) -> dict:
+    """Fit every kernel path to the calibration set's simulated cycles; the coefficients file's dict."""
     board_id = CALIBRATION_BOARDS[core]
-    rows = profile_rows(core, board_id, log)
+    rows = layer_rows(board_id, cycles)
     paths = {}
     for key in sorted({r["key"] for r in rows}):
         paths[key] = fit_rows([r for r in rows if r["key"] == key])
@@ -117,16 +125,40 @@ def fit_core(core: str, log=print) -> dict:
     }
 
 
+def _simulated_sources(core: str) -> dict[str, str]:
+    """The fingerprint sources that the simulated cycles depend on (all but the cost terms)."""
+    return {k: v for k, v in fingerprint_sources(core).items() if not k.endswith("cost_terms") and "_cost" not in k}
+
+
+def _cached_cycles(cycles_dir: Path | None, core: str) -> dict | None:
+    """Simulated cycles kept by an earlier run with the same simulation inputs, else None."""
+    path = cycles_dir / f"{core}.json" if cycles_dir else None
+    if path is None or not path.is_file():
+        return None
+    data = json.loads(path.read_text())
+    return data["cycles"] if data["sources"] == _simulated_sources(core) else None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Fit the chosen cores (default: all) and write their coefficient files."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--core", action="append", choices=sorted(CALIBRATION_BOARDS),
                         help="fit only this core (repeatable)")
+    parser.add_argument("--cycles-dir", type=Path,
+                        help="keep the simulated cycles here (<core>.json) and reuse them while the fingerprint of "
+                             "what they depend on is unchanged: refits after a change of cost terms only")
     args = parser.parse_args(argv)
     COEFFICIENT_DIR.mkdir(exist_ok=True)
     for core in args.core or sorted(CALIBRATION_BOARDS):
         t0 = time.time()
-        data = fit_core(core, log=lambda line: print(line, file=sys.stderr, flush=True))
+        cycles = _cached_cycles(args.cycles_dir, core)
+        if cycles is None:
+            cycles = simulate(core, CALIBRATION_BOARDS[core], lambda line: print(line, file=sys.stderr, flush=True))
+            if args.cycles_dir:
+                args.cycles_dir.mkdir(parents=True, exist_ok=True)
+                (args.cycles_dir / f"{core}.json").write_text(json.dumps(
+                    {"sources": _simulated_sources(core), "cycles": cycles}))
+        data = fit_core(core, cycles)
         path = COEFFICIENT_DIR / f"{core}.json"
         path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         worst = max(p["zero_wait_max_error"] for p in data["paths"].values())

@@ -83,4 +83,5 @@ def window_loop_terms(geom: dict, depth: dict | None = None) -> dict[str, int]:
     win = window(geom, depth)
     planes = geom["n"] * geom["c_out"]
     return {"outputs": planes * win.pixels, "kernel_rows": planes * win.depth_valid * geom["k_h"],
-            "row_taps": planes * win.rows_valid * geom["k_w"], "valid_taps": planes * win.taps_valid}
+            "rows_entered": planes * win.rows_valid, "row_taps": planes * win.rows_valid * geom["k_w"],
+            "valid_taps": planes * win.taps_valid}

@@ -41,7 +41,11 @@ class AvgPoolF32(KernelOp):
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """The window loop (sum of taps), then a division per output ('average') or a p-th power per tap ('lp')."""
         p = params_dict(self.call(node, g))
-        return "lp" if p["p"] else "average", {"calls": 1, **window_loop_terms(p["g"], p)}
+        geom = p["g"]
+        planes = geom["n"] * geom["c_out"]
+        # the taps of each window axis inside the input are counted per output row (y) and per output (x)
+        axis_steps = planes * p["d_out"] * geom["h_out"] * (geom["k_h"] + geom["w_out"] * geom["k_w"])
+        return "lp" if p["p"] else "average", {"calls": 1, "axis_steps": axis_steps, **window_loop_terms(geom, p)}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """The window margin (_overlap.window_margin): mcu_avgpool_f32 goes plane by plane, outputs row-major, and

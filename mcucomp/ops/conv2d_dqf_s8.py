@@ -48,7 +48,8 @@ class Conv2dDqfS8(KernelOp):
         outputs = geom["n"] * geom["c_out"] * win.pixels
         cin_g = geom["c_in"] // geom["group"]
         dot = {ORDER_M1: "dot_m1", ORDER_M1_TRANSB: "dot_m1_transb", ORDER_FMA: "dot_fma"}[p["order"]]
-        return "im2col", {"calls": 1, "outputs": outputs, "gather_rows": outputs * cin_g * geom["k_h"],
+        return "im2col", {"calls": 1, "outputs": outputs, "gather_channels": outputs * cin_g,
+                          "gather_rows": outputs * cin_g * geom["k_h"],
                           "gather_taps": outputs * cin_g * win.taps,
                           "gather_valid": geom["n"] * geom["c_out"] * cin_g * win.taps_valid,
                           dot: outputs * cin_g * win.taps}

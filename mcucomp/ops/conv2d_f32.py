@@ -58,7 +58,9 @@ class Conv2dF32(KernelOp):
             return "pointwise", {"calls": 1, "outputs": outputs, "pixels": win.pixels,
                                  "gathered": win.pixels * geom["c_in"], "macs": outputs * geom["c_in"]}
         cin_g = geom["c_in"] // geom["group"]
-        return "general", {"calls": 1, "outputs": outputs, "kernel_rows": planes * cin_g * win.depth_valid * geom["k_h"],
+        return "general", {"calls": 1, "outputs": outputs, "channel_loops": outputs * cin_g * p["k_d"],
+                           "kernel_rows": planes * cin_g * win.depth_valid * geom["k_h"],
+                           "rows_entered": planes * cin_g * win.rows_valid,
                            "row_taps": planes * cin_g * win.rows_valid * geom["k_w"],
                            "valid_taps": planes * cin_g * win.taps_valid}
 

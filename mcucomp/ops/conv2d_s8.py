@@ -84,7 +84,8 @@ class Conv2dS8(KernelOp):
                                  * win.taps, "border_taps": planes * border * win.taps,
                                  "border_valid_taps": planes * (win.taps_valid - win.inside_pixels * win.taps)}
         cin_g = geom["c_in"] // geom["group"]
-        return "general", {**terms, "kernel_rows": outputs * cin_g * geom["k_h"],
+        return "general", {**terms, "channel_loops": outputs * cin_g, "kernel_rows": outputs * cin_g * geom["k_h"],
+                           "rows_entered": planes * cin_g * win.rows_valid,
                            "row_taps": planes * cin_g * win.rows_valid * geom["k_w"],
                            "valid_taps": planes * cin_g * win.taps_valid}
 

@@ -30,8 +30,9 @@ CALIBRATION_BOARDS = {
 }
 FORMATS = ("float", "qdq", "qop")
 #: Chains per format, and the multiply-accumulates one convolution may take (keeps the simulator runs short).
-CHAINS = 6
-MAX_CONV_MACS = 250_000
+CHAINS = 8
+FC_CHAINS = 3
+MAX_CONV_MACS = 40_000
 SEED = 20261123
 
 
@@ -88,7 +89,7 @@ def _conv_choice(rng: np.random.Generator, shape: list[int], kind: str) -> dict:
         options = [(3, 3), (5, 5), (3, 1), (1, 3), (2, 2), (4, 4), (1, 1), (5, 3)]
         kernel = options[rng.integers(len(options))]
         kernel = (min(kernel[0], h), min(kernel[1], w))
-        stride = int(rng.choice([1, 1, 2]))
+        stride = int(rng.choice([1, 1, 2])) if min(h, w) >= 8 else 1
         pads = [int(rng.integers(0, k // 2 + 1)) for k in kernel] * 2
         if rng.random() < 0.3:  # asymmetric, like SAME padding of even sizes
             pads[2] = int(rng.integers(0, kernel[0]))
@@ -100,7 +101,7 @@ def _conv_choice(rng: np.random.Generator, shape: list[int], kind: str) -> dict:
         c_out = c_in
     else:
         per_out = oh * ow * (c_in // group) * kernel[0] * kernel[1]
-        c_out = int(np.clip(MAX_CONV_MACS // max(per_out, 1), 2, int(rng.choice([4, 8, 12, 16, 24, 32]))))
+        c_out = int(np.clip(MAX_CONV_MACS // max(per_out, 1), 2, int(rng.choice([8, 12, 16, 24, 32, 48, 64]))))
     return {"c_out": c_out, "kernel": kernel, "stride": stride, "pads": pads, "group": group}
 
 
@@ -109,7 +110,7 @@ def float_chain(index: int, matmul: bool) -> onnx.ModelProto:
     layers (Gemm, or MatMul + Add when `matmul`) and a Softmax."""
     rng = np.random.default_rng(SEED + index)
     c_in = int(rng.choice([1, 3, 4, 8]))
-    h, w = int(rng.integers(10, 26)), int(rng.integers(6, 20))
+    h, w = int(rng.integers(12, 33)), int(rng.integers(6, 25))
     in_shape = [1, c_in, h, w]
     ch = _Chain(rng, list(in_shape), [], [])
     x = "input"
@@ -121,9 +122,11 @@ def float_chain(index: int, matmul: bool) -> onnx.ModelProto:
         x = ch.conv(x, f"conv{i}", c["c_out"], c["kernel"], c["stride"], c["pads"], c["group"], relu=bool(i % 4))
     # residual block: two shape-preserving 3x3 convs added to their input
     shortcut = x
-    k = 3 if ch.shape[1] ** 2 * ch.shape[2] * ch.shape[3] * 9 <= MAX_CONV_MACS else 1
-    r = ch.conv(x, "res_a", ch.shape[1], (k, k), 1, [k // 2] * 4)
-    r = ch.conv(r, "res_b", ch.shape[1], (k, k), 1, [k // 2] * 4, relu=False)
+    c = ch.shape[1]
+    full = c * c * ch.shape[2] * ch.shape[3]  # MACs of a 1x1 conv; over budget: depthwise 3x3 convs instead
+    k, group = (3, 1) if 9 * full <= MAX_CONV_MACS else (1, 1) if full <= MAX_CONV_MACS else (3, c)
+    r = ch.conv(x, "res_a", c, (k, k), 1, [k // 2] * 4, group)
+    r = ch.conv(r, "res_b", c, (k, k), 1, [k // 2] * 4, group, relu=False)
     x = ch.node("Relu", [ch.node("Add", [shortcut, r], "res_add")], "res_relu")
     c, h, w = ch.shape[1:]
     if index % 2 and h >= 2 and w >= 2:
@@ -138,8 +141,26 @@ def float_chain(index: int, matmul: bool) -> onnx.ModelProto:
     x = ch.node("Relu", [ch.fc(x, "fc1", int(rng.integers(16, 96)), matmul)], "fc1_relu")
     x = ch.fc(x, "fc2", int(rng.integers(4, 16)), matmul)
     y = ch.node("Softmax", [x], "probs", axis=-1)
-    graph = helper.make_graph(ch.nodes, f"calib{index}",
-                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, in_shape)],
+    return _checked(ch, f"calib{index}", in_shape, y)
+
+
+def fc_chain(index: int) -> onnx.ModelProto:
+    """Fully connected calibration chain `index` in float32: Gemm layers of random widths with Relu between (the
+    int8 versions with 8-bit I/O run the first and last layer on onnxruntime's float path)."""
+    rng = np.random.default_rng(SEED + 1000 + index)
+    sizes = [int(rng.integers(16, 320)) for _ in range(6)]
+    ch = _Chain(rng, [1, sizes[0]], [], [])
+    x = "input"
+    for i, n_out in enumerate(sizes[1:]):
+        x = ch.fc(x, f"fc{i}", n_out, matmul=False)
+        if i < len(sizes) - 2:
+            x = ch.node("Relu", [x], f"fc{i}_relu")
+    return _checked(ch, f"calib_fc{index}", [1, sizes[0]], x)
+
+
+def _checked(ch: _Chain, name: str, in_shape: list[int], y: str) -> onnx.ModelProto:
+    """The chain as a checked opset-13 model with input 'input' and output y."""
+    graph = helper.make_graph(ch.nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, in_shape)],
                               [helper.make_tensor_value_info(y, TensorProto.FLOAT, ch.shape)], ch.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
@@ -215,11 +236,15 @@ def calibration_models() -> list[tuple[str, onnx.ModelProto]]:
     models = []
     for i in range(CHAINS):
         for fmt in FORMATS:
-            base = float_chain(i, matmul=fmt == "qop" or i % 2 == 1)
+            base = float_chain(i, matmul=fmt == "qop" or i % 4 == 3)
             if fmt == "float":
                 models.append((f"calib{i}_float", base))
             elif i % 2:
                 models.append((f"calib{i}_{fmt}_int8io", with_int8_io(quantized(base, fmt, SEED + i))))
             else:
                 models.append((f"calib{i}_{fmt}", quantized(base, fmt, SEED + i)))
+    for i in range(FC_CHAINS):
+        base = fc_chain(i)
+        models += [(f"calib_fc{i}_float", base), (f"calib_fc{i}_qdq", quantized(base, "qdq", SEED + 1000 + i)),
+                   (f"calib_fc{i}_qdq_int8io", with_int8_io(quantized(base, "qdq", SEED + 1000 + i)))]
     return models

@@ -150,3 +150,50 @@ def fingerprint_sources(core: str) -> dict[str, str]:
 def fingerprint(core: str) -> str:
     """One SHA-256 over fingerprint_sources(core)."""
     return hashlib.sha256(json.dumps(fingerprint_sources(core), sort_keys=True).encode()).hexdigest()
+
+
+#: The accuracy the estimator is held to against the simulator (issue 10): per model, and per layer that takes at
+#: least BIG_LAYER_SHARE of the model's simulated cycles.
+MODEL_TOLERANCE = 0.10
+LAYER_TOLERANCE = 0.20
+BIG_LAYER_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class LayerCheck:
+    """One layer's estimate next to its simulated cycles."""
+
+    name: str
+    op: str
+    simulated: int
+    estimated: int
+    share: float  # of the model's simulated cycles
+
+    @property
+    def error(self) -> float:
+        """(estimated - simulated) / simulated."""
+        return (self.estimated - self.simulated) / max(self.simulated, 1)
+
+
+def check_profile(result, zero_wait: bool = False) -> tuple[float, list[LayerCheck]]:
+    """The model's relative error and per-layer checks of the estimate in a mcucomp.perf.profile.ProfileResult (board
+    memory figures, or zero wait when `zero_wait`; the estimate must cover the board's memory for the former)."""
+    if not zero_wait and result.estimated_memory != "board":
+        raise ValueError(f"the estimate for {result.board} has no board-memory figure ({result.estimated_memory})")
+    pairs = [(layer, layer.cycles_zero_wait if zero_wait else layer.cycles,
+              layer.estimated_cycles_zero_wait if zero_wait else layer.estimated_cycles) for layer in result.layers]
+    total = sum(sim for _, sim, _ in pairs)
+    checks = [LayerCheck(layer.name, layer.op, sim, est, sim / max(total, 1)) for layer, sim, est in pairs]
+    return (sum(c.estimated for c in checks) - total) / max(total, 1), checks
+
+
+def accuracy_failures(model_error: float, checks: list[LayerCheck]) -> list[str]:
+    """Where an estimate breaks the tolerances (empty: within them)."""
+    failures = []
+    if abs(model_error) > MODEL_TOLERANCE:
+        failures.append(f"model total off by {100 * model_error:+.1f}% (limit {100 * MODEL_TOLERANCE:.0f}%)")
+    for c in checks:
+        if c.share >= BIG_LAYER_SHARE and abs(c.error) > LAYER_TOLERANCE:
+            failures.append(f"layer {c.name} ({c.op}, {100 * c.share:.0f}% of the cycles): estimated "
+                            f"{c.estimated:,} vs simulated {c.simulated:,} ({100 * c.error:+.1f}%)")
+    return failures
