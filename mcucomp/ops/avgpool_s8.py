@@ -58,7 +58,8 @@ class AvgPoolS8(KernelOp):
         geom, win = p["g"], window(p["g"])
         planes = geom["n"] * geom["c_out"]
         outputs = planes * win.pixels
-        terms = {"calls": 1, "taps": outputs * win.taps, "valid_taps": planes * win.taps_valid}
+        terms = {"calls": 1, "kernel_rows": outputs * geom["k_h"], "taps": outputs * win.taps,
+                 "valid_taps": planes * win.taps_valid}
         if p["mode"] == 0:
             return "global_int", {**terms, **requant_terms(p["rq"], outputs)}
         return "float", {**terms, "outputs": outputs}

@@ -80,8 +80,11 @@ class Conv2dS8(KernelOp):
                                  "macs": outputs * geom["c_in"]}
         if p["path"] == PATHS["depthwise"]:
             border = win.pixels - win.inside_pixels
-            return "depthwise", {**terms, "rows": planes * geom["h_out"], "inside_taps": planes * win.inside_pixels
-                                 * win.taps, "border_taps": planes * border * win.taps,
+            return "depthwise", {**terms, "rows": planes * geom["h_out"],
+                                 "inside_kernel_rows": planes * win.inside_pixels * geom["k_h"],
+                                 "inside_taps": planes * win.inside_pixels * win.taps,
+                                 "border_kernel_rows": planes * border * geom["k_h"],
+                                 "border_taps": planes * border * win.taps,
                                  "border_valid_taps": planes * (win.taps_valid - win.inside_pixels * win.taps)}
         cin_g = geom["c_in"] // geom["group"]
         return "general", {**terms, "channel_loops": outputs * cin_g, "kernel_rows": outputs * cin_g * geom["k_h"],
