@@ -129,9 +129,12 @@ def float_chain(index: int, matmul: bool) -> onnx.ModelProto:
     r = ch.conv(r, "res_b", c, (k, k), 1, [k // 2] * 4, group, relu=False)
     x = ch.node("Relu", [ch.node("Add", [shortcut, r], "res_add")], "res_relu")
     c, h, w = ch.shape[1:]
-    if index % 2 and h >= 2 and w >= 2:
-        x = ch.node("MaxPool" if index % 4 == 1 else "AveragePool", [x], "pool2", kernel_shape=[2, 2], strides=[2, 2])
-        ch.shape = [1, c, h // 2, w // 2]
+    k = min(2 + index % 2, h, w)  # a 2x2 or 3x3 window, stride 2, padded after in every other chain
+    if k >= 2:
+        pad = (index // 2) % 2
+        x = ch.node("AveragePool" if index % 4 == 3 else "MaxPool", [x], "pool2", kernel_shape=[k, k], strides=[2, 2],
+                    pads=[0, 0, pad, pad])
+        ch.shape = [1, c, (h + pad - k) // 2 + 1, (w + pad - k) // 2 + 1]
     if index % 3 == 2:  # a whole-plane AveragePool (IC ResNet's 8x8) instead of the global one
         x = ch.node("AveragePool", [x], "gap", kernel_shape=ch.shape[2:], strides=ch.shape[2:])
     else:
