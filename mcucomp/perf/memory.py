@@ -19,10 +19,11 @@ class FlashRegion:
 
 @dataclass
 class DataCache:
-    """A fully associative LRU cache for flash data reads (see flash_cache.toml)."""
+    """A set-associative LRU cache for flash data reads (see flash_cache.toml); ways = lines: fully associative."""
 
     lines: int
     line_bytes: int
+    ways: int
     source: str
 
 
@@ -36,7 +37,7 @@ def data_cache(board: dict) -> DataCache | None:
     """The board's data cache in front of flash, or None when every flash data read pays the wait states."""
     table = tomllib.loads(resources.files("mcucomp.perf").joinpath("flash_cache.toml").read_text())
     entry = table.get(board["id"])
-    return DataCache(entry["lines"], entry["line_bytes"], entry["source"]) if entry else None
+    return DataCache(entry["lines"], entry["line_bytes"], entry["ways"], entry["source"]) if entry else None
 
 
 def describe(board: dict) -> str:
@@ -46,6 +47,6 @@ def describe(board: dict) -> str:
         return "board memory: no wait states, same as zero-wait"
     ws = ", ".join(f"{r.name} {r.wait_states} WS" for r in regions)
     cache = data_cache(board)
-    reads = (f"data reads through a {cache.lines} x {cache.line_bytes} B cache" if cache
+    reads = (f"data reads through a {cache.lines} x {cache.line_bytes} B {cache.ways}-way cache" if cache
              else "every data read pays them")
     return f"board memory: {ws}; instruction fetches cached (0 WS), {reads}"

@@ -99,7 +99,7 @@ def test_flash_data_reads_through_the_data_cache():
     stall cycles; without a cache every read pays 5. Zero-wait cycles are the same either way."""
     body = "    adr r1, table\n    movs r2, #64\nrd:\n    ldrb r3, [r1], #1\n    subs r2, #1\n    bne rd\n    b end\n" \
            "    .align 5\ntable:\n    .space 64\n"
-    cached = run_snippet(body, wait_states=5, cache=DataCache(8, 32, "test"))
+    cached = run_snippet(body, wait_states=5, cache=DataCache(8, 32, 8, "test"))
     uncached = run_snippet(body, wait_states=5)
     assert cached.stall_cycles == 2 * 5
     assert uncached.stall_cycles == 64 * 5
