@@ -7,7 +7,8 @@
 Every model is compiled for the core's board (mcucomp/perf/calibration.py CALIBRATION_BOARDS) and profiled on the
 instruction-level simulator (one seeded random input). Cycles are simulated from the Arm manuals' instruction
 timings: zero-wait, and with the board's flash wait states ("board memory"). The estimator's error is its total
-against the simulator's (board memory) and the worst layer among those taking >= 5% of the cycles. A second table
+against the simulator's (board memory, summed over the layers) and the worst layer among those taking >= 5% of the
+cycles. A second table
 gives simulated cycles per MAC per kernel path (layers with MACs only).
 """
 
@@ -27,34 +28,38 @@ from cycle_models import CYCLE_MODELS  # noqa: E402
 
 from mcucomp.boards import load_board  # noqa: E402
 from mcucomp.perf.calibration import CALIBRATION_BOARDS  # noqa: E402
-from mcucomp.perf.estimate import BIG_LAYER_SHARE, check_profile, layer_terms  # noqa: E402
+from mcucomp.perf.estimate import BIG_LAYER_SHARE, accuracy_failures, check_layers, estimate_model  # noqa: E402
 from mcucomp.perf.profile import profile_model  # noqa: E402
 from mcucomp.pipeline import lower_model  # noqa: E402
 
 
 def run(core: str, model_name: str) -> dict:
-    """Profile one model on the core's board; the figures of one table row plus per-layer rows."""
+    """Profile one model on the core's board: totals and per-layer simulated cycles (estimates added by estimate)."""
     board = load_board(CALIBRATION_BOARDS[core])
-    model = CYCLE_MODELS[model_name]()
     t0 = time.time()
-    result = profile_model(model, board, inputs=1, name=model_name.replace("-", "_"))
-    low = lower_model(model, alignment=board["alignment"])
-    nodes = {n.name: n for n in low.order}
-    model_error, checks = check_profile(result)
-    big = [c for c in checks if c.share >= BIG_LAYER_SHARE]
-    worst = max(big, key=lambda c: abs(c.error))
-    macs = sum(layer.macs for layer in result.layers)
+    result = profile_model(CYCLE_MODELS[model_name](), board, inputs=1, name="m")
     return {
-        "model": model_name, "core": core, "board": board["id"], "clock_hz": board["clock_hz"], "macs": macs,
-        "cycles": result.total_cycles, "cycles_zero_wait": result.total_cycles_zero_wait,
-        "layer_cycles": sum(layer.cycles for layer in result.layers),
-        "estimated_cycles": result.estimated_total_cycles, "model_error": model_error,
-        "worst_layer": worst.name, "worst_layer_error": worst.error, "outputs_match_host": result.outputs_match_host,
-        "layers": [{"name": c.name, "op": c.op, "path": layer_terms(nodes[c.name], low.graph)[0],
-                    "macs": layer.macs, "cycles": c.simulated, "estimated": c.estimated}
-                   for c, layer in zip(checks, result.layers)],
+        "model": model_name, "core": core, "board": board["id"], "clock_hz": board["clock_hz"],
+        "macs": sum(layer.macs for layer in result.layers), "cycles": result.total_cycles,
+        "cycles_zero_wait": result.total_cycles_zero_wait, "outputs_match_host": result.outputs_match_host,
+        "layers": [{"name": layer.name, "op": layer.op, "macs": layer.macs, "cycles": layer.cycles,
+                    "cycles_zero_wait": layer.cycles_zero_wait} for layer in result.layers],
         "seconds": time.time() - t0,
     }
+
+
+def estimate(row: dict) -> dict:
+    """The row with today's estimator figures (board memory) and its errors against the simulated cycles."""
+    board = load_board(row["board"])
+    low = lower_model(CYCLE_MODELS[row["model"]](), alignment=board["alignment"])
+    est = {e.name: e for e in estimate_model(low.graph, low.order, board).layers}
+    for layer in row["layers"]:
+        layer["path"], layer["estimated"] = est[layer["name"]].path, est[layer["name"]].cycles
+    model_error, checks = check_layers([(la["name"], la["op"], la["cycles"], la["estimated"]) for la in row["layers"]])
+    worst = max((c for c in checks if c.share >= BIG_LAYER_SHARE), key=lambda c: abs(c.error))
+    return {**row, "estimated_cycles": sum(la["estimated"] for la in row["layers"]), "model_error": model_error,
+            "worst_layer": worst.name, "worst_layer_error": worst.error,
+            "within_tolerance": not accuracy_failures(model_error, checks)}
 
 
 def model_table(rows: list[dict]) -> list[str]:
@@ -94,17 +99,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--core", action="append", choices=sorted(CALIBRATION_BOARDS))
     parser.add_argument("--model", action="append", choices=sorted(CYCLE_MODELS))
     parser.add_argument("--json", type=Path, help="write the raw figures here")
+    parser.add_argument("--reestimate", type=Path, metavar="JSON",
+                        help="take the simulated cycles from an earlier --json file (same simulator and kernels) and "
+                             "only redo the estimates, e.g. after a refit")
     args = parser.parse_args(argv)
-    rows = []
-    for core in args.core or ["cortex-m4", "cortex-m33", "cortex-m0plus", "cortex-m7"]:
-        for name in args.model or list(CYCLE_MODELS):
-            rows.append(run(core, name))
-            r = rows[-1]
-            print(f"{core} {name}: {r['cycles']:,} cycles, estimate {100 * r['model_error']:+.1f}%, worst layer "
-                  f"{r['worst_layer']} {100 * r['worst_layer_error']:+.1f}% ({r['seconds']:.0f} s)",
-                  file=sys.stderr, flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
+    if args.reestimate:
+        rows = [estimate(r) for r in json.loads(args.reestimate.read_text())]
+    else:
+        rows = []
+        for core in args.core or ["cortex-m4", "cortex-m33", "cortex-m0plus", "cortex-m7"]:
+            for name in args.model or list(CYCLE_MODELS):
+                rows.append(estimate(run(core, name)))
+                r = rows[-1]
+                print(f"{core} {name}: {r['cycles']:,} cycles, estimate {100 * r['model_error']:+.1f}%, worst layer "
+                      f"{r['worst_layer']} {100 * r['worst_layer_error']:+.1f}% ({r['seconds']:.0f} s)",
+                      file=sys.stderr, flush=True)
+                if args.json:  # after every model: a long run keeps what it has
+                    args.json.write_text(json.dumps(rows, indent=1))
     print("\n".join(model_table(rows)))
     print()
     print("\n".join(path_table(rows)))

@@ -175,16 +175,21 @@ class LayerCheck:
         return (self.estimated - self.simulated) / max(self.simulated, 1)
 
 
+def check_layers(layers: list[tuple[str, str, int, int]]) -> tuple[float, list[LayerCheck]]:
+    """The model's relative error and per-layer checks from (name, op, simulated, estimated) per layer."""
+    total = sum(sim for _, _, sim, _ in layers)
+    checks = [LayerCheck(name, op, sim, est, sim / max(total, 1)) for name, op, sim, est in layers]
+    return (sum(c.estimated for c in checks) - total) / max(total, 1), checks
+
+
 def check_profile(result, zero_wait: bool = False) -> tuple[float, list[LayerCheck]]:
-    """The model's relative error and per-layer checks of the estimate in a mcucomp.perf.profile.ProfileResult (board
-    memory figures, or zero wait when `zero_wait`; the estimate must cover the board's memory for the former)."""
+    """check_layers of the estimate in a mcucomp.perf.profile.ProfileResult (board memory figures, or zero wait when
+    `zero_wait`; the estimate must cover the board's memory for the former)."""
     if not zero_wait and result.estimated_memory != "board":
         raise ValueError(f"the estimate for {result.board} has no board-memory figure ({result.estimated_memory})")
-    pairs = [(layer, layer.cycles_zero_wait if zero_wait else layer.cycles,
-              layer.estimated_cycles_zero_wait if zero_wait else layer.estimated_cycles) for layer in result.layers]
-    total = sum(sim for _, sim, _ in pairs)
-    checks = [LayerCheck(layer.name, layer.op, sim, est, sim / max(total, 1)) for layer, sim, est in pairs]
-    return (sum(c.estimated for c in checks) - total) / max(total, 1), checks
+    return check_layers([(layer.name, layer.op, layer.cycles_zero_wait if zero_wait else layer.cycles,
+                          layer.estimated_cycles_zero_wait if zero_wait else layer.estimated_cycles)
+                         for layer in result.layers])
 
 
 def accuracy_failures(model_error: float, checks: list[LayerCheck]) -> list[str]:
