@@ -209,6 +209,8 @@ def profile_compiled(model_dir: Path, board: dict | str | None = None, inputs: l
     flash_base = next(r["base"] for r in board["memory"] if r["name"] == board["flash_region"])
     sim.boot(elf, flash_base, timeout_s=TIMEOUT_S)
     status = sim.semihosting.exit_status
+    if sim.error is not None and sim.error.internal:
+        raise RuntimeError(sim.error.message)
     if sim.error is not None or status != 0:
         what = (f"{sim.error.message} at pc 0x{sim.error.pc:08X}" if sim.error is not None
                 else f"firmware exit {status} ({EXIT_MEANINGS.get(status, 'no exit')})")

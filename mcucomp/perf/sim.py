@@ -84,6 +84,7 @@ class RunError:
 
     pc: int
     message: str
+    internal: bool = False     # a bug in the simulator, not in the firmware
 
 
 @dataclass
@@ -150,7 +151,7 @@ class Simulator:
 
     def _on_hook_error(self, exc_type, exc, tb) -> None:
         """An exception inside a callback from C: stop the run and keep the message (a bug, reported as such)."""
-        self._stop(self.reg("pc"), f"simulator callback failed: {exc_type.__name__}: {exc}")
+        self._stop(self.reg("pc"), f"simulator callback failed: {exc_type.__name__}: {exc}", internal=True)
 
     # -- loading -------------------------------------------------------------------------------------------------
     def load_elf(self, elf: Elf) -> None:
@@ -225,9 +226,9 @@ class Simulator:
             return
         self._stop(pc, f"processor exception {intno} (fault, undefined or unsupported instruction)")
 
-    def _stop(self, pc: int, message: str) -> None:
+    def _stop(self, pc: int, message: str, internal: bool = False) -> None:
         """Record an abnormal end and stop emulation."""
-        self.error = RunError(pc, message)
+        self.error = RunError(pc, message, internal)
         self.uc.emu_stop()
 
     # -- running -------------------------------------------------------------------------------------------------
