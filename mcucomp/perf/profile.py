@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..boards import load_board
-from ..errors import VerifyError
+from ..errors import OptionError, VerifyError
 from ..host import load
 from ..target.build import build_firmware
 from ..target.memory_map import board_memory_map
@@ -184,9 +184,13 @@ def profile_compiled(model_dir: Path, board: dict | str | None = None, inputs: l
     """Profile a `mcucomp compile` output directory on the board's core (default: the board it was compiled for)."""
     started = time.monotonic()
     model_dir = Path(model_dir).resolve()
-    host = load(model_dir, layer_hook=False)
-    report = host.report
+    report = json.loads((model_dir / "report.json").read_text())
     board = board if isinstance(board, dict) else load_board(board or report["board"])
+    if board["mve"]:
+        raise OptionError(f"Board {board['id']} builds with Helium (MVE), which the cycle simulator cannot execute "
+                          "(Unicorn has no Armv8.1-M model). Profile on a board without MVE, e.g. --board "
+                          "nucleo-u575zi (Cortex-M33), and use the estimator (`mcucomp analyze`) for this one.")
+    host = load(model_dir, layer_hook=False)
     feeds = _feeds(report, inputs, seed)
     if not feeds:
         raise VerifyError("profile needs at least one input set.")

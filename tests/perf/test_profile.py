@@ -101,3 +101,9 @@ def test_output_mismatch_is_exit_3(two_conv_path, monkeypatch, capsys):
     assert cli.main(["profile", str(two_conv_path)]) == 3
     err = capsys.readouterr().err
     assert "differ from the host build's" in err and "'y'" in err
+
+
+def test_helium_board_is_exit_1(two_conv_path):
+    """Unicorn cannot execute Helium: a clear option error naming the board and an alternative, not a crash."""
+    proc = run_cli("profile", two_conv_path, "--board", "corstone-300")
+    assert proc.returncode == 1 and "Helium" in proc.stderr and "corstone-300" in proc.stderr
