@@ -27,6 +27,7 @@ def _error(estimated: int | None, measured: int) -> str:
 
 
 def _us(cycles: int, clock_hz: int) -> float:
+    """Microseconds at the clock."""
     return 1e6 * cycles / clock_hz
 
 

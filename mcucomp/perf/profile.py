@@ -91,8 +91,9 @@ class ProfileResult:
 class _LayerCounter:
     """Per-layer and per-run accumulation driven by the marker functions' entries."""
 
-    def __init__(self, sim: Simulator, layers: int, on_inference=None):
+    def __init__(self, sim: Simulator, layers: int, on_inference=None, on_layer=None):
         self.sim = sim
+        self.on_layer = on_layer
         self.totals = np.zeros((layers, 3))          # cycles, instructions, stalls
         self.calls = np.zeros(layers, dtype=np.int64)
         self.run_totals = np.zeros(3)
@@ -102,13 +103,16 @@ class _LayerCounter:
         self._run_start = None
 
     def _now(self) -> np.ndarray:
+        """The simulator's (cycles, instructions, stalls) now."""
         c = self.sim.counters
         return np.array([c[0], c[1], c[2]], dtype=np.float64)
 
     def begin(self) -> None:
+        """fw_profile_begin(i) entered: remember i and the counters."""
         self._layer_start = (self.sim.reg("r0"), self._now())
 
     def end(self) -> None:
+        """fw_profile_end(i) entered: add the counters since BEGIN(i) to layer i."""
         index = self.sim.reg("r0")
         if self._layer_start is None or self._layer_start[0] != index:
             self.sim._stop(self.sim.reg("pc"), f"layer marker END({index}) without BEGIN({index})")
@@ -116,11 +120,15 @@ class _LayerCounter:
         self.totals[index] += self._now() - self._layer_start[1]
         self.calls[index] += 1
         self._layer_start = None
+        if self.on_layer is not None:
+            self.on_layer(self.inferences + 1, index)
 
     def run_begin(self) -> None:
+        """<name>_run entered."""
         self._run_start = self._now()
 
     def run_end(self) -> None:
+        """<name>_run returned: one inference done."""
         if self._run_start is None:
             return
         self.run_totals += self._now() - self._run_start
@@ -205,7 +213,18 @@ def profile_compiled(model_dir: Path, board: dict | str | None = None, inputs: l
         b"".join(np.ascontiguousarray(f[s["name"]]).tobytes() for f in feeds for s in report["inputs"]))
     sim.load_elf(elf)
     calls = [layer for layer in report["layers"] if layer["call_index"] is not None]
-    counter = _LayerCounter(sim, len(calls), lambda n: say(f"profile: simulated inference {n}/{len(feeds)}"))
+    live = progress is not None and progress.isatty()   # a terminal also gets a per-layer line, rewritten in place
+
+    def inference_done(n: int) -> None:
+        """Progress after each inference."""
+        text = f"profile: simulated inference {n}/{len(feeds)}"
+        say(f"\r{text:<60}" if live else text)
+
+    def layer_done(n: int, i: int) -> None:
+        """Progress after each layer (terminal only)."""
+        print(f"\rprofile: inference {n}/{len(feeds)}, layer {i + 1}/{len(calls)}", end="", file=progress, flush=True)
+
+    counter = _LayerCounter(sim, len(calls), inference_done, layer_done if live else None)
     run_fn = elf.symbols[f"{report['name']}_run"]
     sim.actions.update({elf.symbols["fw_profile_begin"]: counter.begin, elf.symbols["fw_profile_end"]: counter.end,
                         run_fn: counter.run_begin,

@@ -18,6 +18,8 @@ class SemihostingError(Exception):
 
 @dataclass
 class _Handle:
+    """An open in-memory file and its read position."""
+
     name: str
     data: bytearray
     pos: int = 0
