@@ -30,7 +30,7 @@ class Elf:
     entry: int
     segments: list[Segment]
     symbols: dict[str, int]        # name -> address (Thumb bit cleared for functions)
-    functions: dict[int, str]      # address -> function name
+    functions: dict[int, int]      # function address -> size in bytes
 
 
 def read_elf(path: Path) -> Elf:
@@ -49,19 +49,19 @@ def read_elf(path: Path) -> Elf:
             segments.append(Segment(vaddr, paddr, blob[offset:offset + filesz], memsz))
     sections = [struct.unpack_from("<IIIIIIIIII", blob, shoff + i * shentsize) for i in range(shnum)]
     symbols: dict[str, int] = {}
-    functions: dict[int, str] = {}
+    functions: dict[int, int] = {}
     for sh_name, sh_type, _, _, sh_offset, sh_size, sh_link, _, _, sh_entsize in sections:
         if sh_type != SHT_SYMTAB:
             continue
         strtab_offset = sections[sh_link][4]
         for off in range(sh_offset, sh_offset + sh_size, sh_entsize):
-            st_name, st_value, _, st_info, _, _ = struct.unpack_from("<IIIBBH", blob, off)
+            st_name, st_value, st_size, st_info, _, _ = struct.unpack_from("<IIIBBH", blob, off)
             end = blob.index(b"\0", strtab_offset + st_name)
             name = blob[strtab_offset + st_name:end].decode(errors="replace")
             if not name:
                 continue
             if st_info & 0xF == STT_FUNC:
                 st_value &= ~1
-                functions.setdefault(st_value, name)
+                functions[st_value] = max(functions.get(st_value, 0), st_size)
             symbols.setdefault(name, st_value)
     return Elf(entry, segments, symbols, functions)

@@ -108,7 +108,6 @@ class Simulator:
             start, end = base & ~(PAGE - 1), (base + size + PAGE - 1) & ~(PAGE - 1)
             self.uc.mem_map(start, end - start)
         self.md = new_disassembler()
-        self.block_info: dict[int, object] = {}
         self.actions: dict[int, Callable[[], None]] = {}
         self.untimed: dict[str, int] = {}
         self.error: RunError | None = None
@@ -155,11 +154,13 @@ class Simulator:
 
     # -- loading -------------------------------------------------------------------------------------------------
     def load_elf(self, elf: Elf) -> None:
-        """Write the ELF's loadable segments at their load addresses and hook its divide instructions."""
+        """Write the ELF's loadable segments at their load addresses and hook the divides in its functions."""
         for seg in elf.segments:
             if seg.data:
                 self.uc.mem_write(seg.paddr, seg.data)
-                self._hook_divides(seg.paddr, seg.data)
+        for address, size in elf.functions.items():
+            if size:
+                self._hook_divides(address, bytes(self.uc.mem_read(address, size)))
 
     def load_code(self, address: int, code: bytes) -> None:
         """Write raw Thumb code (micro-benchmarks) and hook its divide instructions."""
@@ -167,8 +168,8 @@ class Simulator:
         self._hook_divides(address, code)
 
     def _hook_divides(self, address: int, code: bytes) -> None:
-        """A per-instruction hook on each SDIV/UDIV found by a linear sweep (data decoded as a divide is harmless:
-        its hook never fires)."""
+        """A per-instruction hook on each SDIV/UDIV found by a linear sweep of code (a literal pool decoded as a
+        divide is harmless: its hook never fires)."""
         cls = self.timing.by_insn.get("sdiv")
         if cls is None or cls.kind != "divide":
             return
@@ -191,7 +192,6 @@ class Simulator:
         cost = block_cost(self.timing, insns, address, size)
         for name in cost.untimed:
             self.untimed[name] = self.untimed.get(name, 0) + 1
-        self.block_info[address] = cost
         action = self.actions.get(address)
         out.instructions, out.fall, out.misaligned = cost.instructions, cost.fall_through, cost.misaligned_entry
         if action is None:
