@@ -151,7 +151,7 @@ def fc_chain(index: int) -> onnx.ModelProto:
     """Fully connected calibration chain `index` in float32: Gemm layers of random widths with Relu between (the
     int8 versions with 8-bit I/O run the first and last layer on onnxruntime's float path)."""
     rng = np.random.default_rng(SEED + 1000 + index)
-    sizes = [int(rng.integers(16, 320)) for _ in range(6)]
+    sizes = [int(rng.integers(16, 160)) for _ in range(6)]  # float weights stay well inside a 512 KB flash
     ch = _Chain(rng, [1, sizes[0]], [], [])
     x = "input"
     for i, n_out in enumerate(sizes[1:]):
