@@ -24,7 +24,7 @@ from ..host import load
 from ..target.build import build_firmware
 from ..target.memory_map import board_memory_map
 from ..target.run import EXIT_MEANINGS
-from ..target.verify import QEMU_STACK_MARGIN
+from ..target.verify import QEMU_STACK_MARGIN, count_mismatches
 from ..verify import random_feeds
 from . import memory
 from .elf import read_elf
@@ -174,20 +174,6 @@ def _build(model_dir: Path, report: dict, board: dict) -> Path:
     return fw.elf
 
 
-def _compare(report: dict, expected: list[dict], blob: bytes) -> dict[str, int] | str:
-    """Per output, how many inputs differ from the host's bits; or why outputs.bin cannot be compared."""
-    sizes = [np.dtype(o["dtype"]).itemsize * int(np.prod(o["shape"], dtype=np.int64)) for o in report["outputs"]]
-    if len(blob) != sum(sizes) * len(expected):
-        return f"outputs.bin has {len(blob)} bytes, expected {sum(sizes) * len(expected)}"
-    mismatching = {o["name"]: 0 for o in report["outputs"]}
-    pos = 0
-    for want in expected:
-        for o, n in zip(report["outputs"], sizes):
-            mismatching[o["name"]] += blob[pos:pos + n] != np.ascontiguousarray(want[o["name"]]).tobytes()
-            pos += n
-    return mismatching
-
-
 def profile_compiled(model_dir: Path, board: dict | str | None = None, inputs: list[dict] | int = 1, seed: int = 0,
                      progress=None) -> ProfileResult:
     """Profile a `mcucomp compile` output directory on the board's core (default: the board it was compiled for)."""
@@ -242,13 +228,14 @@ def profile_compiled(model_dir: Path, board: dict | str | None = None, inputs: l
                 else f"firmware exit {status} ({EXIT_MEANINGS.get(status, 'no exit')})")
         raise VerifyError(f"The profiling firmware for {board['id']} did not finish on the simulator: {what}. "
                           f"Console: {''.join(sim.semihosting.console).strip()[-400:] or '(empty)'}")
-    compared = _compare(report, expected, bytes(sim.semihosting.files.get("outputs.bin", b"")))
-    if isinstance(compared, str) or counter.inferences != len(feeds):
-        raise VerifyError(f"The profiling firmware's results are incomplete: "
-                          f"{compared if isinstance(compared, str) else f'{counter.inferences} of {len(feeds)} runs'}.")
+    compared = count_mismatches(report, expected, bytes(sim.semihosting.files.get("outputs.bin", b"")))
+    if isinstance(compared, str) or counter.inferences != len(feeds) or any(counter.calls != len(feeds)):
+        what = compared if isinstance(compared, str) else (f"{counter.inferences} of {len(feeds)} runs, layer calls "
+                                                           f"{counter.calls.tolist()}")
+        raise VerifyError(f"The profiling firmware's results are incomplete: {what}.")
     n = counter.inferences
     layers = []
-    for layer, (cyc, ins, stall), count in zip(calls, counter.totals, counter.calls):
+    for layer, (cyc, ins, stall) in zip(calls, counter.totals):
         layers.append(LayerProfile(layer["call_index"], layer["name"], layer["op"], layer["macs"], round(ins / n),
                                    round((cyc + stall) / n), round(cyc / n), layer.get("estimated_cycles"),
                                    layer.get("estimated_cycles_zero_wait")))

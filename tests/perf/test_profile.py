@@ -96,8 +96,8 @@ def test_missing_toolchain_is_exit_1_with_install_hint(two_conv_path, monkeypatc
 
 def test_output_mismatch_is_exit_3(two_conv_path, monkeypatch, capsys):
     """A simulated output that differs from the host's is a verification failure (exit 3) naming the output."""
-    real_compare = profile_module._compare
-    monkeypatch.setattr(profile_module, "_compare", lambda *a: {k: 1 for k in real_compare(*a)})
+    real_compare = profile_module.count_mismatches
+    monkeypatch.setattr(profile_module, "count_mismatches", lambda *a: {k: 1 for k in real_compare(*a)})
     assert cli.main(["profile", str(two_conv_path)]) == 3
     err = capsys.readouterr().err
     assert "differ from the host build's" in err and "'y'" in err
