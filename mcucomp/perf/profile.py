@@ -138,17 +138,18 @@ class _LayerCounter:
             self.on_inference(self.inferences)
 
 
-def _return_address(sim: Simulator, caller: int, callee: int, search_bytes: int = 4096) -> int:
-    """The address after the first `bl callee` in the code starting at `caller`."""
-    code = bytes(sim.uc.mem_read(caller, search_bytes))
+def _return_address(sim: Simulator, elf, caller: str, callee: str) -> int:
+    """The address after the first `bl callee` in function `caller` (both ELF symbols)."""
+    start, target = elf.symbols[caller], elf.symbols[callee]
+    code = bytes(sim.uc.mem_read(start, elf.functions[start]))
     sim.md.skipdata = True
     try:
-        for insn in sim.md.disasm(code, caller):
-            if insn.insn_name() == "bl" and insn.operands and insn.operands[0].imm == callee:
+        for insn in sim.md.disasm(code, start):
+            if insn.insn_name() == "bl" and insn.operands and insn.operands[0].imm == target:
                 return insn.address + insn.size
     finally:
         sim.md.skipdata = False
-    raise VerifyError(f"the profiling firmware's main() does not call the model's run function at 0x{callee:08X}")
+    raise VerifyError(f"the profiling firmware's {caller}() does not call {callee}(); was it built by mcucomp?")
 
 
 def _feeds(report: dict, inputs, seed: int) -> list[dict]:
@@ -214,7 +215,7 @@ def profile_compiled(model_dir: Path, board: dict | str | None = None, inputs: l
     run_fn = elf.symbols[f"{report['name']}_run"]
     sim.actions.update({elf.symbols["fw_profile_begin"]: counter.begin, elf.symbols["fw_profile_end"]: counter.end,
                         run_fn: counter.run_begin,
-                        _return_address(sim, elf.symbols["main"], run_fn): counter.run_end})
+                        _return_address(sim, elf, "main", f"{report['name']}_run"): counter.run_end})
     say(f"profile: simulating {len(feeds)} inference(s) on {board['core']} (Unicorn, {sim.timing.manual} timings)")
     flash_base = next(r["base"] for r in board["memory"] if r["name"] == board["flash_region"])
     sim_started = time.monotonic()
