@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import OptionError, VerifyError
+from .estimate import ESTIMATE_LABEL
 from .profile import ProfileResult, profile_compiled
 
 LABEL = "simulated cycles, Arm TRM instruction timings"
@@ -63,8 +64,9 @@ def format_text(result: ProfileResult) -> str:
     lines = [f"profile '{result.model}' on {result.board} ({result.core} at {mhz:g} MHz): {LABEL} "
              f"({result.timing_source}){approx}",
              f"  {result.inputs} input(s) (seed {result.seed}), {match}; {result.memory_model}",
-             f"  estimated: {'the estimator' if result.estimated_total_cycles is not None else 'no estimate'}"
-             f"{'' if result.estimated_memory is None else ' (' + result.estimated_memory + ' figure)'}"]
+             f"  {ESTIMATE_LABEL}: "
+             + (f"{result.estimated_memory} figure, error = (estimated - simulated) / simulated"
+                if result.estimated_total_cycles is not None else f"no cycle model fitted for {result.core}")]
     header = ["#", "layer", "op", "MACs", "instructions", "cycles", "cycles/MAC", "share", "µs", "estimated",
               "error"]
     table = [header]
