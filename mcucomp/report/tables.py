@@ -35,8 +35,7 @@ def cycles_text(report: dict) -> str:
     if total is None:
         return f"n/a ({est['note']})"
     mhz = est["clock_hz"] / 1e6
-    return (f"{total:,} cycles = {est['estimated_ms']:.2f} ms at {mhz:g} MHz, {est['core']} ({est['note']}); "
-            f"{est['label']}")
+    return f"{total:,} cycles = {est['estimated_ms']:.2f} ms at {mhz:g} MHz ({est['note']}); {est['label']}"
 
 
 def tensor_rows(report: dict) -> list[list[str]]:
