@@ -16,6 +16,7 @@ CASES = [
     ("cortex-m4", "kws_f32"),
     ("cortex-m4", "ad_fc_int8"),
     ("cortex-m4", "vww_mbnet_int8"),
+    ("cortex-m4", "ic_resnet8_qop"),
     ("cortex-m33", "kws_dscnn_qop"),
     ("cortex-m33", "ad_fc_int8"),
     ("cortex-m0plus", "kws_dscnn_qdq"),
