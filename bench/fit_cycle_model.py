@@ -1,6 +1,6 @@
 """Fit the cycle estimator's per-core coefficients to simulated cycles on the generated calibration set.
 
-    python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (about 10 min)
+    python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (about 4 min per core)
     python bench/fit_cycle_model.py --core cortex-m4 --cycles-dir /tmp/cycles   # keep/reuse simulated cycles
 
 Every calibration model (mcucomp/perf/calibration.py) is compiled for the core's calibration board and profiled on

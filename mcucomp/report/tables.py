@@ -35,7 +35,10 @@ def cycles_text(report: dict) -> str:
     if total is None:
         return f"n/a ({est['note']})"
     mhz = est["clock_hz"] / 1e6
-    return f"{total:,} cycles = {est['estimated_ms']:.2f} ms at {mhz:g} MHz ({est['note']}); {est['label']}"
+    rough = est["uncalibrated_layers"]
+    caveat = (f"; {len(rough)} layer(s) of kernel paths outside the calibration set estimated from element counts "
+              f"only ({', '.join(rough[:3])}{', ...' if len(rough) > 3 else ''})" if rough else "")
+    return f"{total:,} cycles = {est['estimated_ms']:.2f} ms at {mhz:g} MHz ({est['note']}); {est['label']}{caveat}"
 
 
 def tensor_rows(report: dict) -> list[list[str]]:

@@ -114,3 +114,20 @@ def test_analyze_prints_estimates_in_every_format(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["estimated_total_cycles"] == sum(int(r["estimated_cycles"]) for r in rows)
     assert np.isclose(report["cycle_estimate"]["estimated_ms"], report["estimated_total_cycles"] / 120e3)
+
+
+def test_uncalibrated_paths_are_named():
+    """A kernel path the calibration set lacks (Sigmoid) gets the generic element estimate and is listed as such."""
+    from onnx import TensorProto, helper
+
+    from mcucomp.report.tables import cycles_text
+
+    graph = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["y"], name="sig")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    report = plan_model(model, name="m").report
+    assert report["cycle_estimate"]["uncalibrated_layers"] == ["sig"]
+    assert report["estimated_total_cycles"] > 0
+    assert "outside the calibration set" in cycles_text(report) and "(sig)" in cycles_text(report)
