@@ -65,7 +65,7 @@ def estimate(row: dict) -> dict:
 
 def model_table(rows: list[dict]) -> list[str]:
     """The model x core markdown table."""
-    lines = ["| model | core (board, MHz) | MACs | cycles/inference | cycles/MAC | ms zero-wait | ms board memory "
+    lines = ["| model | core (board, MHz) | MACs | simulated cycles/inference | cycles/MAC | ms zero-wait | ms board memory "
              "| estimate error (model / worst layer >= 5%) |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
