@@ -1,4 +1,4 @@
-"""The `mcucomp` command line: compile, show, analyze, verify, boards and build-target."""
+"""The `mcucomp` command line: compile, show, analyze, verify, boards, build-target and profile."""
 
 from __future__ import annotations
 
@@ -285,7 +285,24 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compile_args(p)
     p.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output directory")
     p.set_defaults(func=lambda a: cmd_build_target(a, _compile_quietly))
+    p = sub.add_parser("profile", help="per-layer cycles on the instruction-level Cortex-M simulator (simulated "
+                                       "from Arm TRM instruction timings), with the estimator's figure beside them")
+    _add_compile_args(p)
+    p.add_argument("-o", "--out", metavar="OUTDIR", help="keep the generated C and firmware here (default: a temporary dir)")
+    p.add_argument("--inputs", type=int, default=1, metavar="N", help="random inputs to simulate (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the profile as JSON")
+    fmt.add_argument("--csv", action="store_true", help="print the per-layer table as CSV")
+    p.set_defaults(func=_cmd_profile)
     return parser
+
+
+def _cmd_profile(args: argparse.Namespace) -> int:
+    """mcucomp profile (mcucomp/perf/commands.py)."""
+    from .perf.commands import cmd_profile
+
+    return cmd_profile(args, _compile_quietly)
 
 
 def main(argv: list[str] | None = None) -> int:

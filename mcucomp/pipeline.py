@@ -23,6 +23,7 @@ from .ir import Graph, Node, build_graph
 from .memory import MemoryLayout, plan_memory
 from .ops import REGISTRY, KernelCall
 from .passes import run_passes
+from .perf.estimate import estimate_model
 from .report.build import build_report
 from .report.html import REPORT_HTML, render_report_html
 from .report.svg import MEMORY_SVG, render_memory_svg
@@ -133,7 +134,8 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
         f"options: name={name} board={board_info['id']} " + " ".join(f"{k}={v}" for k, v in sorted(opts.items())),
     ]
     program = build_program(g, order, calls, layout, name, header)
-    report = build_report(g, order, layout, program, calls, name, board_info, opts, sha256)
+    cycles = estimate_model(g, order, board_info)
+    report = build_report(g, order, layout, program, calls, name, board_info, opts, sha256, cycles)
     report["fit"] = estimate_fit(report, board_info, arena_region, weights_region)
     return PlannedModel(g, order, layout, program, report, board_info)
 

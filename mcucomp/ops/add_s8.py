@@ -36,6 +36,11 @@ class AddS8(KernelOp):
             [node.inputs[0], node.inputs[1], node.outputs[0]],
         )
 
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """One loop over the output: two FMAs (QLinearAdd) or two products and a division (float), and a broadcast
+        index step per element."""
+        return node.attrs["mode"], {"calls": 1, "elements": g.tensors[node.outputs[0]].size}
+
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: the loop reads a[ia] (ia == i when a is not broadcast) and b[ib], then writes y[i]."""
         return elementwise(node, g)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..ir import Graph, Node
 from ._overlap import window_margin
 from ._window import canonical_pool, depth_fields, is_3d, rank_1_to_3, window_geom
+from ._cost import params_dict, window_loop_terms
 from .base import KernelCall, KernelOp, OverlapMargin, all_float32
 
 
@@ -36,6 +37,15 @@ class AvgPoolF32(KernelOp):
                                       ("count_include_pad", int(node.attrs["count_include_pad"])),
                                       ("p", node.attrs["lp"])],
                           [node.inputs[0], node.outputs[0]])
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """The window loop (sum of taps), then a division per output ('average') or a p-th power per tap ('lp')."""
+        p = params_dict(self.call(node, g))
+        geom = p["g"]
+        planes = geom["n"] * geom["c_out"]
+        # the taps of each window axis inside the input are counted per output row (y) and per output (x)
+        axis_steps = planes * p["d_out"] * geom["h_out"] * (geom["k_h"] + geom["w_out"] * geom["k_w"])
+        return "lp" if p["p"] else "average", {"calls": 1, "axis_steps": axis_steps, **window_loop_terms(geom, p)}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """The window margin (_overlap.window_margin): mcu_avgpool_f32 goes plane by plane, outputs row-major, and

@@ -8,6 +8,7 @@ from ..fixedpoint import quantize_multiplier
 from ..ir import Graph, Node
 from ._overlap import window_margin
 from ._window import window_geom
+from ._cost import params_dict, requant_terms, window
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin
 
 COUNT_MODES = {"valid": 0, "kernel": 1, "padded": 2}  # MCU_AVGPOOL_S8_COUNT_* in runtime_c/kernels/avgpool_s8.h
@@ -49,6 +50,19 @@ class AvgPoolS8(KernelOp):
     def macs(self, node: Node, g: Graph) -> int:
         """One add per window element per output."""
         return g.tensors[node.outputs[0]].size * node.attrs["kernel"][0] * node.attrs["kernel"][1]
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Every tap of every window bounds-checked, those inside summed in int and float; per output an integer
+        requantization ('global_int') or two float divisions ('float')."""
+        p = params_dict(self.call(node, g))
+        geom, win = p["g"], window(p["g"])
+        planes = geom["n"] * geom["c_out"]
+        outputs = planes * win.pixels
+        terms = {"calls": 1, "kernel_rows": outputs * geom["k_h"], "taps": outputs * win.taps,
+                 "valid_taps": planes * win.taps_valid}
+        if p["mode"] == 0:
+            return "global_int", {**terms, **requant_terms(p["rq"], outputs)}
+        return "float", {**terms, "outputs": outputs}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """The window margin (_overlap.window_margin): mcu_avgpool_s8 goes plane by plane, outputs row-major, and

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir import Graph, Node
+from ._cost import element_terms
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,11 @@ class KernelOp(abc.ABC):
     def macs(self, node: Node, g: Graph) -> int:
         """Multiply-accumulates per inference."""
         return 0
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """The code path the C takes for this node and its loop counts, the cycle estimator's terms (default: one
+        call, the input and output elements; kernels whose loops differ count them in their own file)."""
+        return "default", element_terms(node, g)
 
     def aliases_input(self, node: Node, g: Graph) -> bool:
         """True when the output is a view of input 0 and needs no kernel call."""

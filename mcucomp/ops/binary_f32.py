@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Graph, Node
+from ._cost import params_dict
 from ._elementwise import broadcast_fits, dtype, walk
 from ._overlap import elementwise
 from .base import KernelCall, KernelOp, OverlapMargin, bcast_struct, shape
@@ -39,6 +40,12 @@ class BinaryF32(KernelOp):
         dims, (a_st, b_st) = ([], ([], [])) if same else walk(node, g, [a, b])
         return KernelCall(self.name, [("op", node.attrs["op_code"]), ("count", g.tensors[y].size),
                                       ("bc", bcast_struct(dims, a_st, b_st))], [a, b, y])
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """One element loop per op code: flat when both shapes equal the output's, else with a broadcast index step."""
+        p = params_dict(self.call(node, g))
+        code = {v: k for k, v in OP_CODES.items()}.get(p["op"], "Fmod").lower()
+        return code + ("_broadcast" if p["bc"]["rank"] else ""), {"calls": 1, "elements": p["count"]}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: both loops read a[i] (an unbroadcast a walks the output's indices) and b, then write y[i]."""

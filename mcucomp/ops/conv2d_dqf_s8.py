@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Node
-from ..ortcompat import float_conv_plan
+from ..ortcompat import ORDER_FMA, ORDER_M1, ORDER_M1_TRANSB, float_conv_plan
+from ._cost import params_dict, window
 from ._window import window_geom
 from .base import ArrayRef, KernelCall, KernelOp, as4d, shape
 
@@ -38,6 +39,20 @@ class Conv2dDqfS8(KernelOp):
             arrays,
             scratch_bytes=4 * int(np.prod(w[1:])),
         )
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per output (every channel): an im2col gather of all taps (valid ones dequantized), a dot product in the
+        MLAS order the plan picks, and a float division."""
+        p = params_dict(self.call(node, g))
+        geom, win = p["g"], window(p["g"])
+        outputs = geom["n"] * geom["c_out"] * win.pixels
+        cin_g = geom["c_in"] // geom["group"]
+        dot = {ORDER_M1: "dot_m1", ORDER_M1_TRANSB: "dot_m1_transb", ORDER_FMA: "dot_fma"}[p["order"]]
+        return "im2col", {"calls": 1, "outputs": outputs, "gather_channels": outputs * cin_g,
+                          "gather_rows": outputs * cin_g * geom["k_h"],
+                          "gather_taps": outputs * cin_g * win.taps,
+                          "gather_valid": geom["n"] * geom["c_out"] * cin_g * win.taps_valid,
+                          dot: outputs * cin_g * win.taps}
 
     def macs(self, node: Node, g: Graph) -> int:
         """Output elements times the kernel volume of one group."""

@@ -8,6 +8,7 @@ import math
 
 from ..ir import Graph, Node
 from ._overlap import conv_overlap, pointwise
+from ._cost import params_dict, window
 from ._window import canonical_nd, depth_fields, is_3d, rank_1_to_3, window_geom
 from .base import KernelCall, KernelOp, OverlapMargin, all_float32, shape
 
@@ -43,6 +44,25 @@ class Conv2dF32(KernelOp):
         """Exactly in place when pointwise (pixel by pixel through the scratch); the window margin when depthwise,
         since the general loop then goes plane by plane (see mcucomp/ops/_overlap.py); not at all for 3-D data."""
         return None if is_3d(node, g) else conv_overlap(node, g)
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Pointwise: per pixel a c_in gather, per output a c_in FMA chain; general (depthwise too): per output the
+        kernel planes and rows entered, the taps checked and the taps read."""
+        call = self.call(node, g)
+        p = params_dict(call)
+        geom = p["g"]
+        win = window(geom, p)
+        planes = geom["n"] * geom["c_out"]
+        outputs = planes * win.pixels
+        if call.scratch_bytes:
+            return "pointwise", {"calls": 1, "outputs": outputs, "pixels": win.pixels,
+                                 "gathered": win.pixels * geom["c_in"], "macs": outputs * geom["c_in"]}
+        cin_g = geom["c_in"] // geom["group"]
+        return "general", {"calls": 1, "outputs": outputs, "channel_loops": outputs * cin_g * p["k_d"],
+                           "kernel_rows": planes * cin_g * win.depth_valid * geom["k_h"],
+                           "rows_entered": planes * cin_g * win.rows_valid,
+                           "row_taps": planes * cin_g * win.rows_valid * geom["k_w"],
+                           "valid_taps": planes * cin_g * win.taps_valid}
 
     def macs(self, node: Node, g: Graph) -> int:
         """Output elements times the kernel volume of one group."""

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..ir import Graph, Node
+from ._cost import params_dict, requant_terms, window
 from ._overlap import conv_overlap, pointwise
 from ._window import window_geom
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, shape
@@ -64,6 +65,32 @@ class Conv2dS8(KernelOp):
         """Exactly in place when pointwise (pixel by pixel through the scratch); the window margin when depthwise,
         since the general loop then goes plane by plane (see mcucomp/ops/_overlap.py)."""
         return conv_overlap(node, g)
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Pointwise: per pixel a c_in gather, per output a c_in dot; depthwise: unchecked taps of windows inside the
+        input, checked taps elsewhere; general: per output the kernel rows entered, the taps checked and read."""
+        call = self.call(node, g)
+        p = params_dict(call)
+        geom, win = p["g"], window(p["g"])
+        planes = geom["n"] * geom["c_out"]
+        outputs = planes * win.pixels
+        terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
+        if call.scratch_bytes:
+            return "pointwise", {**terms, "pixels": win.pixels, "gathered": win.pixels * geom["c_in"],
+                                 "macs": outputs * geom["c_in"]}
+        if p["path"] == PATHS["depthwise"]:
+            border = win.pixels - win.inside_pixels
+            return "depthwise", {**terms, "rows": planes * geom["h_out"],
+                                 "inside_kernel_rows": planes * win.inside_pixels * geom["k_h"],
+                                 "inside_taps": planes * win.inside_pixels * win.taps,
+                                 "border_kernel_rows": planes * border * geom["k_h"],
+                                 "border_taps": planes * border * win.taps,
+                                 "border_valid_taps": planes * (win.taps_valid - win.inside_pixels * win.taps)}
+        cin_g = geom["c_in"] // geom["group"]
+        return "general", {**terms, "channel_loops": outputs * cin_g, "kernel_rows": outputs * cin_g * geom["k_h"],
+                           "rows_entered": planes * cin_g * win.rows_valid,
+                           "row_taps": planes * cin_g * win.rows_valid * geom["k_w"],
+                           "valid_taps": planes * cin_g * win.taps_valid}
 
     def macs(self, node: Node, g: Graph) -> int:
         """Output elements times the kernel volume of one group."""

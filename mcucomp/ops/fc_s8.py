@@ -7,6 +7,7 @@ import numpy as np
 
 from ..ir import Graph, Node
 from ..ortcompat import float_gemm_plan
+from ._cost import params_dict, requant_terms
 from .base import ArrayRef, KernelCall, KernelOp, shape
 
 
@@ -47,6 +48,21 @@ class FcS8(KernelOp):
         # the C signature ends in `void *scratch` (one dequantized row): codegen appends it
         return KernelCall(self.name, params, [node.inputs[0], None, None, node.outputs[0]], arrays,
                           scratch_bytes=4 * in_f)
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Integer: per output an in_features dot and a requantization; float: per row a dequantized copy, per
+        output a dot product in the MLAS order of its row's thread (M=1 kernels for one-row threads) and a division."""
+        call = self.call(node, g)
+        p = params_dict(call)
+        rows, n_in, n_out = p["rows"], p["in_features"], p["out_features"]
+        if p["mode"] == 0:
+            return "integer", {"calls": 1, **requant_terms(p["rq"], rows * n_out), "macs": rows * n_in * n_out}
+        ends, counts = call.arrays[f"{node.name}_rseg_end"], call.arrays[f"{node.name}_rseg_rows"]
+        m1_rows = sum(int(c == 1) * (int(e) - int(s)) for s, e, c in zip([0, *ends[:-1]], ends, counts))
+        dot_m1 = "dot_m1_transb" if p["transb"] else "dot_m1"
+        terms = {"calls": 1, "outputs": rows * n_out, "dequantized": rows * n_in, dot_m1: m1_rows * n_out * n_in,
+                 "dot_fma": (rows - m1_rows) * n_out * n_in}
+        return "float", {k: v for k, v in terms.items() if v}
 
     def macs(self, node: Node, g: Graph) -> int:
         """Rows times weight elements."""

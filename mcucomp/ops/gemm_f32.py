@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Graph, Node
+from ._cost import params_dict
 from .base import KernelCall, KernelOp, all_float32, bcast_struct, broadcast_strides, collapse_dims, shape
 
 
@@ -70,6 +71,14 @@ class GemmF32(KernelOp):
         params = _params(bcast_struct([], [], []), m, n, k, strides, c_strides,
                          float(node.attrs.get("alpha", 1.0)), float(node.attrs.get("beta", 1.0)))
         return KernelCall(self.name, params, [node.inputs[0], node.inputs[1], c_name, node.outputs[0]])
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per output a K-long FMA chain (strided loads), then alpha and beta * C when present."""
+        call = self.call(node, g)
+        p = params_dict(call)
+        outputs = g.tensors[node.outputs[0]].size
+        with_c = call.args[2] is not None or p["alpha"] != 1.0
+        return "gemm" if with_c else "matmul", {"calls": 1, "outputs": outputs, "macs": outputs * p["k"]}
 
     def macs(self, node: Node, g: Graph) -> int:
         """Output elements times the reduction length K."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..ir import DTYPE_BYTES, Graph, Node
 from ._overlap import window_margin
 from ._window import canonical_pool, depth_fields, is_3d, rank_1_to_3, window_geom
+from ._cost import params_dict, window_loop_terms
 from .base import DTYPE_CODES, KernelCall, KernelOp, OverlapMargin
 
 VALUE_DTYPES = ("float32", "int8", "uint8")
@@ -43,6 +44,12 @@ class MaxPoolF32(KernelOp):
                   ("storage_order", int(node.attrs.get("storage_order", 0)))]
         indices = node.outputs[1] if len(node.outputs) > 1 else None
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0], indices])
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """The window loop of the element type (a compare per tap read), plus an index per output when asked."""
+        p = params_dict(self.call(node, g))
+        path = g.tensors[node.inputs[0]].dtype + ("_indices" if len(node.outputs) > 1 else "")
+        return path, {"calls": 1, **window_loop_terms(p["g"], p)}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """The window margin (_overlap.window_margin): mcu_maxpool_f32 goes plane by plane, outputs row-major, and

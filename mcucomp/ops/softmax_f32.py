@@ -4,6 +4,7 @@ by the frontend, which rewrites their coerce-to-2-D semantics as Flatten → op 
 from __future__ import annotations
 
 from ..ir import Graph, Node
+from ._cost import params_dict
 from .base import KernelCall, KernelOp, all_float32, numel, shape
 
 #: ONNX op → MCU_SOFTMAX / MCU_LOG_SOFTMAX / MCU_HARDMAX.
@@ -29,6 +30,12 @@ class SoftmaxF32(KernelOp):
         params = [("outer", numel(dims[:axis])), ("axis_len", dims[axis] if dims else 1),
                   ("inner", numel(dims[axis + 1:])), ("mode", node.attrs["mode"])]
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]])
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per line (outer x inner) a max, exponentials and a sum over the axis (Softmax, LogSoftmax or Hardmax)."""
+        p = params_dict(self.call(node, g))
+        path = {v: k for k, v in MODES.items()}[p["mode"]].lower()
+        return path, {"calls": 1, "lines": p["outer"] * p["inner"], "elements": g.tensors[node.outputs[0]].size}
 
 
 OP = SoftmaxF32()

@@ -54,5 +54,13 @@ class SoftmaxS8(KernelOp):
             scratch_bytes=4 * dims[axis],
         )
 
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per line (outer x inner) a max and a sum over the axis; per element a table lookup and a division
+        ('qlinear') or a dequantization, an exponential and a division ('float')."""
+        a = node.attrs
+        dims = shape(g, node.inputs[0])
+        return a.get("mode", "float"), {"calls": 1, "lines": int(np.prod(dims)) // dims[a["axis"]],
+                                        "elements": g.tensors[node.outputs[0]].size}
+
 
 OP = SoftmaxS8()

@@ -10,7 +10,8 @@ from .tables import FIT_HEADER, LAYER_HEADER, fit_rows, layer_rows, summary_item
 
 #: Marks the peak step in the text table (ASCII, so any terminal encoding prints it).
 PEAK_MARK = "<- peak"
-CSV_HEADER = ["step", "layer", "op", "output_shape", "macs", "weight_bytes", "live_bytes", "call_index", "peak"]
+CSV_HEADER = ["step", "layer", "op", "output_shape", "macs", "weight_bytes", "live_bytes", "call_index",
+              "estimated_cycles", "estimated_us", "peak"]
 
 
 def fixed_table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
@@ -24,7 +25,7 @@ def format_text(report: dict) -> str:
     """The layer table with the peak step marked, the summary and the board fit."""
     lines = [f"analyze '{report['name']}' for {report['board']} (nothing written; live RAM = aligned bytes of "
              "arena buffers live at the step)"]
-    lines += fixed_table(LAYER_HEADER[:-1] + [""], layer_rows(report, PEAK_MARK), right={0, 4, 5, 6})
+    lines += fixed_table(LAYER_HEADER[:-1] + [""], layer_rows(report, PEAK_MARK), right={0, 4, 5, 6, 7, 8})
     lines.append("")
     summary = summary_items(report)
     width = max(len(label) for label, _ in summary)
@@ -49,5 +50,7 @@ def format_csv(report: dict) -> str:
         writer.writerow([layer["step"], layer["name"], layer["op"], "x".join(map(str, layer["output_shape"])),
                          layer["macs"], layer["weight_bytes"], layer["live_bytes"],
                          "" if layer["call_index"] is None else layer["call_index"],
+                         "" if layer["estimated_cycles"] is None else layer["estimated_cycles"],
+                         "" if layer["estimated_us"] is None else f"{layer['estimated_us']:.3f}",
                          int(layer["step"] == report["peak_step"])])
     return buf.getvalue().rstrip("\n")

@@ -15,6 +15,7 @@ from .. import __version__
 from ..ir import Graph, Node
 from ..memory import MemoryLayout
 from ..ops import REGISTRY
+from ..perf.estimate import ESTIMATE_LABEL, CycleEstimate
 from ..schedule import model_order
 
 
@@ -71,13 +72,42 @@ def _schedule(g: Graph, order: list[Node], layout: MemoryLayout) -> dict:
             "file_order_peak_bytes": layout.file_order_peak}
 
 
+def _cycle_fields(cycles: CycleEstimate | None, board: dict) -> dict:
+    """The estimate's summary: label, core, clock, which memory the figures include, totals, uncalibrated layers."""
+    if cycles is None:
+        return {"estimated_total_cycles": None, "estimated_total_cycles_zero_wait": None,
+                "cycle_estimate": {"label": ESTIMATE_LABEL, "core": board["core"], "clock_hz": board["clock_hz"],
+                                   "memory": None, "note": f"no cycle model fitted for {board['core']}"}}
+    memory = "board" if cycles.board_memory else "zero-wait"
+    note = ("includes the board's flash wait states" if cycles.board_memory else
+            "zero-wait core cycles: the board-memory model was fitted for another board's memory")
+    return {"estimated_total_cycles": cycles.total_cycles,
+            "estimated_total_cycles_zero_wait": cycles.total_cycles_zero_wait,
+            "cycle_estimate": {"label": ESTIMATE_LABEL, "core": cycles.core, "clock_hz": cycles.clock_hz,
+                               "memory": memory, "note": note,
+                               "estimated_ms": 1e3 * cycles.total_cycles / cycles.clock_hz,
+                               "uncalibrated_layers": [e.name for e in cycles.layers if not e.calibrated]}}
+
+
+def _layer_cycles(cycles: CycleEstimate | None, clock_hz: int) -> dict[str, dict]:
+    """Per layer name: estimated cycles (board memory or zero wait, as the summary says), zero-wait cycles, µs and
+    the kernel path."""
+    if cycles is None:
+        return {}
+    return {e.name: {"estimated_cycles": e.cycles, "estimated_cycles_zero_wait": e.cycles_zero_wait,
+                     "estimated_us": 1e6 * e.cycles / clock_hz, "kernel_path": e.path} for e in cycles.layers}
+
+
 def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, calls: dict, name: str,
-                 board: dict, options: dict, sha256: str) -> dict:
-    """The report dict, written to OUTDIR/report.json."""
+                 board: dict, options: dict, sha256: str, cycles: CycleEstimate | None = None) -> dict:
+    """The report dict, written to OUTDIR/report.json; `cycles` is the estimator's figure (None: no fit)."""
     alignment = board["alignment"]
     live = layout.live_bytes
     layers = []
     call_index = 0
+    per_layer = _layer_cycles(cycles, board["clock_hz"])
+    no_code = {"estimated_cycles": 0 if cycles else None, "estimated_cycles_zero_wait": 0 if cycles else None,
+               "estimated_us": 0.0 if cycles else None, "kernel_path": None}
     for step, node in enumerate(order):
         op = REGISTRY[node.op]
         alias = op.aliases_input(node, g)
@@ -91,6 +121,7 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
             "live_bytes": live[step],
             "alias": alias,
             "call_index": None if alias else call_index,
+            **per_layer.get(node.name, no_code),
         })
         call_index += 0 if alias else 1
     weight_bytes = sum(a.data.nbytes for a in program.arrays)
@@ -114,6 +145,7 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
         "weights_bytes": weight_bytes,
         "flash_bytes": weight_bytes,
         "macs": sum(layer["macs"] for layer in layers),
+        **_cycle_fields(cycles, board),
         "inputs": _io(g, g.inputs, program.inputs),
         "outputs": _io(g, g.outputs, program.outputs),
         "order": [n.name for n in order],

@@ -29,7 +29,7 @@ figure { margin: 0; overflow-x: auto; }
 """
 
 #: Columns right-aligned per table (by header text).
-_NUMERIC = {"step", "MACs", "weight B", "live RAM B", "bytes", "offset", "end", "first step", "last step",
+_NUMERIC = {"step", "MACs", "weight B", "live RAM B", "est. cycles", "est. us", "bytes", "offset", "end", "first step", "last step",
             "needed B", "size B", "used"}
 
 
@@ -90,7 +90,8 @@ def render_report_html(report: dict, svg: str) -> str:
 <p>One rectangle per buffer: x is the schedule step, y the arena offset (0 at the bottom). Hover for details.</p>
 <figure>{svg}</figure>
 <h2>Layers</h2>
-<p>Live RAM: bytes of arena buffers live while the layer runs (aligned sizes). Views (reshape-like) run no code.</p>
+<p>Live RAM: bytes of arena buffers live while the layer runs (aligned sizes). Views (reshape-like) run no code.
+Est. cycles and µs: {escape(report['cycle_estimate']['label'])}, at the board clock.</p>
 {layers}
 <h2>Tensors in the arena</h2>
 {tensors}

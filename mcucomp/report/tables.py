@@ -6,7 +6,8 @@ import unicodedata
 
 from emit_c.escape import visible_escape
 
-LAYER_HEADER = ["step", "layer", "op", "output shape", "MACs", "weight B", "live RAM B", "peak"]
+LAYER_HEADER = ["step", "layer", "op", "output shape", "MACs", "weight B", "live RAM B", "est. cycles", "est. us",
+                "peak"]
 TENSOR_HEADER = ["tensor", "kind", "dtype", "shape", "bytes", "offset", "end", "first step", "last step", "alias of"]
 #: Tensor dtypes that make a model quantized: its float layers are then worth a warning.
 QUANTIZED_DTYPES = ("int8", "uint8")
@@ -32,12 +33,32 @@ def _shape(dims: list[int]) -> str:
     return "x".join(map(str, dims)) or "scalar"
 
 
+def _estimated(value, fmt: str) -> str:
+    """An estimated figure, or 'n/a' when the board's core has no cycle model."""
+    return "n/a" if value is None else format(value, fmt)
+
+
 def layer_rows(report: dict, peak_mark: str = "peak") -> list[list[str]]:
-    """Per layer: step, name, op, output shape, MACs, weight bytes, live bytes at its step, the peak mark."""
+    """Per layer: step, name, op, output shape, MACs, weight bytes, live bytes at its step, estimated cycles and
+    microseconds, the peak mark."""
     return [[str(layer["step"]), display_text(layer["name"]), layer["op"] + (" (view)" if layer["alias"] else ""),
              _shape(layer["output_shape"]), f"{layer['macs']:,}", f"{layer['weight_bytes']:,}",
-             f"{layer['live_bytes']:,}", peak_mark if layer["step"] == report["peak_step"] else ""]
+             f"{layer['live_bytes']:,}", _estimated(layer["estimated_cycles"], ","),
+             _estimated(layer["estimated_us"], ",.1f"), peak_mark if layer["step"] == report["peak_step"] else ""]
             for layer in report["layers"]]
+
+
+def cycles_text(report: dict) -> str:
+    """The estimated time per inference: cycles, ms at the board clock, which memory, how it is estimated."""
+    est = report["cycle_estimate"]
+    total = report["estimated_total_cycles"]
+    if total is None:
+        return f"n/a ({est['note']})"
+    mhz = est["clock_hz"] / 1e6
+    rough = est["uncalibrated_layers"]
+    caveat = (f"; {len(rough)} layer(s) of kernel paths outside the calibration set estimated from element counts "
+              f"only ({', '.join(rough[:3])}{', ...' if len(rough) > 3 else ''})" if rough else "")
+    return f"{total:,} cycles = {est['estimated_ms']:.2f} ms at {mhz:g} MHz ({est['note']}); {est['label']}{caveat}"
 
 
 def tensor_rows(report: dict) -> list[list[str]]:
@@ -114,6 +135,7 @@ def summary_items(report: dict) -> list[tuple[str, str]]:
         ("placement", report["placement"] or "n/a"),
         ("weights", f"{report['weights_bytes']:,} B of constant data in flash"),
         ("MACs", f"{report['macs']:,}"),
+        ("time", cycles_text(report)),
         ("graph I/O", _io_text(report)),
         ("board", f"{report['board']} ({report['fit']['core']})"),
         ("arena region", f"{report['fit']['arena_region']} ({report['fit']['arena_region_why']})"),

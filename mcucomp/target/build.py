@@ -83,9 +83,10 @@ def placement_defines(report: dict, mm: MemoryMap) -> list[str]:
 
 
 def build_firmware(model_dir: Path, build_dir: Path, board: dict, mm: MemoryMap, stack_bytes: int,
-                   defines: list[str] = ()) -> Firmware:
+                   defines: list[str] = (), extra_sources: list[Path] = ()) -> Firmware:
     """Write the firmware sources and linker script into build_dir and link fw.elf for board's core, with the arena
-    and the weights in the report's regions where mm has them."""
+    and the weights in the report's regions where mm has them (extra_sources: more C files to link, e.g. the cycle
+    simulator's layer markers)."""
     gcc = require_tool("arm-none-eabi-gcc")
     report = json.loads((model_dir / "report.json").read_text())
     defines = [*placement_defines(report, mm), *defines]
@@ -102,6 +103,7 @@ def build_firmware(model_dir: Path, build_dir: Path, board: dict, mm: MemoryMap,
                           "-o.") from None
     model_sources = [str(model_dir / f) for f in report["files"] if f.endswith(".c")]
     firmware_sources = [str(build_dir / n) for n in ("fw_harness.c", "fw_semihost.c", "fw_startup.c")]
+    firmware_sources += [str(s) for s in extra_sources]
     elf = build_dir / "fw.elf"
     command = [gcc, *compiler_flags(board), *TARGET_CFLAGS, *defines, "-I", str(model_dir), "-I", str(build_dir),
                *model_sources, *firmware_sources, "-T", str(build_dir / "link.ld"), *LINK_FLAGS,

@@ -120,18 +120,25 @@ def verify_on_target(model_dir: Path, board_id: str | None, inputs: int = 5, see
         meaning = EXIT_MEANINGS.get(run.exit_code, "QEMU failed") if run.exit_code is not None else "no exit"
         result.detail = f"{meaning} (exit {run.exit_code}): {run.console.strip()[-500:]}"
         return result
-    sizes = [np.dtype(o["dtype"]).itemsize * int(np.prod(o["shape"], dtype=np.int64)) for o in report["outputs"]]
-    per_input = sum(sizes)
-    if len(run.outputs) != per_input * inputs:
+    compared = count_mismatches(report, expected, run.outputs)
+    if isinstance(compared, str):
         result.status = "crash"
-        result.detail = f"outputs.bin has {len(run.outputs)} bytes, expected {per_input * inputs}"
+        result.detail = compared
         return result
-    for o in report["outputs"]:
-        result.mismatching[o["name"]] = 0
+    result.mismatching = compared
+    return result
+
+
+def count_mismatches(report: dict, expected: list[dict], blob: bytes) -> dict[str, int] | str:
+    """Per output, on how many inputs the firmware's outputs.bin differs from the host's bits; or why it cannot be
+    compared (wrong length)."""
+    sizes = [np.dtype(o["dtype"]).itemsize * int(np.prod(o["shape"], dtype=np.int64)) for o in report["outputs"]]
+    if len(blob) != sum(sizes) * len(expected):
+        return f"outputs.bin has {len(blob)} bytes, expected {sum(sizes) * len(expected)}"
+    mismatching = {o["name"]: 0 for o in report["outputs"]}
     pos = 0
     for want in expected:
         for o, n in zip(report["outputs"], sizes):
-            if run.outputs[pos:pos + n] != np.ascontiguousarray(want[o["name"]]).tobytes():
-                result.mismatching[o["name"]] += 1
+            mismatching[o["name"]] += blob[pos:pos + n] != np.ascontiguousarray(want[o["name"]]).tobytes()
             pos += n
-    return result
+    return mismatching

@@ -1,0 +1,85 @@
+/* Unicorn callbacks of the mcucomp cycle simulator (mcucomp/perf/sim.py). They run for every executed basic block
+ * and every data read from flash, millions of times per inference, so they are C: Python only decodes and prices
+ * each block once (decode callback) and handles the layer markers (action callback). Host-only code. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hooks.h"
+
+static mc_block *mc_find(mc_state *s, uint32_t address, uint32_t size)
+{
+    uint32_t i = ((address >> 1) * 2654435761u) & s->mask;
+    for (;;) {
+        mc_block *b = &s->slots[i];
+        if (b->used && b->address == address && b->size == size) {
+            return b;
+        }
+        if (!b->used) {
+            if (s->used >= s->mask - (s->mask >> 2)) {
+                b = &s->scratch;
+            } else {
+                s->used++;
+            }
+            b->used = 1;
+            b->address = address;
+            b->size = size;
+            s->decode(address, size, b);
+            return b;
+        }
+        i = (i + 1u) & s->mask;
+    }
+}
+
+void mc_block_hook(void *uc, uint64_t address, uint32_t size, void *user_data)
+{
+    mc_state *s = (mc_state *)user_data;
+    mc_block *b = mc_find(s, (uint32_t)address, size);
+    (void)uc;
+    if ((uint32_t)address != s->fall) {
+        s->cycles += s->pending + b->misaligned;
+    }
+    s->cycles += b->cycles;
+    s->instructions += b->instructions;
+    s->fall = b->fall;
+    s->pending = b->taken_extra;
+    if (b->action >= 0) {
+        s->action(b->action);
+    }
+}
+
+void mc_flash_read_hook(void *uc, int type, uint64_t address, int size, int64_t value, void *user_data)
+{
+    mc_state *s = (mc_state *)user_data;
+    uint32_t a = (uint32_t)address;
+    uint32_t ws = 0;
+    (void)uc;
+    (void)type;
+    (void)size;
+    (void)value;
+    for (uint32_t r = 0; r < s->n_flash; ++r) {
+        if (a >= s->flash[r].base && a < s->flash[r].end) {
+            ws = s->flash[r].wait_states;
+        }
+    }
+    if (s->ways == 0) {
+        s->stalls += ws;
+        return;
+    }
+    uint32_t line = a >> s->line_shift;
+    uint32_t *tags = s->tags + (size_t)(line % s->sets) * s->ways;
+    uint64_t *stamps = s->stamps + (size_t)(line % s->sets) * s->ways;
+    uint32_t victim = 0;
+    s->clock++;
+    for (uint32_t w = 0; w < s->ways; ++w) {
+        if (stamps[w] != 0 && tags[w] == line) {
+            stamps[w] = s->clock;
+            return;
+        }
+        if (stamps[w] < stamps[victim]) {
+            victim = w;
+        }
+    }
+    s->stalls += ws;
+    tags[victim] = line;
+    stamps[victim] = s->clock;
+}

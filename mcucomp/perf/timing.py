@@ -1,0 +1,171 @@
+"""Per-core instruction timing tables (mcucomp/perf/timing/<core>.toml) and the static cost of a basic block.
+
+A block's cost is the sum of its instructions' table cycles, with the core's load pipelining applied between
+neighbouring instructions of the block. What depends on the run is left to the simulator: the extra cycles when
+the block's last instruction leaves the straight line (`taken_extra`), divide early termination and flash waits.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+import capstone
+from capstone import arm_const
+
+from ..errors import McucompError
+
+_PC = arm_const.ARM_REG_PC
+_FIELDS = ("cycles", "kind", "per_register", "taken_extra", "pc_extra", "core_transfer_cycles", "min_cycles",
+           "max_cycles", "source")
+
+
+@dataclass
+class InsnClass:
+    """One row of a timing table: cycles and how they vary (see the table headers)."""
+
+    name: str
+    cycles: float
+    source: str
+    kind: str = "plain"
+    per_register: float = 0
+    taken_extra: float = 0
+    pc_extra: float | None = None
+    core_transfer_cycles: float | None = None
+    min_cycles: int = 0
+    max_cycles: int = 0
+
+
+@dataclass
+class CoreTiming:
+    """A core's table: instruction name -> class, and the core-wide rules."""
+
+    core: str
+    manual: str
+    approximate: bool
+    pipelined_loads: bool
+    misaligned_target_extra: float
+    pc_write_extra: float
+    classes: dict[str, InsnClass] = field(default_factory=dict)
+    by_insn: dict[str, InsnClass] = field(default_factory=dict)
+
+
+def _read_table(core: str) -> dict:
+    """The raw TOML of one core, merged over the table it inherits from (same-named classes override fields)."""
+    path = resources.files("mcucomp.perf").joinpath("timing", f"{core}.toml")
+    if not path.is_file():
+        known = sorted(p.name[:-5] for p in resources.files("mcucomp.perf").joinpath("timing").iterdir()
+                       if p.name.endswith(".toml"))
+        raise McucompError(f"No cycle table for core '{core}' (mcucomp/perf/timing/{core}.toml). Cores with a table: "
+                           f"{', '.join(known)}.")
+    data = tomllib.loads(path.read_text())
+    parent_name = data.pop("inherit", None)
+    if parent_name is None:
+        return data
+    parent = _read_table(parent_name)
+    classes = {c["name"]: dict(c) for c in parent.get("class", [])}
+    for c in data.pop("class", []):
+        merged = {**classes.get(c["name"], {}), **{k: v for k, v in c.items() if k != "insns" or v}}
+        classes[c["name"]] = merged
+    return {**parent, **data, "class": list(classes.values())}
+
+
+@lru_cache(maxsize=None)
+def load_timing(core: str) -> CoreTiming:
+    """The timing table of `core` (e.g. 'cortex-m4'), with inheritance resolved."""
+    data = _read_table(core)
+    timing = CoreTiming(data["core"], data["manual"], data["approximate"], data["pipelined_loads"],
+                        data["misaligned_target_extra"], data["pc_write_extra"])
+    for c in data["class"]:
+        cls = InsnClass(c["name"], **{k: c[k] for k in _FIELDS if k in c})
+        timing.classes[cls.name] = cls
+        for insn in c["insns"]:
+            timing.by_insn[insn] = cls
+    return timing
+
+
+def new_disassembler() -> capstone.Cs:
+    """A Capstone decoder for M-profile Thumb with operand details."""
+    md = capstone.Cs(capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB | capstone.CS_MODE_MCLASS)
+    md.detail = True
+    return md
+
+
+@dataclass
+class BlockCost:
+    """Static facts about one basic block (decoded once, cached by address)."""
+
+    cycles: float              # executed straight through, last instruction not taken
+    instructions: int
+    taken_extra: float         # added when the next block does not start at fall_through
+    fall_through: int
+    misaligned_entry: float    # added to the previous block's taken_extra when this block is a branch target
+    divides: list[int]         # addresses of divide instructions (their exact cost is set per execution)
+    untimed: list[str]         # instruction names with no table entry (costed 1 cycle)
+
+
+def _register_count(insn) -> int:
+    """N of LDM/STM/PUSH/POP/VLDM/...: registers in the list (double registers count twice)."""
+    regs = [op.reg for op in insn.operands if op.type == arm_const.ARM_OP_REG]
+    if insn.insn_name() not in ("push", "pop", "vpush", "vpop"):
+        regs = regs[1:]  # the base register
+    return sum(2 if arm_const.ARM_REG_D0 <= r <= arm_const.ARM_REG_D31 else 1 for r in regs)
+
+
+def _is_core_transfer(insn) -> bool:
+    """VMOV between core and FP registers (2 cycles on the M4) rather than between FP registers."""
+    regs = [op.reg for op in insn.operands if op.type == arm_const.ARM_OP_REG]
+    return any(arm_const.ARM_REG_R0 <= r <= arm_const.ARM_REG_R12 or r in (arm_const.ARM_REG_SP, arm_const.ARM_REG_LR)
+               for r in regs)
+
+
+def block_cost(timing: CoreTiming, insns: list, address: int, size: int) -> BlockCost:
+    """The static cost of the decoded instructions `insns` that make up the block at address."""
+    cycles = 0.0
+    taken_extra = 0.0
+    divides: list[int] = []
+    untimed: list[str] = []
+    previous_load_writes: set | None = None   # registers written by the previous single load, if it was one
+    for insn in insns:
+        name = insn.insn_name()
+        cls = timing.by_insn.get(name)
+        if cls is None:
+            untimed.append(name)
+            cycles += 1
+            previous_load_writes = None
+            continue
+        reads, writes = insn.regs_access()
+        cost = cls.cycles
+        extra = 0.0
+        if cls.kind == "multiple":
+            cost += cls.per_register * _register_count(insn)
+        elif cls.kind == "fp_move" and _is_core_transfer(insn):
+            cost = cls.core_transfer_cycles
+        elif cls.kind == "divide":
+            divides.append(insn.address)
+        elif cls.kind == "branch":
+            extra = cls.taken_extra
+        if cls.kind in ("load", "store") and previous_load_writes is not None and timing.pipelined_loads \
+                and not previous_load_writes.intersection(reads):
+            cost -= 1
+        if cls.kind != "branch" and _PC in writes:
+            extra = cls.pc_extra if cls.pc_extra is not None else timing.pc_write_extra
+        previous_load_writes = set(writes) if cls.kind == "load" else None
+        cycles += cost
+        taken_extra = extra
+    first = insns[0] if insns else None
+    misaligned = (timing.misaligned_target_extra if first is not None and first.size == 4 and address % 4 == 2
+                  else 0.0)
+    return BlockCost(cycles, len(insns), taken_extra, address + size, misaligned, divides, untimed)
+
+
+def divide_cycles(cls: InsnClass, dividend: int, divisor: int, signed: bool) -> int:
+    """Cycles of one SDIV/UDIV: the table's min..max range interpolated in the quotient's significant bits."""
+    if signed:
+        dividend = abs(dividend - (1 << 32) if dividend & 0x8000_0000 else dividend)
+        divisor = abs(divisor - (1 << 32) if divisor & 0x8000_0000 else divisor)
+    bits = (dividend // divisor).bit_length() if divisor else 0
+    span = cls.max_cycles - cls.min_cycles
+    return cls.min_cycles + -(-span * bits // 32)

@@ -1,0 +1,6 @@
+"""Make the modules in tests/ (shared_models, float_models, ...) importable from tests/perf."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

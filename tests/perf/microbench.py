@@ -1,0 +1,49 @@
+"""Assemble tiny Thumb sequences with arm-none-eabi-as and count their cycles on the simulator core alone."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+from mcucomp.perf.memory import DataCache, FlashRegion
+from mcucomp.perf.sim import Simulator
+from mcucomp.target.build import require_tool
+
+CODE_BASE = 0x0800_0000
+RAM_BASE = 0x2000_0000
+#: -mcpu per simulated core for the assembler.
+AS_CPU = {"cortex-m4": ["-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16"], "cortex-m0plus": ["-mcpu=cortex-m0plus"],
+          "cortex-m33": ["-mcpu=cortex-m33", "-mfpu=fpv5-sp-d16"]}
+
+
+def assemble(source: str, core: str) -> tuple[bytes, int]:
+    """Raw Thumb code of `source` (placed at CODE_BASE) and the offset of the label `end` appended after it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "a.s").write_text(".syntax unified\n.thumb\n.text\n" + source + "\nend:\n    b end\n")
+        subprocess.run([require_tool("arm-none-eabi-as"), *AS_CPU[core], "-o", str(tmp / "a.o"), str(tmp / "a.s")],
+                       check=True, capture_output=True)
+        subprocess.run([require_tool("arm-none-eabi-objcopy"), "-O", "binary", str(tmp / "a.o"), str(tmp / "a.bin")],
+                       check=True, capture_output=True)
+        symbols = subprocess.run([require_tool("arm-none-eabi-nm"), str(tmp / "a.o")], check=True,
+                                 capture_output=True, text=True).stdout.split("\n")
+        end = next(int(line.split()[0], 16) for line in symbols if line.endswith(" end"))
+        return (tmp / "a.bin").read_bytes(), end
+
+
+def run_snippet(source: str, core: str = "cortex-m4", wait_states: int = 0, cache: DataCache | None = None,
+                registers: dict[str, int] | None = None) -> Simulator:
+    """Execute source from its first instruction to the label `end` (the final `b end` is not executed).
+
+    Code and constants sit in a 64 KB 'flash' at CODE_BASE (with wait_states on data reads), RAM at RAM_BASE;
+    r0 points at 256 zeroed bytes of RAM unless registers say otherwise."""
+    code, end = assemble(source, core)
+    flash = [FlashRegion("flash", CODE_BASE, 0x1_0000, wait_states)] if wait_states else []
+    sim = Simulator(core, [(CODE_BASE, 0x1_0000), (RAM_BASE, 0x1_0000)], flash, cache)
+    sim.load_code(CODE_BASE, code)
+    for name, value in {"r0": RAM_BASE, **(registers or {})}.items():
+        sim.set_reg(name, value)
+    sim.run(CODE_BASE, RAM_BASE + 0x1_0000, until=CODE_BASE + end, timeout_s=10)
+    assert sim.error is None, sim.error
+    return sim

@@ -1,0 +1,36 @@
+"""The cycle estimator against the simulator (issue 10): within 10% per model and 20% per layer taking >= 5% of the
+cycles, zero-wait and with the board's memory. A CI-sized subset of bench/bench_cycles.py's matrix: models of every
+kind on the Cortex-M4 board, two per other fitted core; none of them is in the calibration set."""
+
+from __future__ import annotations
+
+import pytest
+
+from cycle_models import CYCLE_MODELS
+from mcucomp.perf.calibration import CALIBRATION_BOARDS
+from mcucomp.perf.estimate import accuracy_failures, check_profile
+from mcucomp.perf.profile import profile_model
+
+CASES = [
+    ("cortex-m4", "kws_dscnn_qdq"),
+    ("cortex-m4", "kws_f32"),
+    ("cortex-m4", "ad_fc_int8"),
+    ("cortex-m4", "vww_mbnet_int8"),
+    ("cortex-m4", "ic_resnet8_qop"),
+    ("cortex-m33", "kws_dscnn_qop"),
+    ("cortex-m33", "ad_fc_int8"),
+    ("cortex-m0plus", "kws_dscnn_qdq"),
+    ("cortex-m0plus", "vww_mbnet_int8"),  # the AD float-path weights do not fit its 512 KB flash
+]
+
+
+@pytest.mark.parametrize("core,model", CASES)
+def test_estimate_within_tolerance_of_the_simulator(core, model):
+    """Model total within 10%, every layer with >= 5% of the cycles within 20%, for both memory figures."""
+    result = profile_model(CYCLE_MODELS[model](), CALIBRATION_BOARDS[core], inputs=1, name="m")
+    assert result.outputs_match_host
+    failures = []
+    for zero_wait in (True, False):
+        error, checks = check_profile(result, zero_wait=zero_wait)
+        failures += [f"{'zero-wait' if zero_wait else 'board memory'}: {f}" for f in accuracy_failures(error, checks)]
+    assert not failures, f"{model} on {core}:\n" + "\n".join(failures)

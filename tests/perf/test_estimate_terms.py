@@ -1,0 +1,133 @@
+"""The estimator's loop counts and its place in analyze/report.json: window sums equal the C loops' iteration counts,
+and the estimated figures reach every output format, labelled, with the right memory."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cli_models import save, two_conv_model
+from mcucomp import cli
+from mcucomp.ops._cost import window
+from mcucomp.perf.estimate import ESTIMATE_LABEL
+from mcucomp.pipeline import plan_model
+from shared_models import shared_model
+
+
+def _loop_counts(geom: dict) -> dict[str, int]:
+    """Iteration counts of conv2d_s8's general loop for one plane, counted by running it (bounds checks included)."""
+    rows = row_taps = taps = inside = 0
+    for oy in range(geom["h_out"]):
+        for ox in range(geom["w_out"]):
+            whole = True
+            for ky in range(geom["k_h"]):
+                iy = oy * geom["stride_h"] - geom["pad_t"] + ky * geom["dil_h"]
+                if not 0 <= iy < geom["h_in"]:
+                    whole = False
+                    continue
+                rows += 1
+                for kx in range(geom["k_w"]):
+                    row_taps += 1
+                    ix = ox * geom["stride_w"] - geom["pad_l"] + kx * geom["dil_w"]
+                    if 0 <= ix < geom["w_in"]:
+                        taps += 1
+                    else:
+                        whole = False
+            inside += whole
+    return {"rows_valid": rows, "row_taps": row_taps, "taps_valid": taps, "inside_pixels": inside}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(1, 5), st.integers(1, 5), st.integers(1, 3),
+       st.integers(1, 3), st.integers(1, 2), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3))
+def test_window_sums_equal_the_loop_counts(h, w, kh, kw, sh, sw, dil, pt, pl, pb, pr):
+    """rows entered, taps checked, taps read and windows entirely inside, for any 2-D geometry."""
+    kh, kw = min(kh, h + pt + pb), min(kw, w + pl + pr)
+    oh = (h + pt + pb - dil * (kh - 1) - 1) // sh + 1
+    ow = (w + pl + pr - dil * (kw - 1) - 1) // sw + 1
+    if oh < 1 or ow < 1:
+        return
+    geom = {"n": 1, "c_in": 1, "h_in": h, "w_in": w, "c_out": 1, "h_out": oh, "w_out": ow, "k_h": kh, "k_w": kw,
+            "stride_h": sh, "stride_w": sw, "dil_h": dil, "dil_w": dil, "pad_t": pt, "pad_l": pl, "group": 1}
+    win = window(geom)
+    counts = _loop_counts(geom)
+    assert (win.rows_valid, win.rows_valid * kw, win.taps_valid, win.inside_pixels) == (
+        counts["rows_valid"], counts["row_taps"], counts["taps_valid"], counts["inside_pixels"])
+    assert win.pixels == oh * ow and win.taps == kh * kw
+
+
+@pytest.fixture(scope="module")
+def kws_report():
+    """The planned report of the KWS int8 QDQ model on the default board (cortex-m4, its calibration board)."""
+    return plan_model(shared_model("mlperf_tiny/kws_dscnn_qdq.onnx"), name="kws").report
+
+
+def test_report_carries_board_memory_estimates(kws_report):
+    """Per layer and total, board memory on the calibration board; µs at the clock; views cost nothing."""
+    est = kws_report["cycle_estimate"]
+    assert est["memory"] == "board" and est["label"] == ESTIMATE_LABEL and est["core"] == "cortex-m4"
+    layers = kws_report["layers"]
+    assert kws_report["estimated_total_cycles"] == sum(layer["estimated_cycles"] for layer in layers)
+    assert kws_report["estimated_total_cycles_zero_wait"] == sum(layer["estimated_cycles_zero_wait"] for layer in layers)
+    for layer in layers:
+        if layer["alias"]:
+            assert layer["estimated_cycles"] == 0 and layer["kernel_path"] is None
+        else:
+            assert layer["estimated_cycles"] >= layer["estimated_cycles_zero_wait"] > 0
+            assert layer["kernel_path"].startswith(layer["op"] + ".")
+        assert layer["estimated_us"] == pytest.approx(layer["estimated_cycles"] / 120.0)
+    # the conv layers dominate; the estimate is not a MAC count (cycles per MAC differ between kernel paths)
+    per_mac = {layer["kernel_path"]: layer["estimated_cycles"] / layer["macs"] for layer in layers if layer["macs"]}
+    assert per_mac["conv2d_s8.depthwise"] > 1.5 * per_mac["conv2d_s8.pointwise"]
+
+
+def test_other_memory_or_core_is_labelled(tmp_path):
+    """A board without flash wait states: the board figure is the zero-wait one. Another M7 board's memory than the
+    calibration board's: the zero-wait figure, said so. A core without a fit: no figure."""
+    model = shared_model("mlperf_tiny/kws_dscnn_qdq.onnx")
+    sparkfun = plan_model(model, name="kws", board="sparkfun-edge").report
+    assert sparkfun["cycle_estimate"]["memory"] == "board"
+    assert sparkfun["estimated_total_cycles"] == sparkfun["estimated_total_cycles_zero_wait"]
+    h7 = plan_model(model, name="kws", board="nucleo-h743zi").report
+    assert h7["cycle_estimate"]["memory"] == "zero-wait" and "another board" in h7["cycle_estimate"]["note"]
+    assert h7["estimated_total_cycles"] == h7["estimated_total_cycles_zero_wait"]
+    m55 = plan_model(model, name="kws", board="corstone-300").report
+    assert m55["estimated_total_cycles"] is None and all(layer["estimated_cycles"] is None for layer in m55["layers"])
+
+
+def test_analyze_prints_estimates_in_every_format(tmp_path, capsys):
+    """Text columns and time line, CSV columns, JSON fields."""
+    path = save(two_conv_model(), tmp_path / "tc.onnx")
+    assert cli.main(["analyze", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "est. cycles" in text and "est. us" in text and "estimated (per-kernel cost model" in text
+    assert cli.main(["analyze", str(path), "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert all(int(r["estimated_cycles"]) > 0 and float(r["estimated_us"]) > 0 for r in rows)
+    assert cli.main(["analyze", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["estimated_total_cycles"] == sum(int(r["estimated_cycles"]) for r in rows)
+    assert np.isclose(report["cycle_estimate"]["estimated_ms"], report["estimated_total_cycles"] / 120e3)
+
+
+def test_uncalibrated_paths_are_named():
+    """A kernel path the calibration set lacks (Sigmoid) gets the generic element estimate and is listed as such."""
+    from onnx import TensorProto, helper
+
+    from mcucomp.report.tables import cycles_text
+
+    graph = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["y"], name="sig")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    report = plan_model(model, name="m").report
+    assert report["cycle_estimate"]["uncalibrated_layers"] == ["sig"]
+    assert report["estimated_total_cycles"] > 0
+    assert "outside the calibration set" in cycles_text(report) and "(sig)" in cycles_text(report)

@@ -1,0 +1,131 @@
+"""Micro-benchmarks: tiny Thumb sequences whose cycle counts follow by hand from the timing tables' TRM entries.
+
+M4 = Cortex-M4 TRM (Arm DDI 0439B) Table 3-1 / FPU Table 7-1; M0+ = Cortex-M0+ TRM (Arm DDI 0484C) Table 3-1.
+P (pipeline refill after a taken branch) = 1 for a direct branch, 2 for a register target, +1 when the target is
+a 32-bit instruction that is not word aligned (mcucomp/perf/timing/cortex-m4.toml header)."""
+
+import pytest
+
+from mcucomp.perf.memory import DataCache
+from microbench import run_snippet
+
+N = 10  # loop iterations
+
+
+def loop(body: str, setup: str = "mov.w") -> str:
+    """body repeated N times by a `subs r7, #1; bne` loop; r7 = N set before it by `setup` (1 cycle; the 32-bit
+    mov.w makes the loop start word aligned, ARMv6-M has only the 16-bit movs)."""
+    return f"    {setup} r7, #{N}\nloop:\n{body}\n    subs r7, #1\n    bne loop\n"
+
+
+@pytest.mark.parametrize("core", ["cortex-m4", "cortex-m33"])
+def test_independent_ldr_loop_pipelines(core):
+    """4 independent LDRs: 2 + 1 + 1 + 1 (neighbouring loads pipeline, M4 Table 3-1 note); subs 1; bne taken 1+P
+    (P = 1) = 2, not taken the last time 1. Total 1 + N*(5+1+2) - 1. The M33 table assumes the M4's timings."""
+    sim = run_snippet(loop("    ldr r1, [r0]\n    ldr r2, [r0, #4]\n    ldr r3, [r0, #8]\n    ldr r4, [r0, #12]"),
+                      core=core)
+    assert sim.cycles == 1 + N * 8 - 1
+    assert sim.instructions == 1 + N * 6
+
+
+def test_dependent_ldr_does_not_pipeline():
+    """ldr r1,[r0]; ldr r2,[r0, r1]: the second load's address needs the first load's result, so no pipelining:
+    2 + 2."""
+    sim = run_snippet("    ldr r1, [r0]\n    ldr r2, [r0, r1]")
+    assert sim.cycles == 4
+
+
+def test_str_after_ldr_pipelines_but_nothing_after_str():
+    """ldr; str; ldr: the STR follows a load, 1 cycle; nothing pipelines after a store: 2 + 1 + 2."""
+    sim = run_snippet("    ldr r1, [r0]\n    str r2, [r0, #4]\n    ldr r3, [r0, #8]")
+    assert sim.cycles == 5
+
+
+@pytest.mark.parametrize("core", ["cortex-m4", "cortex-m33"])
+def test_smlad_loop(core):
+    """2 SMLAD (1 cycle each, M4 Table 3-1 'SMLAD 1'); subs 1; bne 2 taken (the word-aligned 32-bit SMLAD target
+    needs no extra fetch). Total 1 + N*5 - 1."""
+    sim = run_snippet(loop("    smlad r0, r1, r2, r0\n    smlad r3, r4, r5, r3"), core=core)
+    assert sim.cycles == 1 + N * 5 - 1
+
+
+def test_taken_branch_loop():
+    """Empty loop: subs 1 + bne taken 1+P = 3 per iteration, the last bne not taken 1."""
+    sim = run_snippet(loop(""))
+    assert sim.cycles == 1 + N * 3 - 1
+
+
+def test_misaligned_32bit_branch_target_costs_one_more():
+    """The same loop whose first instruction is a 32-bit `add.w` at an address = 2 mod 4: P = 2 (two fetches),
+    so add.w 1 + subs 1 + bne 3 per taken iteration."""
+    aligned = run_snippet(loop("    add.w r1, r1, #1"))
+    misaligned = run_snippet("    nop\n" + loop("    add.w r1, r1, #1"))
+    assert aligned.cycles == 1 + N * 4 - 1
+    assert misaligned.cycles == 1 + 1 + N * 5 - 2
+
+
+def test_vdiv_sequence():
+    """4 VDIV.F32 at 14 cycles each (M4 FPU Table 7-1) and one VSQRT (14)."""
+    sim = run_snippet("    vdiv.f32 s0, s1, s2\n    vdiv.f32 s3, s4, s5\n    vdiv.f32 s6, s7, s8\n"
+                      "    vdiv.f32 s9, s10, s11\n    vsqrt.f32 s12, s13")
+    assert sim.cycles == 5 * 14
+
+
+def test_fpu_multiply_accumulate_and_moves():
+    """VMLA.F32 3, VFMA.F32 3, VADD.F32 1, VMOV core->S 2, VLDR 2 (FPU Table 7-1)."""
+    sim = run_snippet("    vmla.f32 s0, s1, s2\n    vfma.f32 s3, s4, s5\n    vadd.f32 s6, s7, s8\n"
+                      "    vmov s9, r1\n    vldr s10, [r0]")
+    assert sim.cycles == 3 + 3 + 1 + 2 + 2
+
+
+def test_ldm_stm_push_pop():
+    """LDM/STM/PUSH/POP 1+N (M4 Table 3-1): ldmia 4 regs 5, stmia 4 regs 5, push 5 regs 6, pop 5 regs 6."""
+    sim = run_snippet("    ldmia r0, {r1-r4}\n    stmia r0!, {r1-r4}\n    push {r4-r7, lr}\n    pop {r4-r7, r12}",
+                      registers={"sp": 0x2000_8000})
+    assert sim.cycles == 5 + 5 + 6 + 6
+
+
+@pytest.mark.parametrize("dividend, divisor, cycles", [
+    (100, 7, 2 + 2),              # quotient 14: 4 bits -> 2 + ceil(10*4/32) = 4
+    (0xFFFF_FFFF, 1, 12),         # 32-bit quotient: the TRM maximum, 12
+    (5, 9, 2),                    # quotient 0: early termination at the TRM minimum, 2
+])
+def test_udiv_operand_dependent(dividend, divisor, cycles):
+    """UDIV 2-12 (M4 Table 3-1), interpolated in the quotient's significant bits (cortex-m4.toml, divide)."""
+    sim = run_snippet("    udiv r3, r1, r2", registers={"r1": dividend, "r2": divisor})
+    assert sim.cycles == cycles
+    assert sim.reg("r3") == dividend // divisor
+
+
+def test_flash_data_reads_through_the_data_cache():
+    """64 byte loads walking 64 bytes of flash constants with 5 WS behind an 8 x 32 B cache: 2 line misses, 10
+    stall cycles; without a cache every read pays 5. Zero-wait cycles are the same either way."""
+    body = "    adr r1, table\n    movs r2, #64\nrd:\n    ldrb r3, [r1], #1\n    subs r2, #1\n    bne rd\n    b end\n" \
+           "    .align 5\ntable:\n    .space 64\n"
+    cached = run_snippet(body, wait_states=5, cache=DataCache(8, 32, 8, "test"))
+    uncached = run_snippet(body, wait_states=5)
+    assert cached.stall_cycles == 2 * 5
+    assert uncached.stall_cycles == 64 * 5
+    assert cached.cycles == uncached.cycles
+
+
+def test_m0plus_loads_branches_and_multiply():
+    """M0+ (DDI 0484C Table 3-1): LDR 2 each (no pipelining), MULS 1 (fast multiplier), subs 1, B<cond> taken 2 /
+    not taken 1: per iteration 2+2+1+1+2; total 1 + N*8 - 1."""
+    sim = run_snippet(loop("    ldr r1, [r0]\n    ldr r2, [r0, #4]\n    muls r1, r2, r1", setup="movs"),
+                      core="cortex-m0plus")
+    assert sim.cycles == 1 + N * 8 - 1
+
+
+def test_m0plus_call_and_return():
+    """M0+: BL 3, PUSH {r4, lr} 1+2, POP {r4, pc} 3+2, then movs 1 (the return lands on it)."""
+    source = "    bl func\n    movs r1, #1\n    b end\nfunc:\n    push {r4, lr}\n    pop {r4, pc}\n"
+    sim = run_snippet(source, core="cortex-m0plus", registers={"sp": 0x2000_8000})
+    assert sim.cycles == 3 + 3 + 5 + 1 + 2  # the final `b end` is taken: 2
+
+
+def test_m4_call_and_return():
+    """M4: BL 1+P (P=1), PUSH 1+2, POP {r4, pc} 1+2+P (P=2, target from memory), movs 1, b 1+P (P=1)."""
+    source = "    bl func\n    movs r1, #1\n    b end\nfunc:\n    push {r4, lr}\n    pop {r4, pc}\n"
+    sim = run_snippet(source, registers={"sp": 0x2000_8000})
+    assert sim.cycles == 2 + 3 + 5 + 1 + 2
