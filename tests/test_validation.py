@@ -189,6 +189,15 @@ def test_bad_scale_on_real_models(tmp_path, capsys, scale, which):
            "positive and finite")
 
 
+def test_weight_zero_point_of_the_wrong_size(tmp_path, capsys):
+    """Fuzz seed 7622321055786534758: QLinearConv's w_zero_point rewired to a weight tensor used to be exit 70."""
+    base = onnx.load(shared_model("mlperf_tiny/ic_resnet8_qop.onnx"))
+    node = next(n for n in base.graph.node if n.name == "L05_conv/QLinearConv")
+    node.input[5] = "L09_conv_w"
+    _fails(capsys, ["analyze", save(base, tmp_path / "m.onnx")], 1, "'L05_conv/QLinearConv' (QLinearConv)",
+           "'L09_conv_w' has 36864 values; it needs 1 or 32")
+
+
 def test_quantize_linear_scale_zero(tmp_path, capsys):
     inits = [numpy_helper.from_array(np.array(0.0, np.float32), "s"),
              numpy_helper.from_array(np.array(3, np.int8), "z")]
