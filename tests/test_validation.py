@@ -79,6 +79,15 @@ def test_negative_declared_dim(tmp_path, capsys, dim):
            f"Tensor 'x' is declared with shape [1, 1, {dim}, 8]", "dims must be >= 0")
 
 
+def test_name_that_is_not_utf8(tmp_path, capsys):
+    """Fuzz seed 1142429319299146518: a bit flip made an op name invalid UTF-8; it reached the report as bytes."""
+    raw = two_conv_model().SerializeToString()
+    assert raw.count(b"conv2") == 1
+    path = tmp_path / "m.onnx"
+    path.write_bytes(raw.replace(b"conv2", b"conv\xff"))
+    _fails(capsys, ["analyze", path], 1, "The model is corrupt: node #1", "not valid UTF-8", "b'conv\\xff'")
+
+
 def test_duplicate_node_names_are_made_unique(tmp_path, capsys):
     def edit(m):
         m.graph.node[1].name = m.graph.node[0].name
