@@ -79,6 +79,15 @@ def test_negative_declared_dim(tmp_path, capsys, dim):
            f"Tensor 'x' is declared with shape [1, 1, {dim}, 8]", "dims must be >= 0")
 
 
+def test_name_that_is_not_utf8(tmp_path, capsys):
+    """Fuzz seed 1142429319299146518: a bit flip made an op name invalid UTF-8; it reached the report as bytes."""
+    raw = two_conv_model().SerializeToString()
+    assert raw.count(b"conv2") == 1
+    path = tmp_path / "m.onnx"
+    path.write_bytes(raw.replace(b"conv2", b"conv\xff"))
+    _fails(capsys, ["analyze", path], 1, "The model is corrupt: node #1", "not valid UTF-8", "b'conv\\xff'")
+
+
 def test_duplicate_node_names_are_made_unique(tmp_path, capsys):
     def edit(m):
         m.graph.node[1].name = m.graph.node[0].name
@@ -187,6 +196,15 @@ def test_bad_scale_on_real_models(tmp_path, capsys, scale, which):
     _fails(capsys, ["analyze", path], 1, f"Node '{node.name}' ({op})",
            f"scale '{node.input[1]}' holds {float(np.float32(scale))}",
            "positive and finite")
+
+
+def test_weight_zero_point_of_the_wrong_size(tmp_path, capsys):
+    """Fuzz seed 7622321055786534758: QLinearConv's w_zero_point rewired to a weight tensor used to be exit 70."""
+    base = onnx.load(shared_model("mlperf_tiny/ic_resnet8_qop.onnx"))
+    node = next(n for n in base.graph.node if n.name == "L05_conv/QLinearConv")
+    node.input[5] = "L09_conv_w"
+    _fails(capsys, ["analyze", save(base, tmp_path / "m.onnx")], 1, "'L05_conv/QLinearConv' (QLinearConv)",
+           "'L09_conv_w' has 36864 values; it needs 1 or 32")
 
 
 def test_quantize_linear_scale_zero(tmp_path, capsys):

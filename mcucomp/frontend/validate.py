@@ -1,5 +1,6 @@
 """Structural checks of a loaded model that onnx.checker leaves to the consumer, run before anything reads the data:
-the opset range, initializer sizes, negative declared dims, and graph outputs that are constants."""
+names that are not UTF-8, the opset range, initializer sizes, negative declared dims, and graph outputs that are
+constants."""
 
 from __future__ import annotations
 
@@ -97,8 +98,32 @@ def check_declared_dims(proto: onnx.ModelProto) -> None:
                              "the model, or fix the dims (or give the input's shape with --shape).")
 
 
+def _text_fields(proto: onnx.ModelProto):
+    """(where, value) of every name-like string field the compiler reads."""
+    g = proto.graph
+    yield "the graph name", g.name
+    for imp in proto.opset_import:
+        yield "an opset import's domain", imp.domain
+    for k, node in enumerate(g.node):
+        for field in (node.name, node.op_type, node.domain, *node.input, *node.output):
+            yield f"node #{k}", field
+        for attr in node.attribute:
+            yield f"node #{k}'s attribute", attr.name
+    for value in list(g.input) + list(g.output) + list(g.value_info) + list(g.initializer):
+        yield "a tensor name", value.name
+
+
+def check_text(proto: onnx.ModelProto) -> None:
+    """Every name is valid UTF-8 (protobuf hands corrupt string fields over as bytes)."""
+    for where, value in _text_fields(proto):
+        if not isinstance(value, str):
+            raise ModelError(f"The model is corrupt: {where} has a name or type that is not valid UTF-8 text "
+                             f"({value[:40]!r}). Re-export the model.")
+
+
 def validate_model(proto: onnx.ModelProto) -> None:
     """Run every structural check; raise ModelError naming the tensor or opset at fault."""
+    check_text(proto)
     check_opset(proto)
     check_initializers(proto)
     check_declared_dims(proto)

@@ -47,8 +47,7 @@ def _param_triples(node: Node) -> tuple:
 
 def _fail(node: Node, text: str) -> ModelError:
     """The error for a node with bad quantization parameters."""
-    return ModelError(f"Node '{node.name}' ({node.op}): {text}. Re-quantize the model (or fix the tensor) so every "
-                      "scale is a positive finite float and every zero point fits the quantized type.")
+    return ModelError(f"Node '{node.name}' ({node.op}): {text}. Re-quantize the model, or fix the tensor.")
 
 
 def _input(node: Node, index: int | None) -> str:
@@ -101,6 +100,26 @@ def _check_axis_size(node: Node, g: Graph, name: str, values: np.ndarray, quanti
                           f"{axis}")
 
 
+#: Which dim of which quantized input may carry one scale/zero point per slice, by op: {input index: dim}.
+#: (QLinearConv/ConvInteger weights per output channel, QLinearMatMul/MatMulInteger b per column, MatMulInteger a
+#: per row); every other scale and zero point of the QLinear ops is a single value.
+_PER_SLICE = {"QLinearConv": {3: 0}, "ConvInteger": {1: 0}, "QLinearMatMul": {3: -1}, "MatMulInteger": {0: -2, 1: -1}}
+
+
+def _check_operand_size(node: Node, g: Graph, name: str, values: np.ndarray, side: str, index: int) -> None:
+    """A QLinear/Integer op's scale or zero point has one value, or one per slice where _PER_SLICE allows it."""
+    if node.op in ("QuantizeLinear", "DequantizeLinear"):
+        return  # _check_axis_size: their `axis` says which dim
+    size = int(np.size(values))
+    allowed = {1}
+    dim = _PER_SLICE.get(node.op, {}).get(index) if side == "in" else None
+    operand = g.tensors.get(node.inputs[index]) if dim is not None else None
+    if operand is not None and -len(operand.shape) <= dim < len(operand.shape):
+        allowed.add(operand.shape[dim])
+    if size not in allowed:
+        raise _fail(node, f"'{name}' has {size} values; it needs {' or '.join(map(str, sorted(allowed)))}")
+
+
 def _check_node(node: Node, g: Graph) -> None:
     """Every constant scale and zero point of one node."""
     for scale_at, zp_at, (side, index) in _param_triples(node):
@@ -112,11 +131,13 @@ def _check_node(node: Node, g: Graph) -> None:
         if scale is not None:
             _check_scale(node, scale_name, scale)
             _check_axis_size(node, g, scale_name, scale, quantized)
+            _check_operand_size(node, g, scale_name, scale, side, index)
         zp = g.const(zp_name)
         if zp is not None:
             q_dtype = q_tensor.dtype if q_tensor else None
             _check_zero_point(node, zp_name, zp, g.tensors[zp_name].dtype, quantized, q_dtype)
             _check_axis_size(node, g, zp_name, zp, quantized)
+            _check_operand_size(node, g, zp_name, zp, side, index)
 
 
 def run(g: Graph, options: dict) -> Graph:
