@@ -126,6 +126,25 @@ def estimate_layers(graph: Graph, order: list[Node], board: dict | str) -> dict[
     return {} if est is None else {layer.name: layer.cycles_zero_wait for layer in est.layers}
 
 
+def calibration_runtime_files() -> list[str]:
+    """The runtime_c files (relative paths) the calibration models link: the shared headers and every kernel their
+    layers call, with the files those kernels depend on. A kernel outside the calibration set does not change the
+    fitted coefficients, so adding one needs no refit."""
+    from ..pipeline import kernel_calls, lower_model
+    from .calibration import calibration_models
+
+    stems: set[str] = set()
+    for _, model in calibration_models():
+        low = lower_model(model)
+        for call in kernel_calls(low.graph, low.order).values():
+            stems.add(call.func)
+        for node in low.order:
+            stems.update(REGISTRY[node.op].depends)
+    files = ["mcu_rt.h", "mcu_math.h"]
+    files += [f"kernels/{stem}.{ext}" for stem in sorted(stems) for ext in ("h", "c")]
+    return files
+
+
 def fingerprint_sources(core: str) -> dict[str, str]:
     """SHA-256 of every input the fitted cycles depend on, by name: kernel sources, the simulator's timing tables,
     the target compiler flags of the core's calibration board, the calibration set and the cost terms."""
@@ -134,7 +153,7 @@ def fingerprint_sources(core: str) -> dict[str, str]:
     from .calibration import CALIBRATION_BOARDS
 
     root = Path(__file__).resolve().parents[2]
-    files = sorted(p for p in (root / "runtime_c").rglob("*") if p.suffix in (".c", ".h"))
+    files = [root / "runtime_c" / rel for rel in calibration_runtime_files()]
     files += sorted(p for p in (root / "mcucomp" / "perf" / "timing").rglob("*") if p.is_file())
     files += [root / "mcucomp" / "perf" / "flash_cache.toml", root / "mcucomp" / "perf" / "calibration.py",
               root / "mcucomp" / "ops" / "_cost.py"]
