@@ -149,15 +149,24 @@ def _scale_zp(g: Graph, scale: str, zp: str) -> tuple[float, int] | None:
     return None if q is None or not q.per_tensor else (float(scalar(q.scale)), int(scalar(q.zero_point)))
 
 
-def _lower_qlinearadd(g: Graph, node: Node, mode: str) -> None:
-    """com.microsoft QLinearAdd(A, As, Az, B, Bs, Bz, Cs, Cz) → add_s8 in its arithmetic (MLAS QLinearAdd)."""
+def _binary_operands(g: Graph, node: Node):
+    """A QLinearAdd/QLinearMul's A, B, C, their constant per-tensor (scale, zero point) pairs and C's range; the node
+    is rejected (None) unless all three share one 8-bit type with constant per-tensor parameters."""
     a, as_, az, b, bs, bz, cs, cz = (node.inputs + [""] * 8)[:8]
     params = [_scale_zp(g, s, z) for s, z in ((as_, az), (bs, bz), (cs, cz))]
     y = node.outputs[0]
     if any(p is None for p in params) or not _bits8(g, a, b, y) or len({g.tensors[n].dtype for n in (a, b, y)}) > 1:
-        return _reject(node, "A, B and C must share one 8-bit type, with constant per-tensor scales and zero points")
-    (a_s, a_z), (b_s, b_z), (y_s, y_z) = params
-    lo, hi = out_range(g, y)
+        _reject(node, "A, B and C must share one 8-bit type, with constant per-tensor scales and zero points")
+        return None
+    return (a, b, y, *params, out_range(g, y))
+
+
+def _lower_qlinearadd(g: Graph, node: Node, mode: str) -> None:
+    """com.microsoft QLinearAdd(A, As, Az, B, Bs, Bz, Cs, Cz) → add_s8 in its arithmetic (MLAS QLinearAdd)."""
+    operands = _binary_operands(g, node)
+    if operands is None:
+        return
+    a, b, y, (a_s, a_z), (b_s, b_z), (y_s, y_z), (lo, hi) = operands
     off = 128 if g.tensors[y].dtype == "uint8" else 0
     node.attrs = {"mode": "qlinear", "offsets": (off, off, off), "a_scale": a_s, "a_zp": a_z, "b_scale": b_s,
                   "b_zp": b_z, "y_scale": y_s, "y_zp": y_z, "qmin": lo, "qmax": hi}
@@ -209,14 +218,11 @@ def _lower_qlinearsoftmax(g: Graph, node: Node, mode: str) -> None:
 
 def _lower_qlinearmul(g: Graph, node: Node, mode: str) -> None:
     """com.microsoft QLinearMul(A, As, Az, B, Bs, Bz, Cs, Cz) → mul_s8 in MLAS QLinearMul's arithmetic."""
-    a, as_, az, b, bs, bz, cs, cz = (node.inputs + [""] * 8)[:8]
-    params = [_scale_zp(g, s, z) for s, z in ((as_, az), (bs, bz), (cs, cz))]
-    y = node.outputs[0]
-    if any(p is None for p in params) or not _bits8(g, a, b, y) or len({g.tensors[n].dtype for n in (a, b, y)}) > 1:
-        return _reject(node, "A, B and C must share one 8-bit type, with constant per-tensor scales and zero points")
-    (a_s, a_z), (b_s, b_z), (y_s, y_z) = params
-    lo, hi = out_range(g, y)
-    set_quant(g, y, const_quant(g, cs, cz))
+    operands = _binary_operands(g, node)
+    if operands is None:
+        return
+    a, b, y, (a_s, a_z), (b_s, b_z), (y_s, y_z), (lo, hi) = operands
+    set_quant(g, y, const_quant(g, node.inputs[6], node.inputs[7] if len(node.inputs) > 7 else None))
     node.attrs = {"a_scale": a_s, "a_zp": a_z, "b_scale": b_s, "b_zp": b_z, "y_scale": y_s, "y_zp": y_z,
                   "qmin": lo, "qmax": hi, "y_off": 128 if g.tensors[y].dtype == "uint8" else 0}
     node.inputs, node.op, node.domain = [a, b], "mul_s8", ""
