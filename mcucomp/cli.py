@@ -57,7 +57,7 @@ def _constants(items: list[str] | None) -> dict:
 
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
-    options = {key: getattr(args, key) for key in ("requant", "io") if getattr(args, key, None) is not None}
+    options = {key: getattr(args, key) for key in ("requant", "io", "io_dtype") if getattr(args, key, None) is not None}
     if getattr(args, "const", None):
         options["constants"] = _constants(args.const)
     if getattr(args, "no_fit_check", False):
@@ -73,9 +73,14 @@ def _add_lowering_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--const", action="append", metavar="IN=FILE.npy",
                    help="bind a graph input to a constant value at compile time (needed for inputs that decide "
                         "shapes, such as Reshape's shape); repeatable")
-    p.add_argument("--requant", choices=("onnx", "fixed"),
-                   help="int8 requantization: 'onnx' reproduces onnxruntime exactly (default), "
-                        "'fixed' uses integer multiplier and shift")
+    p.add_argument("--requant", choices=("float", "fixed"),
+                   help="int8 requantization: 'float' multiplies by a float32 scale and rounds half to even "
+                        "(onnxruntime's integer kernels; default on cores with an FPU), 'fixed' by a Q31 integer "
+                        "multiplier and shift (TFLite/CMSIS-NN/TOSA; default on cores without an FPU)")
+    p.add_argument("--io-dtype", dest="io_dtype", choices=("float", "int8"),
+                   help="'int8' drops a QDQ model's leading QuantizeLinear and trailing DequantizeLinear: the "
+                        "firmware feeds and reads the quantized tensors (scale and zero point in the header); "
+                        "'float' keeps the model's I/O types (default)")
 
 
 def _add_compile_args(p: argparse.ArgumentParser) -> None:
@@ -157,7 +162,8 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 
 def _verify_lines(result) -> list[str]:
-    """The verify table, the accuracy contract and the bisect findings."""
+    """The verify table, the accuracy contract, the int8 checks and the bisect findings."""
+    from .intref._checks import LAYER_LSB_BOUND
     from .verify import FLOAT_ULP_BOUND
 
     rows = [["output", "dtype", "inputs", "mismatching", "max abs diff", "max ULP"]]
@@ -165,13 +171,40 @@ def _verify_lines(result) -> list[str]:
         rows.append([o.name, o.dtype, str(o.compared), str(o.mismatching), f"{o.max_abs_diff:.6g}",
                      f"{o.max_ulp:.3g}"])
     lines = [f"verify '{result.report['name']}': {result.inputs} random inputs (seed {result.seed}) "
-             "against onnxruntime (CPUExecutionProvider, default options)"]
+             + ("against the integer reference (mcucomp.intref), bit for bit"
+                if result.against == "integer reference" else
+                "against onnxruntime (CPUExecutionProvider, default options)")]
     lines += _table(rows)
-    lines.append(f"bound: integer outputs identical; float outputs |c - ort| <= {FLOAT_ULP_BOUND} ulp(max|ort|) per "
-                 "tensor (max ULP is in those units; for integers it is the max difference in LSB)")
+    if result.against == "integer reference":
+        lines.append("bound: every output identical to the integer reference")
+    else:
+        lines.append(f"bound: integer outputs identical; float outputs |c - ort| <= {FLOAT_ULP_BOUND} ulp(max|ort|) "
+                     "per tensor (max ULP is in those units; for integers it is the max difference in LSB)")
+    if result.reference_missing:
+        lines.append("no integer reference for: " + ", ".join(result.reference_missing)
+                     + " (outputs compared with onnxruntime instead)")
+    if result.agreement is not None:
+        rows = [["output", "equal to onnxruntime", "max |diff| LSB", "top-1 agree"]]
+        for a in result.agreement:
+            rows.append([a.name, f"{100 * a.share_equal:.2f}%" if a.elements else "n/a",
+                         str(a.max_lsb) if a.elements else "n/a",
+                         f"{a.top1_equal}/{a.top1_compared}" if a.top1_compared else "-"])
+        lines.append("against onnxruntime, end to end:")
+        lines += _table(rows)
+    if result.layer_checks is not None:
+        worst = max(result.layer_checks, key=lambda c: c.max_lsb, default=None)
+        lines.append(f"layer-local check (each int8 layer fed onnxruntime's inputs, bound {LAYER_LSB_BOUND} LSB): "
+                     f"{len(result.layer_checks)} layers, {sum(not c.ok for c in result.layer_checks)} beyond, "
+                     + (f"worst {worst.max_lsb} LSB at '{worst.layer}' ({worst.op})" if worst else "none compared")
+                     + (f"; {len(result.layers_skipped)} not exposed by onnxruntime" if result.layers_skipped else ""))
+        if result.layers is not None or result.first_bad_local is not None:
+            lines += _table([["step", "layer", "op", "tensor", "differing", "max LSB"]] + [
+                [str(c.step), c.layer, c.op, c.tensor, f"{c.differing}/{c.elements}", str(c.max_lsb)]
+                for c in result.layer_checks])
     if result.layers is not None:
-        lines.append(f"bisect on input #{result.bisect_input}: {len(result.layers)} intermediate tensors compared, "
-                     f"{len(result.skipped_tensors)} not exposed by onnxruntime")
+        lines.append(f"bisect on input #{result.bisect_input}: {len(result.layers)} intermediate tensors compared "
+                     f"with {'the integer reference' if result.against == 'integer reference' else 'onnxruntime'}, "
+                     f"{len(result.skipped_tensors)} not exposed")
         lines += _table([["step", "layer", "op", "tensor", "differing", "max abs diff"]] + [
             [str(d.step), d.layer, d.op, d.tensor, f"{d.diff.mismatched}/{d.diff.elements}",
              f"{d.diff.max_abs_diff:.6g}"] for d in result.layers])
@@ -180,17 +213,26 @@ def _verify_lines(result) -> list[str]:
 
 def _mismatch_message(result) -> str:
     """One paragraph naming the mismatching outputs and, when known, the first differing layer."""
+    from .intref._checks import LAYER_LSB_BOUND
+
     parts = [f"output '{o.name}' differs on {o.mismatching} of {o.compared} inputs (first: input #"
              f"{o.first_bad_input}, max abs diff {o.max_abs_diff:.6g})" for o in result.outputs if o.mismatching]
-    text = "The generated C disagrees with onnxruntime: " + "; ".join(parts) + "."
+    text = ""
+    if parts:
+        text = f"The generated C disagrees with {result.against}: " + "; ".join(parts) + "."
     bad = result.first_bad_layer
     if bad is not None:
         text += (f" The first differing layer is step {bad.step} '{bad.layer}' ({bad.op}): tensor '{bad.tensor}' "
                  f"has {bad.diff.mismatched} of {bad.diff.elements} elements out of bound, max diff "
                  f"{bad.diff.max_abs_diff:.6g}.")
-    elif result.layers is not None:
-        text += " Every intermediate tensor onnxruntime exposes matches, so the last layer(s) differ."
-    return text + " Please report this with the model and the command line."
+    elif parts and result.layers is not None:
+        text += " Every intermediate tensor exposed matches, so the last layer(s) differ."
+    local = result.first_bad_local
+    if local is not None:
+        text += (f" Layer-local check: layer '{local.layer}' ({local.op}, step {local.step}), fed onnxruntime's own "
+                 f"inputs, is {local.max_lsb} LSB from onnxruntime's output '{local.tensor}' on {local.differing} of "
+                 f"{local.elements} elements (bound {LAYER_LSB_BOUND} LSB).")
+    return text.strip() + " Please report this with the model and the command line."
 
 
 def _compile_quietly(args: argparse.Namespace) -> None:

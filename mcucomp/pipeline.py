@@ -28,8 +28,14 @@ from .report.html import REPORT_HTML, render_report_html
 from .report.svg import MEMORY_SVG, render_memory_svg
 from .schedule import schedule
 
-DEFAULT_OPTIONS = {"requant": "onnx", "io": "arena"}
-ALLOWED = {"requant": ("onnx", "fixed"), "io": ("arena", "caller")}
+DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float"}
+ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8")}
+
+
+def default_requant(board: dict) -> str:
+    """The requantization a board's core runs best: `float` (float32 scale) with an FPU, `fixed` (Q31 multiplier
+    and shift, integer only) without one, where a float multiply is a library call."""
+    return "fixed" if board["fpu"] == "none" else "float"
 
 
 @dataclass
@@ -50,7 +56,7 @@ def _check_name(name: str) -> None:
 
 
 def check_options(options: dict) -> dict:
-    """Validate the keyword options (requant, io); fill defaults."""
+    """Validate the keyword options (requant, io, io_dtype); fill defaults."""
     merged = dict(DEFAULT_OPTIONS)
     for key, value in options.items():
         if key not in ALLOWED:
@@ -120,6 +126,7 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
     name = default_name(model) if name is None else name
     _check_name(name)
     board_info = load_board(board)
+    options.setdefault("requant", default_requant(board_info))
     g, order, sha256, opts = lower_model(model, shapes, alignment=board_info["alignment"], **options)
     calls = kernel_calls(g, order)
     layout = plan_memory(g, order, scratch_sizes(calls), opts["io"] == "arena", board_info["alignment"])
