@@ -163,7 +163,8 @@ def _lower_avgpool(grp: _Group, mode: str) -> None:
     canonical_hw(node, g, kernel)
     whole = kernel == in_hw and node.attrs["pads"] == [0, 0, 0, 0]
     attrs = {k: node.attrs[k] for k in ("kernel", "strides", "dilations", "pads")}
-    # count_include_pad: divide by the kernel size, as QLinearAveragePool does
+    # count_include_pad: divide by the kernel size, as QLinearAveragePool does (onnxruntime's float AveragePool
+    # divides a ceil_mode window hanging past the pads by the taps inside the padded input instead)
     count = "kernel" if node.attrs.get("count_include_pad", 0) else "valid"
     attrs.update(count=count, x_scale=x[1], x_zp=x[2], y_scale=y_scale,
                  y_zp=y_zp, qmin=lo, qmax=hi, requant=mode,
