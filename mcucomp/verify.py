@@ -244,7 +244,7 @@ def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
     else:
         proto = onnx.load(model_path)
         produced = {out for node in proto.graph.node for out in node.output}
-        ref = _ort_values(model_path, [name for _, name in plan if name in produced], feeds, constants)
+        ref = _ort_values(model_path, [name for _, name in plan if name in produced], feeds, constants, report)
     sizes = {t["name"]: (t["bytes"], t["offset"]) for t in report["tensors"]}
     capture, steps, skipped = [], {}, []
     for step, name in plan:
@@ -262,7 +262,37 @@ def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
     return diffs, skipped
 
 
-def _ort_values(model_path: str, names: list[str], feeds: dict, constants: dict | None) -> dict[str, np.ndarray]:
+def ort_feeds(report: dict, feeds: dict[str, np.ndarray], session) -> dict[str, np.ndarray]:
+    """The C's feeds as onnxruntime takes them: 8-bit inputs that io_dtype=int8 made of float ones dequantized
+    ((q - zp) · scale in float32, which onnxruntime's QuantizeLinear maps back to q)."""
+    if report["options"].get("io_dtype") != "int8":
+        return feeds
+    out = dict(feeds)
+    float_inputs = {i.name for i in session.get_inputs() if i.type == "tensor(float)"}
+    for spec in report["inputs"]:
+        if spec["name"] in float_inputs and spec["scale"] is not None and not isinstance(spec["scale"], list):
+            q = feeds[spec["name"]].astype(np.int64) - spec["zero_point"]
+            out[spec["name"]] = (q.astype(np.float32) * np.float32(spec["scale"])).astype(np.float32)
+    return out
+
+
+def c_outputs(report: dict, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """onnxruntime's outputs as the C gives them: with io_dtype=int8, float outputs quantized by the output's scale
+    and zero point (round half to even, saturated), which recovers the codes its DequantizeLinear read."""
+    if report["options"].get("io_dtype") != "int8":
+        return outputs
+    out = dict(outputs)
+    for spec in report["outputs"]:
+        value = outputs.get(spec["name"])
+        if value is not None and value.dtype == np.float32 and spec["dtype"] in ("int8", "uint8"):
+            info = np.iinfo(np.dtype(spec["dtype"]))
+            q = np.rint(value / np.float32(spec["scale"])).astype(np.int64) + spec["zero_point"]
+            out[spec["name"]] = np.clip(q, info.min, info.max).astype(spec["dtype"])
+    return out
+
+
+def _ort_values(model_path: str, names: list[str], feeds: dict, constants: dict | None,
+                report: dict | None = None) -> dict[str, np.ndarray]:
     """onnxruntime's values of `names` (exposed as extra graph outputs) and of the graph outputs on one input."""
     import onnx
 
@@ -270,7 +300,10 @@ def _ort_values(model_path: str, names: list[str], feeds: dict, constants: dict 
     existing = {o.name for o in proto.graph.output}
     proto.graph.output.extend(onnx.ValueInfoProto(name=n) for n in names if n not in existing)
     session = _session(proto.SerializeToString())
-    return dict(zip([o.name for o in session.get_outputs()], session.run(None, {**feeds, **(constants or {})})))
+    if report is not None:
+        feeds = ort_feeds(report, feeds, session)
+    values = dict(zip([o.name for o in session.get_outputs()], session.run(None, {**feeds, **(constants or {})})))
+    return values if report is None else c_outputs(report, values)
 
 
 def _lsb_scale(g, name: str) -> float | None:
@@ -288,7 +321,7 @@ def _int8_checks(result: VerifyResult, model_path: str, lowered, feeds: dict, co
 
     g, order = lowered.graph, lowered.order
     names = ort_tensor_names(g, order, onnx.load(model_path))
-    values = _ort_values(model_path, names, feeds, constants)
+    values = {**_ort_values(model_path, names, feeds, constants, result.report), **feeds}
     result.layer_checks, result.layers_skipped = layer_local(g, order, lowered.options["requant"], values)
 
 
@@ -320,7 +353,8 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
         feeds = random_feeds(report["inputs"], rng)
         if index == 0:
             first_feeds = feeds
-        ort_out = dict(zip(ref_names, session.run(None, {**feeds, **(constants or {})})))
+        ort_out = c_outputs(report, dict(zip(ref_names, session.run(None, {**ort_feeds(report, feeds, session),
+                                                                            **(constants or {})}))))
         got = host.run(feeds)
         ref = reference_outputs(lowered.graph, lowered.order, lowered.options["requant"], feeds) \
             if int8 and not missing else ort_out

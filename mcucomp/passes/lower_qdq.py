@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Graph, Node
+from ..ir import Graph, Node, Tensor
+from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
 from ..ops._window import canonical_hw
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
@@ -220,6 +221,115 @@ def _lower_reshape(grp: _Group, mode: str) -> None:
     g.nodes.remove(qnode)
 
 
+def _requantize_codes(g: Graph, before: Node, x: str, x_q, y_q, name: str) -> str:
+    """`x` (codes of x_q) as codes of y_q: x itself when the parameters are equal, else the output of a new lut8
+    (the exact requantization of every code) inserted before `before`."""
+    if x_q.same_as(y_q):
+        return x
+    out = name
+    while out in g.tensors:
+        out += "_"
+    g.tensors[out] = Tensor(out, g.tensors[x].shape, g.tensors[x].dtype, y_q)
+    g.nodes.insert(g.nodes.index(before), Node(f"{out}_lut8", "lut8", [x], [out],
+                                               _table_attrs(g, x, x_q, out, y_q, identity)))
+    return out
+
+
+def _table_attrs(g: Graph, x: str, x_q, y: str, y_q, fn) -> dict:
+    """lut8 attrs for y = quantize(fn(dequantize(x))) over every code of x's type."""
+    table = code_table(float(scalar(x_q.scale)), int(scalar(x_q.zero_point)), g.tensors[x].dtype,
+                       float(scalar(y_q.scale)), int(scalar(y_q.zero_point)), g.tensors[y].dtype, fn)
+    return {"table": table, "x_lo": QRANGE[g.tensors[x].dtype][0], "y_shift": 0}
+
+
+def _lower_data_movement(grp: _Group, mode: str) -> None:
+    """DQ → MaxPool / Resize / Transpose / DepthToSpace / SpaceToDepth → Q: the op moves int8 codes (these ops commute
+    with a monotonic requantization), then a lut8 requantizes when the output's parameters differ."""
+    g, node = grp.g, grp.node
+    src = dq_source(g, node.inputs[0])
+    if src is None or grp.act is not None or not src[1].per_tensor or g.tensors[src[0]].dtype not in QRANGE:
+        return
+    if node.op == "Resize" and node.attrs.get("mode", "nearest") not in ("nearest", b"nearest"):
+        return
+    if node.op == "MaxPool" and len(node.outputs) > 1 and node.outputs[1]:
+        return
+    y, yq, qnode = grp.sink
+    set_quant(g, y, yq)
+    codes = y
+    if not src[1].same_as(yq):
+        codes = f"{y}_codes"
+        while codes in g.tensors:
+            codes += "_"
+        g.tensors[codes] = Tensor(codes, g.tensors[y].shape, g.tensors[src[0]].dtype, src[1])
+        qnode.op, qnode.inputs, qnode.attrs = "lut8", [codes], _table_attrs(g, codes, src[1], y, yq, identity)
+    else:
+        g.nodes.remove(qnode)
+        g.tensors[y].dtype = g.tensors[src[0]].dtype
+    node.inputs = [src[0]] + node.inputs[1:]
+    node.outputs = [codes]
+
+
+def _lower_concat(grp: _Group, mode: str) -> None:
+    """DQ(x0), DQ(x1), ... → Concat → Q: each input whose parameters differ from the output's requantized by a lut8,
+    then a Concat of the codes."""
+    g, node = grp.g, grp.node
+    srcs = [dq_source(g, i) for i in node.inputs]
+    y, yq, qnode = grp.sink
+    if grp.act is not None or any(s is None or not s[1].per_tensor or g.tensors[s[0]].dtype != g.tensors[y].dtype
+                                  for s in srcs):
+        return
+    set_quant(g, y, yq)
+    node.inputs = [_requantize_codes(g, node, s[0], s[1], yq, f"{s[0]}_as_{y}") for s in srcs]
+    node.outputs = [y]
+    g.nodes.remove(qnode)
+
+
+def _hard_swish(v: np.ndarray) -> np.ndarray:
+    """ONNX HardSwish: v · max(0, min(1, v / 6 + 0.5)), in float32."""
+    v = np.asarray(v, np.float32)
+    return (v * np.clip(v * np.float32(1 / 6) + np.float32(0.5), 0, 1)).astype(np.float32)
+
+
+def _table_function(g: Graph, node: Node):
+    """The float function of an elementwise op a lut8 can tabulate, or None."""
+    a = node.attrs
+    if node.op == "Sigmoid":
+        return mlas_logistic
+    if node.op == "Tanh":
+        return lambda v: np.tanh(np.asarray(v, np.float32)).astype(np.float32)
+    if node.op == "HardSwish":
+        return _hard_swish
+    if node.op == "HardSigmoid":
+        alpha, beta = np.float32(a.get("alpha", 0.2)), np.float32(a.get("beta", 0.5))
+        return lambda v: np.clip(np.asarray(v, np.float32) * alpha + beta, 0, 1).astype(np.float32)
+    if node.op == "LeakyRelu":
+        return leaky_relu(a.get("alpha", 0.01))
+    if node.op == "Relu":
+        return lambda v: np.maximum(np.asarray(v, np.float32), np.float32(0))
+    if node.op == "Clip":
+        bounds = [g.const(i) if i else None for i in (node.inputs + ["", ""])[1:3]]
+        if any(b is None for b, i in zip(bounds, (node.inputs + ["", ""])[1:3]) if i):
+            return None
+        lo = -np.inf if bounds[0] is None else np.float32(bounds[0])
+        hi = np.inf if bounds[1] is None else np.float32(bounds[1])
+        return lambda v: np.clip(np.asarray(v, np.float32), lo, hi).astype(np.float32)
+    return None
+
+
+def _lower_lookup(grp: _Group, mode: str) -> None:
+    """DQ → Sigmoid / Tanh / HardSwish / HardSigmoid / LeakyRelu / Relu / Clip → Q: one lut8 whose table holds the
+    quantized function value of every input code."""
+    g, node = grp.g, grp.node
+    src = dq_source(g, node.inputs[0])
+    fn = _table_function(g, node)
+    if src is None or fn is None or grp.act is not None or not src[1].per_tensor \
+            or g.tensors[src[0]].dtype not in QRANGE:
+        return
+    y, yq, _ = grp.sink
+    set_quant(g, y, yq)
+    grp.finish("lut8", [src[0]], _table_attrs(g, src[0], src[1], y, yq, fn))
+
+
 LOWERINGS = {
     "Conv": _lower_conv,
     "Gemm": _lower_gemm,
@@ -229,6 +339,19 @@ LOWERINGS = {
     "Add": _lower_add,
     "Softmax": _lower_softmax,
     "Reshape": _lower_reshape,
+    "MaxPool": _lower_data_movement,
+    "Resize": _lower_data_movement,
+    "Transpose": _lower_data_movement,
+    "DepthToSpace": _lower_data_movement,
+    "SpaceToDepth": _lower_data_movement,
+    "Concat": _lower_concat,
+    "Sigmoid": _lower_lookup,
+    "Tanh": _lower_lookup,
+    "HardSwish": _lower_lookup,
+    "HardSigmoid": _lower_lookup,
+    "LeakyRelu": _lower_lookup,
+    "Relu": _lower_lookup,
+    "Clip": _lower_lookup,
     "Flatten": _lower_reshape,
     "Squeeze": _lower_reshape,
     "Unsqueeze": _lower_reshape,
