@@ -9,6 +9,7 @@ import sys
 from . import __version__
 from .errors import McucompError, OptionError, VerifyError
 from .frontend.loader import parse_shape_option, require_regular_file
+from .report.tables import display_text
 
 #: Exit status for unexpected exceptions (BSD sysexits EX_SOFTWARE).
 EXIT_INTERNAL = 70
@@ -116,7 +117,18 @@ def _compile_summary(report: dict, out_dir) -> list[str]:
         f"{_percent_over(report['arena_bytes'], report['live_lower_bound_bytes'])}{_overlap_bound(report)})",
         f"  flash: {report['flash_bytes']:,} B of constant data",
         f"  MACs:  {report['macs']:,}",
-    ]
+    ] + _int8_lines(report)
+
+
+def _int8_lines(report: dict) -> list[str]:
+    """For int8 models: the requantization mode and why, and the layers that run in float."""
+    if not any(layer["op"] in ("conv2d_s8", "fc_s8", "add_s8", "avgpool_s8", "softmax_s8", "lut8", "mul_s8")
+               for layer in report["layers"]):
+        return []
+    lines = [f"  requant: {report['requant']['mode']} ({report['requant']['why']})"]
+    for row in report.get("float_layers", []):
+        lines.append(f"  float layer: {display_text(row['layer'])} ({row['op']}): {row['why']}")
+    return lines
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
