@@ -106,3 +106,16 @@ def quantize_qdq(model: onnx.ModelProto, path, seed: int = 0, samples: int = 8):
     quantize_static(float_path, str(path), _Random(), quant_format=QuantFormat.QDQ, per_channel=True,
                     activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
     return path
+
+
+def autoencoder(seed: int = 0) -> onnx.ModelProto:
+    """The MLPerf Tiny AD architecture: 640 → 128 ×4 → 8 → 128 ×4 → 640, Gemm + Relu (none on the last)."""
+    n = _Net(seed)
+    x = "x"
+    widths = [640, 128, 128, 128, 128, 8, 128, 128, 128, 128, 640]
+    for i, (k, m) in enumerate(zip(widths, widths[1:])):
+        w = (n.rng.standard_normal((m, k)) * np.sqrt(2.0 / k)).astype(np.float32)
+        x = n.node("Gemm", [x, n.const(w), n.const(np.zeros(m, np.float32))], transB=1)
+        if i < len(widths) - 2:
+            x = n.node("Relu", [x])
+    return n.model("x", [1, 640], x, [1, 640])

@@ -11,7 +11,7 @@ from mcucomp.intref._checks import INT8_KERNELS
 from mcucomp.pipeline import plan_model
 from mcucomp.verify import verify_model
 
-from int8_models import mobilenet_v2, quantize_qdq, unet
+from int8_models import autoencoder, mobilenet_v2, quantize_qdq, unet
 
 MODELS = {"unet": unet, "mobilenet_v2": mobilenet_v2}
 
@@ -51,3 +51,21 @@ def test_verify_int8_io(quantized, requant):
     assert len(result.layer_checks) >= 8
     assert all(c.max_lsb <= 1 for c in result.layer_checks)
     assert all(a.share_equal > 0.9 for a in result.agreement)
+
+
+def test_autoencoder_arena_and_flash(tmp_path):
+    """QDQ AD (640→128×4→8→128×4→640) with --io-dtype int8: an arena of 768 B (the 640-byte input and one 128-byte
+    activation), and flash within 5% of its int8 weights + int32 biases + per-channel requantization parameters
+    (and at most 280 KiB)."""
+    path = quantize_qdq(autoencoder(), tmp_path / "ad.onnx")
+    for requant, param_bytes in (("float", 4), ("fixed", 8)):
+        planned = plan_model(path, name="ad", io_dtype="int8", requant=requant)
+        g = planned.graph
+        layers = [n for n in planned.order if n.op == "fc_s8"]
+        assert len(layers) == 10 and {n.op for n in planned.order} == {"fc_s8"}
+        weights = sum(g.tensors[n.inputs[1]].size for n in layers)
+        per_channel = sum(g.tensors[n.inputs[1]].shape[0] for n in layers)
+        bound = weights + per_channel * (4 + param_bytes)
+        assert planned.report["arena_bytes"] == 768
+        assert planned.report["flash_bytes"] <= 1.05 * bound and planned.report["flash_bytes"] <= 280 * 1024, (
+            f"{requant}: flash {planned.report['flash_bytes']} B vs int8 bound {bound} B")
