@@ -162,6 +162,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     planned = plan_model(args.model, name=args.name, board=args.board, shapes=_shapes(args.shape), **options)
     report = planned.report
     print(format_json(report) if args.json else format_csv(report) if args.csv else format_text(report))
+    for line in [] if args.json or args.csv else _int8_lines(report):
+        print(line.strip())
     if fit_check:
         check_fit(report, planned.board, report["fit"])
     return 0
