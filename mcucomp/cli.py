@@ -9,6 +9,7 @@ import sys
 from . import __version__
 from .errors import McucompError, OptionError, VerifyError
 from .frontend.loader import parse_shape_option, require_regular_file
+from .report.tables import display_text
 
 #: Exit status for unexpected exceptions (BSD sysexits EX_SOFTWARE).
 EXIT_INTERNAL = 70
@@ -59,7 +60,7 @@ def _constants(items: list[str] | None) -> dict:
 
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
-    options = {key: getattr(args, key) for key in ("requant", "io", "arena_region", "weights_region")
+    options = {key: getattr(args, key) for key in ("requant", "io", "io_dtype", "arena_region", "weights_region")
                if getattr(args, key, None) is not None}
     if getattr(args, "const", None):
         options["constants"] = _constants(args.const)
@@ -76,9 +77,14 @@ def _add_lowering_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--const", action="append", metavar="IN=FILE.npy",
                    help="bind a graph input to a constant value at compile time (needed for inputs that decide "
                         "shapes, such as Reshape's shape); repeatable")
-    p.add_argument("--requant", choices=("onnx", "fixed"),
-                   help="int8 requantization: 'onnx' reproduces onnxruntime exactly (default), "
-                        "'fixed' uses integer multiplier and shift")
+    p.add_argument("--requant", choices=("float", "fixed"),
+                   help="int8 requantization: 'float' multiplies by a float32 scale and rounds half to even "
+                        "(onnxruntime's integer kernels; default on cores with an FPU), 'fixed' by a Q31 integer "
+                        "multiplier and shift with one rounding (TOSA RESCALE; default on cores without an FPU)")
+    p.add_argument("--io-dtype", dest="io_dtype", choices=("float", "int8"),
+                   help="'int8' drops a QDQ model's leading QuantizeLinear and trailing DequantizeLinear: the "
+                        "firmware feeds and reads the quantized tensors (scale and zero point in the header); "
+                        "'float' keeps the model's I/O types (default)")
 
 
 def _add_compile_args(p: argparse.ArgumentParser) -> None:
@@ -120,7 +126,18 @@ def _compile_summary(report: dict, out_dir) -> list[str]:
         f"  regions: arena in {report['fit']['arena_region']} ({report['fit']['arena_region_why']}); weights in "
         f"{report['fit']['weights_region']} ({report['fit']['weights_region_why']})",
         f"  MACs:  {report['macs']:,}",
-    ]
+    ] + _int8_lines(report)
+
+
+def _int8_lines(report: dict) -> list[str]:
+    """For int8 models: the requantization mode and why, and the layers that run in float."""
+    if not any(layer["op"] in ("conv2d_s8", "fc_s8", "add_s8", "avgpool_s8", "softmax_s8", "lut8", "mul_s8")
+               for layer in report["layers"]):
+        return []
+    lines = [f"  requant: {report['requant']['mode']} ({report['requant']['why']})"]
+    for row in report.get("float_layers", []):
+        lines.append(f"  float layer: {display_text(row['layer'])} ({row['op']}): {row['why']}")
+    return lines
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -154,6 +171,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     planned = plan_model(args.model, name=args.name, board=args.board, shapes=_shapes(args.shape), **options)
     report = planned.report
     print(format_json(report) if args.json else format_csv(report) if args.csv else format_text(report))
+    for line in [] if args.json or args.csv else _int8_lines(report):
+        print(line.strip())
     if fit_check:
         check_fit(report, planned.board, report["fit"])
     return 0
@@ -166,7 +185,8 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 
 def _verify_lines(result) -> list[str]:
-    """The verify table, the accuracy contract and the bisect findings."""
+    """The verify table, the accuracy contract, the int8 checks and the bisect findings."""
+    from .intref._checks import LAYER_LSB_BOUND
     from .verify import FLOAT_ULP_BOUND
 
     header = ["output", "dtype", "inputs", "mismatching", "max abs diff", "max ULP"]
@@ -174,16 +194,43 @@ def _verify_lines(result) -> list[str]:
             for o in result.outputs + result.expected]
     where = (f"{result.inputs} sample{'s' * (result.inputs != 1)} from {result.data}" if result.data is not None
              else f"{result.inputs} random inputs (seed {result.seed})")
-    lines = [f"verify '{result.report['name']}': {where} against onnxruntime (CPUExecutionProvider, default options)"]
+    against = ("the integer reference (mcucomp.intref), bit for bit" if result.against == "integer reference"
+               else "onnxruntime (CPUExecutionProvider, default options)")
+    lines = [f"verify '{result.report['name']}': {where} against {against}"]
     lines += _table([header] + rows[:len(result.outputs)])
     if result.expected:
         lines.append(f"against the expected outputs in {result.data}:")
         lines += _table([header] + rows[len(result.outputs):])
-    lines.append(f"bound: integer outputs identical; float outputs |c - ort| <= {FLOAT_ULP_BOUND} ulp(max|ort|) per "
-                 "tensor (max ULP is in those units; for integers it is the max difference in LSB)")
+    if result.against == "integer reference":
+        lines.append("bound: every output identical to the integer reference")
+    else:
+        lines.append(f"bound: integer outputs identical; float outputs |c - ort| <= {FLOAT_ULP_BOUND} ulp(max|ort|) "
+                     "per tensor (max ULP is in those units; for integers it is the max difference in LSB)")
+    if result.reference_missing:
+        lines.append("no integer reference for: " + ", ".join(result.reference_missing)
+                     + " (outputs compared with onnxruntime instead)")
+    if result.agreement is not None:
+        rows = [["output", "equal to onnxruntime", "max |diff| LSB", "top-1 agree"]]
+        for a in result.agreement:
+            rows.append([a.name, f"{100 * a.share_equal:.2f}%" if a.elements else "n/a",
+                         str(a.max_lsb) if a.elements else "n/a",
+                         f"{a.top1_equal}/{a.top1_compared}" if a.top1_compared else "-"])
+        lines.append("against onnxruntime, end to end:")
+        lines += _table(rows)
+    if result.layer_checks is not None:
+        worst = max(result.layer_checks, key=lambda c: c.max_lsb, default=None)
+        lines.append(f"layer-local check (each int8 layer fed onnxruntime's inputs, bound {LAYER_LSB_BOUND} LSB): "
+                     f"{len(result.layer_checks)} layers, {sum(not c.ok for c in result.layer_checks)} beyond, "
+                     + (f"worst {worst.max_lsb} LSB at '{worst.layer}' ({worst.op})" if worst else "none compared")
+                     + (f"; {len(result.layers_skipped)} not exposed by onnxruntime" if result.layers_skipped else ""))
+        if result.layers is not None or result.first_bad_local is not None:
+            lines += _table([["step", "layer", "op", "tensor", "differing", "max LSB"]] + [
+                [str(c.step), c.layer, c.op, c.tensor, f"{c.differing}/{c.elements}", str(c.max_lsb)]
+                for c in result.layer_checks])
     if result.layers is not None:
-        lines.append(f"bisect on input #{result.bisect_input}: {len(result.layers)} intermediate tensors compared, "
-                     f"{len(result.skipped_tensors)} not exposed by onnxruntime")
+        lines.append(f"bisect on input #{result.bisect_input}: {len(result.layers)} intermediate tensors compared "
+                     f"with {'the integer reference' if result.against == 'integer reference' else 'onnxruntime'}, "
+                     f"{len(result.skipped_tensors)} not exposed")
         lines += _table([["step", "layer", "op", "tensor", "differing", "max abs diff"]] + [
             [str(d.step), d.layer, d.op, d.tensor, f"{d.diff.mismatched}/{d.diff.elements}",
              f"{d.diff.max_abs_diff:.6g}"] for d in result.layers])
@@ -198,19 +245,27 @@ def _differing(outputs) -> str:
 
 def _mismatch_message(result) -> str:
     """One paragraph naming the mismatching outputs and, when known, the first differing layer."""
-    if not _differing(result.outputs):
+    from .intref._checks import LAYER_LSB_BOUND
+
+    if not _differing(result.outputs) and _differing(result.expected) and result.first_bad_local is None:
         return (f"The generated C disagrees with the expected outputs in {result.data}: {_differing(result.expected)}. "
-                "It matches onnxruntime on the same samples, so the expected outputs come from another computation "
-                "than this ONNX model (e.g. the framework before export, or other preprocessing).")
-    text = f"The generated C disagrees with onnxruntime: {_differing(result.outputs)}."
+                f"It matches {result.against} on the same samples, so the expected outputs come from another "
+                "computation than this ONNX model (e.g. the framework before export, or other preprocessing).")
+    parts = _differing(result.outputs)
+    text = f"The generated C disagrees with {result.against}: {parts}." if parts else ""
     bad = result.first_bad_layer
     if bad is not None:
         text += (f" The first differing layer is step {bad.step} '{bad.layer}' ({bad.op}): tensor '{bad.tensor}' "
                  f"has {bad.diff.mismatched} of {bad.diff.elements} elements out of bound, max diff "
                  f"{bad.diff.max_abs_diff:.6g}.")
-    elif result.layers is not None:
-        text += " Every intermediate tensor onnxruntime exposes matches, so the last layer(s) differ."
-    return text + " Please report this with the model and the command line."
+    elif parts and result.layers is not None:
+        text += " Every intermediate tensor exposed matches, so the last layer(s) differ."
+    local = result.first_bad_local
+    if local is not None:
+        text += (f" Layer-local check: layer '{local.layer}' ({local.op}, step {local.step}), fed onnxruntime's own "
+                 f"inputs, is {local.max_lsb} LSB from onnxruntime's output '{local.tensor}' on {local.differing} of "
+                 f"{local.elements} elements (bound {LAYER_LSB_BOUND} LSB).")
+    return text.strip() + " Please report this with the model and the command line."
 
 
 def _compile_quietly(args: argparse.Namespace) -> None:

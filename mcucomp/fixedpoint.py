@@ -2,6 +2,11 @@
 
 A real multiplier m > 0 is stored as a Q31 integer `mult` in [2^30, 2^31) and a `shift`, with
 m ≈ mult · 2^-(31 + shift). The result is round_half_up(acc · mult / 2^(31 + shift)) + zp, saturated.
+
+That is TOSA RESCALE with double_round = false (one rounding of the 64-bit product), which Ethos-U computes, and
+CMSIS-NN's arm_nn_requantize built with CMSIS_NN_USE_SINGLE_ROUNDING. It differs from TFLite's reference and
+CMSIS-NN's default (SaturatingRoundingDoublingHighMul, then a rounding right shift: two roundings) by at most 1 LSB,
+on products that lie within one rounding step of a half-way point.
 """
 
 from __future__ import annotations

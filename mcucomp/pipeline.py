@@ -29,8 +29,14 @@ from .report.html import REPORT_HTML, render_report_html
 from .report.svg import MEMORY_SVG, render_memory_svg
 from .schedule import schedule
 
-DEFAULT_OPTIONS = {"requant": "onnx", "io": "arena"}
-ALLOWED = {"requant": ("onnx", "fixed"), "io": ("arena", "caller")}
+DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float"}
+ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8")}
+
+
+def default_requant(board: dict) -> str:
+    """The requantization a board's core runs best: `float` (float32 scale) with an FPU, `fixed` (Q31 multiplier
+    and shift, integer only) without one, where a float multiply is a library call."""
+    return "fixed" if board["fpu"] == "none" else "float"
 
 
 @dataclass
@@ -51,7 +57,7 @@ def _check_name(name: str) -> None:
 
 
 def check_options(options: dict) -> dict:
-    """Validate the keyword options (requant, io); fill defaults."""
+    """Validate the keyword options (requant, io, io_dtype); fill defaults."""
     merged = dict(DEFAULT_OPTIONS)
     for key, value in options.items():
         if key not in ALLOWED:
@@ -115,6 +121,32 @@ class PlannedModel:
     board: dict
 
 
+def float_layers(g: Graph, order: list[Node]) -> list[dict]:
+    """In an int8 model (one with int8 compute kernels), the layers that compute in float32, and why."""
+    from .intref._checks import INT8_KERNELS, is_int8_model
+
+    if not is_int8_model(order):
+        return []
+    quiet = set(INT8_KERNELS) | {"reshape", "copy", "recode8", "resize", "slice", "pad", "split", "gather"}
+    rows = []
+    for node in order:
+        if node.op in quiet:
+            if node.op == "avgpool_s8" and node.attrs.get("mode") == "float":
+                rows.append({"layer": node.name, "op": node.op, "why": "windowed average pool (not whole-image) "
+                             "divides in float32: no integer path yet"})
+            elif node.op == "softmax_s8" and node.attrs.get("mode") == "float":
+                rows.append({"layer": node.name, "op": node.op, "why": "input and output types differ"})
+            continue
+        if node.op in ("quantize_linear", "dequantize_linear"):
+            why = "float graph I/O (use --io-dtype int8 to feed and read the quantized tensors)" \
+                if set(node.inputs[:1] + node.outputs) & (set(g.inputs) | set(g.outputs)) else \
+                "a float op sits between DequantizeLinear and QuantizeLinear here"
+        else:
+            why = "no int8 lowering for this op in a QDQ group"
+        rows.append({"layer": node.name, "op": node.op, "why": why})
+    return rows
+
+
 def plan_model(model, name: str | None = None, board: str | None = None, shapes: dict | None = None,
                arena_region: str | None = None, weights_region: str | None = None, **options) -> PlannedModel:
     """Lower, schedule and plan memory, build the C program and the report with its fit estimate; write nothing.
@@ -124,6 +156,8 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
     name = default_name(model) if name is None else name
     _check_name(name)
     board_info = load_board(board)
+    requant_given = "requant" in options
+    options.setdefault("requant", default_requant(board_info))
     g, order, sha256, opts = lower_model(model, shapes, alignment=board_info["alignment"], **options)
     calls = kernel_calls(g, order)
     layout = plan_memory(g, order, scratch_sizes(calls), opts["io"] == "arena", board_info["alignment"])
@@ -137,6 +171,9 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
     cycles = estimate_model(g, order, board_info)
     report = build_report(g, order, layout, program, calls, name, board_info, opts, sha256, cycles)
     report["fit"] = estimate_fit(report, board_info, arena_region, weights_region)
+    report["requant"] = {"mode": opts["requant"], "why": "--requant option" if requant_given else
+                         f"default for {board_info['core']}, {'no FPU' if board_info['fpu'] == 'none' else 'has an FPU'}"}
+    report["float_layers"] = float_layers(g, order)
     return PlannedModel(g, order, layout, program, report, board_info)
 
 

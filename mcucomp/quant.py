@@ -14,13 +14,16 @@ QRANGE = {"int8": (-128, 127), "uint8": (0, 255)}
 
 @dataclass
 class Requant:
-    """acc → out: v = acc·scale[c] (then v / div when div != 0), clamp to [qmin, qmax] after adding zp."""
+    """acc → out: v = acc·scale[c] (then v / div when div != 0), clamp to [qmin, qmax] after adding zp.
+
+    mode "float": float32 multiply (and divide), round half to even (onnxruntime's integer-kernel arithmetic);
+    mode "fixed": the real multiplier as Q31 mult + shift, single rounding (mcucomp.fixedpoint)."""
 
     scale: np.ndarray
     zp: int
     qmin: int
     qmax: int
-    mode: str = "onnx"
+    mode: str = "float"
     div: float = 0.0
 
     def params(self, key: str) -> tuple[list[tuple[str, object]], dict[str, np.ndarray]]:

@@ -2,7 +2,12 @@
 .npz file (--data), and with the file's expected outputs when it has them.
 
 The accuracy contract lives here, in one place:
-- integer (and bool) outputs must be identical to onnxruntime's;
+- int8 models (the schedule has int8 compute kernels): every output must equal the package's integer reference
+  (mcucomp.intref) bit for bit; against onnxruntime each output reports the share of values equal, the max |Δ| in
+  LSB and top-1 agreement (classifiers), which do not fail verify by themselves; and the layer-local check (each
+  int8 layer fed onnxruntime's own inputs, by the integer reference, within intref's LAYER_LSB_BOUND of
+  onnxruntime's output for that layer) must hold, else verify fails and names the layer;
+- other models: integer (and bool) outputs must be identical to onnxruntime's;
 - a float output tensor passes when every element satisfies |c - ort| <= FLOAT_ULP_BOUND * ulp(max|ort|), where
   ulp(v) is the spacing of float32 at v and max|ort| is taken over the finite elements of that output tensor.
   The generated kernels accumulate in their documented order, onnxruntime's MLAS in another, so float results
@@ -27,7 +32,10 @@ import numpy as np
 
 from .errors import McucompError, OptionError
 from .host import HostModel, load
-from .pipeline import compile_model
+from .intref import missing_ops, run_graph
+from .intref._checks import (LayerCheck, OrtAgreement, is_int8_model, layer_local, ort_tensor_names,
+                             reference_outputs)
+from .pipeline import compile_model, lower_model
 
 #: Allowed float error in units of ulp(max |reference|) per output tensor (see the module docstring).
 FLOAT_ULP_BOUND = 64
@@ -134,10 +142,23 @@ class VerifyResult:
     data: str | None = None                         # the --data file the inputs came from (None: random inputs)
     expected: list[OutputStats] = field(default_factory=list)  # C against the data file's expected outputs
 
+    #: int8 models: what `outputs` compare against ('integer reference' or, when ops lack one, 'onnxruntime')
+    against: str = "onnxruntime"
+    reference_missing: list[str] = field(default_factory=list)
+    agreement: list[OrtAgreement] | None = None
+    layer_checks: list[LayerCheck] | None = None
+    layers_skipped: list[str] = field(default_factory=list)
+
     @property
     def ok(self) -> bool:
-        """True when no output mismatched on any input, against onnxruntime or the expected outputs."""
-        return all(o.mismatching == 0 for o in self.outputs + self.expected)
+        """True when no output mismatched on any input (against the reference and the expected outputs) and every
+        layer-local check held."""
+        return all(o.mismatching == 0 for o in self.outputs + self.expected) and self.first_bad_local is None
+
+    @property
+    def first_bad_local(self) -> LayerCheck | None:
+        """The first int8 layer, in schedule order, beyond the layer-local bound."""
+        return next((c for c in self.layer_checks or [] if not c.ok), None)
 
     @property
     def first_bad_layer(self) -> LayerDiff | None:
@@ -302,20 +323,21 @@ def _call_index(report: dict, step: int) -> int:
     return bisect.bisect_right(call_steps, step) - 1
 
 
-def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray], constants: dict | None = None
-                  ) -> tuple[list[LayerDiff], list[str]]:
-    """Compare every intermediate tensor both sides expose, in schedule order; return diffs and skipped names."""
+def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray], constants: dict | None = None,
+                  reference: dict[str, np.ndarray] | None = None) -> tuple[list[LayerDiff], list[str]]:
+    """Compare every intermediate tensor both sides expose, in schedule order; return diffs and skipped names.
+
+    The other side is onnxruntime, or `reference` (every tensor of the integer reference) for int8 models."""
     import onnx
 
     report = host.report
-    proto = onnx.load(model_path)
-    produced = {out for node in proto.graph.node for out in node.output}
-    existing = {o.name for o in proto.graph.output}
     plan = _capture_plan(report)
-    wanted = [name for _, name in plan if name in produced]
-    proto.graph.output.extend(onnx.ValueInfoProto(name=n) for n in wanted if n not in existing)
-    session = _session(proto.SerializeToString())
-    ref = dict(zip([o.name for o in session.get_outputs()], session.run(None, {**feeds, **(constants or {})})))
+    if reference is not None:
+        ref = reference
+    else:
+        proto = onnx.load(model_path)
+        produced = {out for node in proto.graph.node for out in node.output}
+        ref = _ort_values(model_path, [name for _, name in plan if name in produced], feeds, constants, report)
     sizes = {t["name"]: (t["bytes"], t["offset"]) for t in report["tensors"]}
     capture, steps, skipped = [], {}, []
     for step, name in plan:
@@ -333,15 +355,79 @@ def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
     return diffs, skipped
 
 
+def ort_feeds(report: dict, feeds: dict[str, np.ndarray], session) -> dict[str, np.ndarray]:
+    """The C's feeds as onnxruntime takes them: 8-bit inputs that io_dtype=int8 made of float ones dequantized
+    ((q - zp) · scale in float32, which onnxruntime's QuantizeLinear maps back to q)."""
+    if report["options"].get("io_dtype") != "int8":
+        return feeds
+    out = dict(feeds)
+    float_inputs = {i.name for i in session.get_inputs() if i.type == "tensor(float)"}
+    for spec in report["inputs"]:
+        if spec["name"] in float_inputs and spec["scale"] is not None and not isinstance(spec["scale"], list):
+            q = feeds[spec["name"]].astype(np.int64) - spec["zero_point"]
+            out[spec["name"]] = (q.astype(np.float32) * np.float32(spec["scale"])).astype(np.float32)
+    return out
+
+
+def c_outputs(report: dict, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """onnxruntime's outputs as the C gives them: with io_dtype=int8, float outputs quantized by the output's scale
+    and zero point (round half to even, saturated), which recovers the codes its DequantizeLinear read."""
+    if report["options"].get("io_dtype") != "int8":
+        return outputs
+    out = dict(outputs)
+    for spec in report["outputs"]:
+        value = outputs.get(spec["name"])
+        if value is not None and value.dtype == np.float32 and spec["dtype"] in ("int8", "uint8"):
+            info = np.iinfo(np.dtype(spec["dtype"]))
+            q = np.rint(value / np.float32(spec["scale"])).astype(np.int64) + spec["zero_point"]
+            out[spec["name"]] = np.clip(q, info.min, info.max).astype(spec["dtype"])
+    return out
+
+
+def _ort_values(model_path: str, names: list[str], feeds: dict, constants: dict | None,
+                report: dict | None = None) -> dict[str, np.ndarray]:
+    """onnxruntime's values of `names` (exposed as extra graph outputs) and of the graph outputs on one input."""
+    import onnx
+
+    proto = onnx.load(model_path)
+    existing = {o.name for o in proto.graph.output}
+    proto.graph.output.extend(onnx.ValueInfoProto(name=n) for n in names if n not in existing)
+    session = _session(proto.SerializeToString())
+    if report is not None:
+        feeds = ort_feeds(report, feeds, session)
+    values = dict(zip([o.name for o in session.get_outputs()], session.run(None, {**feeds, **(constants or {})})))
+    return values if report is None else c_outputs(report, values)
+
+
+def _lsb_scale(g, name: str) -> float | None:
+    """For a float output made by a per-tensor DequantizeLinear: its scale (one LSB), else None."""
+    node = g.producer(name)
+    if node is None or node.op != "dequantize_linear":
+        return None
+    scale = g.const(node.inputs[1])
+    return None if scale is None or np.size(scale) != 1 else float(np.asarray(scale).reshape(-1)[0])
+
+
+def _int8_checks(result: VerifyResult, model_path: str, lowered, feeds: dict, constants: dict | None) -> None:
+    """The layer-local check on one input (fills result.layer_checks and result.layers_skipped)."""
+    import onnx
+
+    g, order = lowered.graph, lowered.order
+    names = ort_tensor_names(g, order, onnx.load(model_path))
+    values = {**_ort_values(model_path, names, feeds, constants, result.report), **feeds}
+    result.layer_checks, result.layers_skipped = layer_local(g, order, lowered.options["requant"], values)
+
+
 def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_always: bool = False,
                     progress: TextIO | None = None, constants: dict | None = None, data=None,
-                    data_name: str | None = None) -> VerifyResult:
-    """Load the C in out_dir (compiled from `model`, a path) and compare it with onnxruntime on random inputs.
+                    data_name: str | None = None, shapes: dict | None = None) -> VerifyResult:
+    """Load the C in out_dir (compiled from `model`, a path, with `shapes` and `constants`) and compare it with the
+    integer reference and onnxruntime on random inputs (see the module docstring).
 
     Inputs bound at compile time (`constants`) are fed to onnxruntime with the same values. `data` (an .npz path or
     a dict of arrays by ONNX name) replaces the random inputs by its samples, and its output arrays, when it has any,
     are compared with the C as well; data_name names a dict in messages. Bisects (compares every intermediate
-    tensor on one input) when an output differs from onnxruntime's, or always when asked.
+    tensor on one input) when an output mismatches, or always when asked.
     """
     model_path = os.fspath(model)
     host = load(out_dir)
@@ -351,9 +437,14 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
         data_name, data = _data_arrays(data, data_name)
         samples = verify_data(data, report, data_name)
         inputs = len(samples.feeds)
+    opts = {k: report["options"][k] for k in ("requant", "io", "io_dtype") if k in report["options"]}
+    lowered = lower_model(model_path, shapes, constants, **opts)
+    int8 = is_int8_model(lowered.order)
+    missing = missing_ops(lowered.order) if int8 else []
     session = _session(model_path)
     ref_names = [o.name for o in session.get_outputs()]
     stats = [OutputStats(s["name"], s["dtype"]) for s in report["outputs"]]
+    agreement = [OrtAgreement(s["name"]) for s in report["outputs"]] if int8 else None
     given = samples.expected[0] if samples is not None else {}
     expected = [OutputStats(s["name"], s["dtype"]) for s in report["outputs"] if s["name"] in given]
     rng = np.random.default_rng(seed)
@@ -364,20 +455,36 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
         feeds = samples.feeds[index] if samples is not None else random_feeds(report["inputs"], rng)
         if index == 0:
             first_feeds = feeds
-        ref = dict(zip(ref_names, session.run(None, {**feeds, **(constants or {})})))
+        ort_out = c_outputs(report, dict(zip(ref_names, session.run(None, {**ort_feeds(report, feeds, session),
+                                                                            **(constants or {})}))))
         got = host.run(feeds)
+        ref = reference_outputs(lowered.graph, lowered.order, lowered.options["requant"], feeds) \
+            if int8 and not missing else ort_out
         for st in stats:
             st.add(index, compare(got[st.name], ref[st.name]))
         for st in expected:
             st.add(index, compare(got[st.name], samples.expected[index][st.name]))
+        for ag in agreement or []:
+            lsb = _lsb_scale(lowered.graph, ag.name)
+            if lsb is not None:
+                ag.add(np.rint(got[ag.name] / np.float32(lsb)), np.rint(ort_out[ag.name] / np.float32(lsb)))
+            elif not np.issubdtype(got[ag.name].dtype, np.floating):
+                ag.add(got[ag.name], ort_out[ag.name])
         if first_bad is None and any(st.first_bad_input == index for st in stats):
             first_bad = (index, feeds)
         meter.tick(index + 1)
     result = VerifyResult(report, Path(out_dir).resolve(), inputs, seed, stats,
+                          against="integer reference" if int8 and not missing else "onnxruntime",
+                          reference_missing=missing, agreement=agreement,
                           data=samples.source if samples is not None else None, expected=expected)
+    if int8 and first_feeds is not None:
+        _int8_checks(result, model_path, lowered, first_feeds, constants)
     if first_bad is not None or (bisect_always and first_feeds is not None):
         index, feeds = first_bad if first_bad is not None else (0, first_feeds)
-        result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants)
+        reference = None
+        if result.against == "integer reference":
+            reference = run_graph(lowered.graph, lowered.order, lowered.options["requant"], feeds, keep_all=True)
+        result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants, reference)
         result.bisect_input = index
     return result
 
@@ -396,9 +503,11 @@ def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str
         data_name, data = _data_arrays(data)
     if out_dir is not None:
         compile_model(model, out_dir, name=name, board=board, shapes=shapes, **options)
-        return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress, constants, data, data_name)
+        return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress, constants, data, data_name,
+                               shapes)
     with tempfile.TemporaryDirectory(prefix="mcucomp-verify-") as tmp:
         compile_model(model, tmp, name=name, board=board, shapes=shapes, **options)
-        result = verify_compiled(model, tmp, inputs, seed, bisect_always, progress, constants, data, data_name)
+        result = verify_compiled(model, tmp, inputs, seed, bisect_always, progress, constants, data, data_name,
+                                 shapes)
     result.out_dir = None
     return result

@@ -46,8 +46,8 @@ static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift
 }
 
 /** How an int32 accumulator becomes an 8-bit value.
- * onnx mode (mult == NULL): v = (float)acc * scale[c]; if div != 0, v = v / div (a DequantizeLinear followed by a
- * QuantizeLinear); clamp to [qmin - zp, qmax - zp]; round half to even; add zp — onnxruntime's order.
+ * float mode (mult == NULL): v = (float)acc * scale[c]; if div != 0, v = v / div (a DequantizeLinear followed by a
+ * QuantizeLinear); clamp to [qmin - zp, qmax - zp]; round half to even; add zp — onnxruntime's integer kernels.
  * fixed mode (mult != NULL): Q31 multiplier and right shift per channel, round half up (see mcucomp/fixedpoint.py). */
 typedef struct {
     const float *scale;

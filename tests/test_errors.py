@@ -143,7 +143,7 @@ def test_failed_compile_leaves_previous_output_untouched(tmp_path):
 
 @pytest.mark.parametrize("args, fragments", [
     (("compile", "MODEL"), ("-o/--out", "mcucomp compile --help")),
-    (("compile", "MODEL", "-o", "OUT", "--requant", "float"), ("invalid choice: 'float'",)),
+    (("compile", "MODEL", "-o", "OUT", "--requant", "onnx"), ("invalid choice: 'onnx'",)),
     (("compile", "MODEL", "-o", "OUT", "--name", "9lives"), ("Model name '9lives'",)),
     (("compile", "MODEL", "-o", "OUT", "--board", "esp32"), ("Unknown board 'esp32'",)),
     (("compile", "MODEL", "-o", "OUT", "--shape", "x=1x1x8x8", "--shape", "x=1x1x4x4"), ("names input 'x' twice",)),

@@ -15,7 +15,7 @@ COUNT_MODES = {"valid": 0, "kernel": 1, "padded": 2}  # MCU_AVGPOOL_S8_COUNT_* i
 
 
 class AvgPoolS8(KernelOp):
-    """attrs: mode ('global_int' | 'float'), requant ('onnx' | 'fixed'), x/y scale and zp, qmin, qmax,
+    """attrs: mode ('global_int' | 'float'), requant ('float' | 'fixed'), x/y scale and zp, qmin, qmax,
     count (the divisor: 'valid' taps, 'kernel' size or taps inside the 'padded' input), canonical window."""
 
     name = "avgpool_s8"

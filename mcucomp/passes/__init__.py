@@ -13,6 +13,7 @@ from . import (
     lower_onnx_ops,
     lower_qdq,
     lower_qoperator,
+    quantized_io,
     remove_identity,
     split_variadic,
 )
@@ -23,6 +24,7 @@ PIPELINE = (
     split_variadic.run,
     remove_identity.run,
     fold_batchnorm.run,
+    quantized_io.run,
     lower_qoperator.run,
     lower_qdq.run,
     fuse_activation.run,

@@ -1,17 +1,18 @@
-"""Lower QDQ groups (DequantizeLinear → float op → [Relu/Clip] → QuantizeLinear) into int8 kernel ops.
+"""Lower QDQ groups (DequantizeLinear → op → [Relu/Clip] → QuantizeLinear) into int8 kernel ops.
 
-In the default `--requant onnx` mode each group gets the arithmetic onnxruntime (x86-64) uses for it: it fuses a
-group into a QLinear*/QGemm op only when its selector's type rules allow, judged after its int8→uint8 retyping of
-Q→DQ pairs (_retyped_to_u8) and with a Relu/Clip only when the Q makes it redundant; otherwise it runs the float op
-between a DequantizeLinear and a QuantizeLinear (MLAS's summation orders: mcucomp/ortcompat.py). Both are reproduced
-bit for bit. `--requant fixed` lowers every conv and matmul to the integer kernels with Q31 requantization.
+Every group gets integer semantics, whatever onnxruntime would fuse on x86: Conv, Gemm and MatMul become conv2d_s8
+and fc_s8 (int8 weights, int32 bias, int32 accumulator, one requantization in the `requant` mode), Add becomes
+add_s8 in QLinearAdd's arithmetic, whole-window average pools sum in integers, Softmax uses QLinearSoftmax's table,
+and a following Relu/Clip becomes a clamp of the quantized output. The package's integer reference
+(mcucomp/intref/) defines each kernel's result.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..ir import Graph, Node
+from ..ir import Graph, Node, Tensor
+from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
 from ..ops._window import canonical_hw
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
@@ -20,38 +21,10 @@ from .qutil import dq_source, int8_weights, out_range, q_sink, set_quant, single
 ACTIVATIONS = ("Relu", "Clip")
 
 
-def _dq_stays_unique(g: Graph, dq: Node) -> bool:
-    """True when onnxruntime's EnsureUniqueDQForNodeUnit leaves `dq` alone (so its Q keeps a single reader).
-
-    It duplicates a DQ for every reading input slot beyond the first, and for every slot when the DQ's output is
-    also a graph output; a DQ that only makes a graph output is left alone."""
-    out = dq.outputs[0]
-    slots = sum(node.inputs.count(out) for node in g.consumers(out))
-    return slots == 0 or (slots == 1 and out not in g.outputs)
-
-
-def _retyped_to_u8(g: Graph) -> set[str]:
-    """Quantized tensors onnxruntime retypes int8→uint8 (QDQS8ToU8Transformer): a Q whose only reader is a DQ,
-    both with the same constant scalar int8 zero point. (Constant int8 DQ inputs keep their type in 1.31.)"""
-    retyped = set()
-    for q in g.nodes:
-        if q.op != "QuantizeLinear" or len(q.inputs) < 3 or q.outputs[0] in g.outputs:
-            continue
-        dq = single_consumer(g, q.outputs[0])
-        if dq is None or dq.op != "DequantizeLinear" or len(dq.inputs) < 3 or dq.inputs.count(q.outputs[0]) != 1:
-            continue
-        qz, dz = g.const(q.inputs[2]), g.const(dq.inputs[2])
-        if qz is None or dz is None or qz.size != 1 or dz.size != 1 or qz.dtype != np.int8 or dz.dtype != np.int8:
-            continue
-        if int(qz.reshape(-1)[0]) == int(dz.reshape(-1)[0]) and _dq_stays_unique(g, dq):
-            retyped.add(q.outputs[0])
-    return retyped
-
-
 class _Group:
     """A matched QDQ group: the float node, its quantized inputs, optional activation, and the output Q."""
 
-    def __init__(self, g: Graph, node: Node, u8: set[str]):
+    def __init__(self, g: Graph, node: Node):
         self.g, self.node = g, node
         self.act: Node | None = None
         out = node.outputs[0]
@@ -59,23 +32,18 @@ class _Group:
         if nxt is not None and nxt.op in ACTIVATIONS:
             self.act, out = nxt, nxt.outputs[0]
         self.sink = q_sink(g, out)
-        self.u8 = u8
 
-    def ort_type(self, quantized: str) -> str:
-        """The type onnxruntime sees for a quantized tensor after its s8→u8 retyping."""
-        return "uint8" if quantized in self.u8 else self.g.tensors[quantized].dtype
-
-    def clamp(self, y_zp: int, y_scale: float, lo: int, hi: int) -> tuple[int, int, bool]:
-        """Output range after the activation, and whether onnxruntime keeps the activation (blocking fusion)."""
+    def clamp(self, y_zp: int, y_scale: float, lo: int, hi: int) -> tuple[int, int]:
+        """The output range after the activation: Relu and Clip become a clamp of the quantized result."""
         if self.act is None:
-            return lo, hi, False
+            return lo, hi
         if self.act.op == "Relu":
-            return max(lo, y_zp), hi, y_zp != lo
+            return max(lo, y_zp), hi
         cmin = self.g.const(self.act.inputs[1]) if len(self.act.inputs) > 1 and self.act.inputs[1] else None
         cmax = self.g.const(self.act.inputs[2]) if len(self.act.inputs) > 2 and self.act.inputs[2] else None
         qlo = lo if cmin is None else max(lo, int(np.rint(np.float32(cmin) / np.float32(y_scale))) + y_zp)
         qhi = hi if cmax is None else min(hi, int(np.rint(np.float32(cmax) / np.float32(y_scale))) + y_zp)
-        return qlo, qhi, not (qlo == lo and qhi == hi)
+        return qlo, qhi
 
     def finish(self, op: str, inputs: list[str], attrs: dict) -> None:
         """Turn the float node into the kernel op writing the Q's output; drop the activation and the Q."""
@@ -101,18 +69,8 @@ def _weight_zp(q, c_out: int) -> np.ndarray | None:
     return np.broadcast_to(zp, (c_out,)).astype(np.int32).copy() if zp.any() else None
 
 
-def _dequantized(data: np.ndarray, q, axis: int) -> np.ndarray:
-    """Constant 8-bit or int32 data as onnxruntime's DequantizeLinear makes it: (float)(q - zp) * scale, per `axis`
-    when the parameters are per channel."""
-    view = [1] * data.ndim
-    view[axis] = -1
-    scale = np.asarray(q.scale, np.float32).reshape(view if np.size(q.scale) > 1 else [1] * data.ndim)
-    zp = np.asarray(q.zero_point, np.int64).reshape(view if np.size(q.zero_point) > 1 else [1] * data.ndim)
-    return ((data.astype(np.int64) - zp).astype(np.float32) * scale).astype(np.float32)
-
-
 def _lower_conv(grp: _Group, mode: str) -> None:
-    """DQ(x), DQ(w const 8-bit), [DQ(b const int32)] → Conv → Q: conv2d_s8 when onnxruntime fuses, else dqf."""
+    """DQ(x), DQ(w const 8-bit), [DQ(b const int32)] → Conv → Q: conv2d_s8."""
     g, node = grp.g, grp.node
     x = _per_tensor_dq(g, node.inputs[0])
     w = dq_source(g, node.inputs[1])
@@ -124,7 +82,7 @@ def _lower_conv(grp: _Group, mode: str) -> None:
     y, yq, _ = grp.sink
     y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
     lo, hi = out_range(g, y)
-    lo, hi, act_kept = grp.clamp(y_zp, y_scale, lo, hi)
+    lo, hi = grp.clamp(y_zp, y_scale, lo, hi)
     w_data = g.const(w[0])
     c_out = w_data.shape[0]
     kernel = list(w_data.shape[2:]) if w_data.ndim == 4 else [1, w_data.shape[2]]
@@ -132,38 +90,13 @@ def _lower_conv(grp: _Group, mode: str) -> None:
     window = {k: node.attrs[k] for k in ("kernel", "strides", "dilations", "pads")}
     window["group"] = node.attrs.get("group", 1)
     set_quant(g, x[0], dq_source(g, node.inputs[0])[1])
-    # x86 onnxruntime fuses uint8 activations only (int8 ones need both int8, which it does not allow there)
-    fused = grp.ort_type(x[0]) == grp.ort_type(y) and grp.ort_type(x[0]) != "int8" and not act_kept
-    if fused or mode == "fixed":
-        rq = Requant(combined_scale(x[1], w[1].scale, y_scale), y_zp, lo, hi, mode)
-        w_name, w_zp = int8_weights(g, w[0], _weight_zp(w[1], c_out))
-        grp.finish("conv2d_s8", [x[0], w_name, b[0] if b else ""], {**window, "x_zp": x[2], "w_zp": w_zp, "rq": rq})
-        return
-    inputs = [x[0], g.add_const(f"{w[0]}_dq", _dequantized(w_data, w[1], 0))]
-    if b is not None:
-        b_f = np.broadcast_to(_dequantized(g.const(b[0]).reshape(-1), b[1], 0), (c_out,))
-        inputs.append(g.add_const(f"{b[0]}_dq", np.ascontiguousarray(b_f)))
-    grp.finish("conv2d_dqf_s8", inputs, {**window, "x_zp": x[2], "x_scale": x[1], "y_scale": y_scale,
-                                         "y_zp": y_zp, "qmin": lo, "qmax": hi})
-
-
-def _finish_fc_float(grp: _Group, a, w_f: np.ndarray, bias_f: np.ndarray | None, transb: bool, lo: int,
-                     hi: int) -> None:
-    """fc_s8 in float mode: onnxruntime runs the group as DQ, float MatMul/Gemm (MLAS), Q; w_f is [N, K]."""
-    g = grp.g
-    y, yq, _ = grp.sink
-    inputs = [a[0], g.add_const(f"{grp.node.name}_wf", w_f),
-              g.add_const(f"{grp.node.name}_bf", bias_f) if bias_f is not None else ""]
-    rq = Requant(np.zeros(1, np.float32), int(scalar(yq.zero_point)), lo, hi)
-    grp.finish("fc_s8", inputs, {"mode": "float", "x_zp": a[2], "x_scale": a[1], "w_zp": None, "rq": rq,
-                                 "y_scale": float(scalar(yq.scale)), "transb": int(transb)})
+    rq = Requant(combined_scale(x[1], w[1].scale, y_scale), y_zp, lo, hi, mode)
+    w_name, w_zp = int8_weights(g, w[0], _weight_zp(w[1], c_out))
+    grp.finish("conv2d_s8", [x[0], w_name, b[0] if b else ""], {**window, "x_zp": x[2], "w_zp": w_zp, "rq": rq})
 
 
 def _lower_gemm(grp: _Group, mode: str) -> None:
-    """DQ(A), DQ(B const 8-bit), [DQ(C const int32)] → Gemm(alpha 1, beta 1, no transA) → Q: fc_s8.
-
-    onnxruntime fuses it (QGemm) when A and the output have one type and an int8 A has int8 B and the Relu/Clip,
-    if any, is redundant; otherwise it runs DQ, float Gemm (C first in the accumulator), Q."""
+    """DQ(A), DQ(B const 8-bit), [DQ(C const int32)] → Gemm(alpha 1, beta 1, no transA) → [Relu/Clip] → Q: fc_s8."""
     g, node = grp.g, grp.node
     a = _per_tensor_dq(g, node.inputs[0])
     w = dq_source(g, node.inputs[1])
@@ -181,14 +114,7 @@ def _lower_gemm(grp: _Group, mode: str) -> None:
     y, yq, _ = grp.sink
     y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
     lo, hi = out_range(g, y)
-    lo, hi, act_kept = grp.clamp(y_zp, y_scale, lo, hi)
-    fused = (grp.ort_type(a[0]) == grp.ort_type(y) and not act_kept
-             and not (grp.ort_type(a[0]) == "int8" and g.tensors[w[0]].dtype != "int8"))
-    if not fused and mode != "fixed":
-        w_f = _dequantized(g.const(w[0]), w[1], 0 if attrs.get("transB", 0) else 1)
-        bias_f = None if c is None else np.broadcast_to(_dequantized(g.const(c[0]).reshape(-1), c[1], 0), (n_out,))
-        return _finish_fc_float(grp, a, np.ascontiguousarray(w_f if attrs.get("transB", 0) else w_f.T), bias_f,
-                                bool(attrs.get("transB", 0)), lo, hi)
+    lo, hi = grp.clamp(y_zp, y_scale, lo, hi)
     w_name, w_zp = int8_weights(g, w[0] if attrs.get("transB", 0) else g.add_const(f"{w[0]}_t", w_data),
                                 _weight_zp(w[1], n_out))
     bias = ""
@@ -200,10 +126,7 @@ def _lower_gemm(grp: _Group, mode: str) -> None:
 
 
 def _lower_matmul(grp: _Group, mode: str) -> None:
-    """DQ(A), DQ(B const 2-D, per tensor or per column) → MatMul → Q: fc_s8.
-
-    onnxruntime (x86) fuses it (QLinearMatMul) only when A is uint8 there (retyped or native), the output has A's
-    type and the Relu/Clip, if any, is redundant; otherwise it runs DQ, float MatMul, Q."""
+    """DQ(A), DQ(B const 2-D, per tensor or per column) → MatMul → [Relu/Clip] → Q: fc_s8."""
     g, node = grp.g, grp.node
     a = _per_tensor_dq(g, node.inputs[0])
     w = dq_source(g, node.inputs[1])
@@ -215,10 +138,7 @@ def _lower_matmul(grp: _Group, mode: str) -> None:
     y, yq, _ = grp.sink
     y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
     lo, hi = out_range(g, y)
-    lo, hi, act_kept = grp.clamp(y_zp, y_scale, lo, hi)
-    fused = grp.ort_type(a[0]) == grp.ort_type(y) == "uint8" and not act_kept
-    if not fused and mode != "fixed":
-        return _finish_fc_float(grp, a, np.ascontiguousarray(_dequantized(w_data, w[1], 1).T), None, False, lo, hi)
+    lo, hi = grp.clamp(y_zp, y_scale, lo, hi)
     w_name, w_zp = int8_weights(g, g.add_const(f"{w[0]}_t", np.ascontiguousarray(w_data.T)),
                                 _weight_zp(w[1], w_data.shape[1]))
     grp.finish("fc_s8", [a[0], w_name, ""],
@@ -227,8 +147,8 @@ def _lower_matmul(grp: _Group, mode: str) -> None:
 
 
 def _lower_avgpool(grp: _Group, mode: str) -> None:
-    """DQ → AveragePool/GlobalAveragePool → Q: integer whole-image path when onnxruntime fuses (always with
-    --requant fixed, whose requantization is the Q31 multiplier), else float."""
+    """DQ → AveragePool/GlobalAveragePool → Q: a whole-image window sums in integers with one requantization;
+    other windows (no integer path yet) in float32."""
     g, node = grp.g, grp.node
     x = _per_tensor_dq(g, node.inputs[0])
     if x is None or len(shape(g, node.inputs[0])) not in (3, 4):
@@ -236,26 +156,25 @@ def _lower_avgpool(grp: _Group, mode: str) -> None:
     y, yq, _ = grp.sink
     y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
     lo, hi = out_range(g, y)
-    lo, hi, act_kept = grp.clamp(y_zp, y_scale, lo, hi)
+    lo, hi = grp.clamp(y_zp, y_scale, lo, hi)
     in_hw = list(shape(g, node.inputs[0])[2:]) if len(shape(g, node.inputs[0])) == 4 else [1, shape(g, node.inputs[0])[2]]
     if node.op == "GlobalAveragePool":
         node.attrs = {"kernel_shape": in_hw if len(shape(g, node.inputs[0])) == 4 else in_hw[1:]}
     kernel = list(node.attrs["kernel_shape"]) if len(node.attrs["kernel_shape"]) == 2 else [1, node.attrs["kernel_shape"][0]]
     canonical_hw(node, g, kernel)
     whole = kernel == in_hw and node.attrs["pads"] == [0, 0, 0, 0]
-    fused = grp.ort_type(x[0]) == grp.ort_type(y) and not act_kept
     attrs = {k: node.attrs[k] for k in ("kernel", "strides", "dilations", "pads")}
-    # count_include_pad: QLinearAveragePool divides by the kernel size, the float AveragePool by the taps inside
-    # the padded input (less than the kernel for a ceil_mode window hanging past it)
-    count = "valid" if not node.attrs.get("count_include_pad", 0) else "kernel" if fused else "padded"
+    # count_include_pad: divide by the kernel size, as QLinearAveragePool does (onnxruntime's float AveragePool
+    # divides a ceil_mode window hanging past the pads by the taps inside the padded input instead)
+    count = "kernel" if node.attrs.get("count_include_pad", 0) else "valid"
     attrs.update(count=count, x_scale=x[1], x_zp=x[2], y_scale=y_scale,
                  y_zp=y_zp, qmin=lo, qmax=hi, requant=mode,
-                 mode="global_int" if (fused or mode == "fixed") and whole else "float")
+                 mode="global_int" if whole else "float")
     grp.finish("avgpool_s8", [x[0]], attrs)
 
 
 def _lower_add(grp: _Group, mode: str) -> None:
-    """DQ(a), DQ(b) → Add → [Relu] → Q: QLinearAdd arithmetic when onnxruntime fuses, else float."""
+    """DQ(a), DQ(b) → Add → [Relu] → Q: add_s8 in QLinearAdd's arithmetic."""
     g, node = grp.g, grp.node
     a = _per_tensor_dq(g, node.inputs[0])
     b = _per_tensor_dq(g, node.inputs[1])
@@ -264,18 +183,16 @@ def _lower_add(grp: _Group, mode: str) -> None:
     y, yq, _ = grp.sink
     y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
     lo, hi = out_range(g, y)
-    lo, hi, act_kept = grp.clamp(y_zp, y_scale, lo, hi)
-    fused = grp.ort_type(a[0]) == grp.ort_type(b[0]) == grp.ort_type(y) and not act_kept
-    offsets = tuple(128 if grp.ort_type(t) == "uint8" else 0 for t in (a[0], b[0], y))
-    grp.finish("add_s8", [a[0], b[0]], {"mode": "qlinear" if fused else "float", "offsets": offsets,
+    lo, hi = grp.clamp(y_zp, y_scale, lo, hi)
+    grp.finish("add_s8", [a[0], b[0]], {"mode": "qlinear", "offsets": (0, 0, 0),
                                         "a_scale": a[1], "a_zp": a[2],
                                         "b_scale": b[1], "b_zp": b[2], "y_scale": y_scale, "y_zp": y_zp,
                                         "qmin": lo, "qmax": hi})
 
 
 def _lower_softmax(grp: _Group, mode: str) -> None:
-    """DQ → Softmax → Q: onnxruntime's QLinearSoftmax (lookup table) when it fuses, i.e. input and output have the
-    same type there, else the float sequence (DQ, MLAS softmax, Q)."""
+    """DQ → Softmax → Q: QLinearSoftmax's lookup table when input and output share a type, else the float
+    sequence (dequantize, softmax, quantize)."""
     g, node = grp.g, grp.node
     x = _per_tensor_dq(g, node.inputs[0])
     if x is None or grp.act is not None:
@@ -284,11 +201,10 @@ def _lower_softmax(grp: _Group, mode: str) -> None:
     lo, hi = out_range(g, y)
     rank = len(shape(g, node.inputs[0]))
     axis = node.attrs.get("axis", -1) % rank
-    fused = grp.ort_type(x[0]) == grp.ort_type(y)
     grp.finish("softmax_s8", [x[0]], {"axis": axis, "x_scale": x[1], "x_zp": x[2],
                                       "y_scale": float(scalar(yq.scale)), "y_zp": int(scalar(yq.zero_point)),
-                                      "qmin": lo, "qmax": hi, "mode": "qlinear" if fused else "float",
-                                      "ort_u8": grp.ort_type(y) == "uint8"})
+                                      "qmin": lo, "qmax": hi, "mode": "qlinear" if g.tensors[x[0]].dtype == g.tensors[y].dtype else "float",
+                                      "ort_u8": g.tensors[y].dtype == "uint8"})
 
 
 def _lower_reshape(grp: _Group, mode: str) -> None:
@@ -305,6 +221,115 @@ def _lower_reshape(grp: _Group, mode: str) -> None:
     g.nodes.remove(qnode)
 
 
+def _requantize_codes(g: Graph, before: Node, x: str, x_q, y_q, name: str) -> str:
+    """`x` (codes of x_q) as codes of y_q: x itself when the parameters are equal, else the output of a new lut8
+    (the exact requantization of every code) inserted before `before`."""
+    if x_q.same_as(y_q):
+        return x
+    out = name
+    while out in g.tensors:
+        out += "_"
+    g.tensors[out] = Tensor(out, g.tensors[x].shape, g.tensors[x].dtype, y_q)
+    g.nodes.insert(g.nodes.index(before), Node(f"{out}_lut8", "lut8", [x], [out],
+                                               _table_attrs(g, x, x_q, out, y_q, identity)))
+    return out
+
+
+def _table_attrs(g: Graph, x: str, x_q, y: str, y_q, fn) -> dict:
+    """lut8 attrs for y = quantize(fn(dequantize(x))) over every code of x's type."""
+    table = code_table(float(scalar(x_q.scale)), int(scalar(x_q.zero_point)), g.tensors[x].dtype,
+                       float(scalar(y_q.scale)), int(scalar(y_q.zero_point)), g.tensors[y].dtype, fn)
+    return {"table": table, "x_lo": QRANGE[g.tensors[x].dtype][0], "y_shift": 0}
+
+
+def _lower_data_movement(grp: _Group, mode: str) -> None:
+    """DQ → MaxPool / Resize / Transpose / DepthToSpace / SpaceToDepth → Q: the op moves int8 codes (these ops commute
+    with a monotonic requantization), then a lut8 requantizes when the output's parameters differ."""
+    g, node = grp.g, grp.node
+    src = dq_source(g, node.inputs[0])
+    if src is None or grp.act is not None or not src[1].per_tensor or g.tensors[src[0]].dtype not in QRANGE:
+        return
+    if node.op == "Resize" and node.attrs.get("mode", "nearest") not in ("nearest", b"nearest"):
+        return
+    if node.op == "MaxPool" and len(node.outputs) > 1 and node.outputs[1]:
+        return
+    y, yq, qnode = grp.sink
+    set_quant(g, y, yq)
+    codes = y
+    if not src[1].same_as(yq):
+        codes = f"{y}_codes"
+        while codes in g.tensors:
+            codes += "_"
+        g.tensors[codes] = Tensor(codes, g.tensors[y].shape, g.tensors[src[0]].dtype, src[1])
+        qnode.op, qnode.inputs, qnode.attrs = "lut8", [codes], _table_attrs(g, codes, src[1], y, yq, identity)
+    else:
+        g.nodes.remove(qnode)
+        g.tensors[y].dtype = g.tensors[src[0]].dtype
+    node.inputs = [src[0]] + node.inputs[1:]
+    node.outputs = [codes]
+
+
+def _lower_concat(grp: _Group, mode: str) -> None:
+    """DQ(x0), DQ(x1), ... → Concat → Q: each input whose parameters differ from the output's requantized by a lut8,
+    then a Concat of the codes."""
+    g, node = grp.g, grp.node
+    srcs = [dq_source(g, i) for i in node.inputs]
+    y, yq, qnode = grp.sink
+    if grp.act is not None or any(s is None or not s[1].per_tensor or g.tensors[s[0]].dtype != g.tensors[y].dtype
+                                  for s in srcs):
+        return
+    set_quant(g, y, yq)
+    node.inputs = [_requantize_codes(g, node, s[0], s[1], yq, f"{s[0]}_as_{y}") for s in srcs]
+    node.outputs = [y]
+    g.nodes.remove(qnode)
+
+
+def _hard_swish(v: np.ndarray) -> np.ndarray:
+    """ONNX HardSwish: v · max(0, min(1, v / 6 + 0.5)), in float32."""
+    v = np.asarray(v, np.float32)
+    return (v * np.clip(v * np.float32(1 / 6) + np.float32(0.5), 0, 1)).astype(np.float32)
+
+
+def _table_function(g: Graph, node: Node):
+    """The float function of an elementwise op a lut8 can tabulate, or None."""
+    a = node.attrs
+    if node.op == "Sigmoid":
+        return mlas_logistic
+    if node.op == "Tanh":
+        return lambda v: np.tanh(np.asarray(v, np.float32)).astype(np.float32)
+    if node.op == "HardSwish":
+        return _hard_swish
+    if node.op == "HardSigmoid":
+        alpha, beta = np.float32(a.get("alpha", 0.2)), np.float32(a.get("beta", 0.5))
+        return lambda v: np.clip(np.asarray(v, np.float32) * alpha + beta, 0, 1).astype(np.float32)
+    if node.op == "LeakyRelu":
+        return leaky_relu(a.get("alpha", 0.01))
+    if node.op == "Relu":
+        return lambda v: np.maximum(np.asarray(v, np.float32), np.float32(0))
+    if node.op == "Clip":
+        bounds = [g.const(i) if i else None for i in (node.inputs + ["", ""])[1:3]]
+        if any(b is None for b, i in zip(bounds, (node.inputs + ["", ""])[1:3]) if i):
+            return None
+        lo = -np.inf if bounds[0] is None else np.float32(bounds[0])
+        hi = np.inf if bounds[1] is None else np.float32(bounds[1])
+        return lambda v: np.clip(np.asarray(v, np.float32), lo, hi).astype(np.float32)
+    return None
+
+
+def _lower_lookup(grp: _Group, mode: str) -> None:
+    """DQ → Sigmoid / Tanh / HardSwish / HardSigmoid / LeakyRelu / Relu / Clip → Q: one lut8 whose table holds the
+    quantized function value of every input code."""
+    g, node = grp.g, grp.node
+    src = dq_source(g, node.inputs[0])
+    fn = _table_function(g, node)
+    if src is None or fn is None or grp.act is not None or not src[1].per_tensor \
+            or g.tensors[src[0]].dtype not in QRANGE:
+        return
+    y, yq, _ = grp.sink
+    set_quant(g, y, yq)
+    grp.finish("lut8", [src[0]], _table_attrs(g, src[0], src[1], y, yq, fn))
+
+
 LOWERINGS = {
     "Conv": _lower_conv,
     "Gemm": _lower_gemm,
@@ -314,6 +339,19 @@ LOWERINGS = {
     "Add": _lower_add,
     "Softmax": _lower_softmax,
     "Reshape": _lower_reshape,
+    "MaxPool": _lower_data_movement,
+    "Resize": _lower_data_movement,
+    "Transpose": _lower_data_movement,
+    "DepthToSpace": _lower_data_movement,
+    "SpaceToDepth": _lower_data_movement,
+    "Concat": _lower_concat,
+    "Sigmoid": _lower_lookup,
+    "Tanh": _lower_lookup,
+    "HardSwish": _lower_lookup,
+    "HardSigmoid": _lower_lookup,
+    "LeakyRelu": _lower_lookup,
+    "Relu": _lower_lookup,
+    "Clip": _lower_lookup,
     "Flatten": _lower_reshape,
     "Squeeze": _lower_reshape,
     "Unsqueeze": _lower_reshape,
@@ -323,11 +361,10 @@ LOWERINGS = {
 def run(g: Graph, options: dict) -> Graph:
     """Lower every QDQ group with a known pattern (unmatched DQ/Q nodes stay as standalone ops), then run uint8
     activations as int8 (the 8-bit kernels' type)."""
-    u8 = _retyped_to_u8(g)
     for node in list(g.nodes):
         if node not in g.nodes or node.domain or node.op not in LOWERINGS:
             continue
-        grp = _Group(g, node, u8)
+        grp = _Group(g, node)
         if grp.sink is None:
             continue
         LOWERINGS[node.op](grp, options["requant"])

@@ -84,7 +84,6 @@ def int8_weights(g: Graph, name: str, zp: np.ndarray | None) -> tuple[str, np.nd
 KERNEL_ZP_ATTRS = {
     "conv2d_s8": ({0: ("x_zp",)}, "rq"),
     "fc_s8": ({0: ("x_zp",)}, "rq"),
-    "conv2d_dqf_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
     "avgpool_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
     "softmax_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
     "add_s8": ({0: ("a_zp",), 1: ("b_zp",)}, ("y_zp", "qmin", "qmax")),

@@ -47,9 +47,11 @@ def _model(boundaries: str, dtype) -> QModel:
 @pytest.mark.parametrize("boundaries,dtype", [("qq", np.int8), ("ff", np.int8), ("fq", np.int8), ("qq", np.uint8)])
 def test_qdq_pool(boundaries, dtype, tmp_path):
     """qq: int8 QLinear pools; ff: uint8 (retyped) QLinear pools; fq: float pools (types differ); uint8 graph I/O:
-    uint8 QLinear pools."""
+    uint8 QLinear pools. count_include_pad divides by the kernel size, as QLinearAveragePool does; onnxruntime's
+    float AveragePool (fq) divides a ceil_mode window hanging past the pads (case 8) by fewer taps, so that case is
+    compared with the integer reference only in fq."""
     qm = _model(boundaries, dtype)
-    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    ops = check_qmodel(qm, tmp_path, seeds=range(5), ort_skip=["p8_y", "p8_y_q"] if boundaries == "fq" else [])
     assert [ops[f"p{i}_pool_node"] for i in range(len(CASES))] == ["avgpool_s8"] * len(CASES)
 
 

@@ -63,10 +63,10 @@ def _add_fc(qm: QModel, name: str, case, rng, boundary: str, w_dtype=np.int8, ti
                 scale=ort_scale(a_scale, w_scale, y_scale), y_zp=y_zp, lo=y_zp if act else -128)
 
 
-def test_float_path(tmp_path):
-    """Groups onnxruntime runs as DQ, float MatMul/Gemm (MLAS), Q: MatMul with int8 graph I/O, Gemm with a kept
-    Relu or with its output type different from A's. One-row products take MLAS's M=1 kernels (transposed B for
-    Gemm transB = 1); larger ones split over threads by rows or by 16-column blocks."""
+def test_groups_onnxruntime_runs_in_float(tmp_path):
+    """Groups onnxruntime runs as DQ, float MatMul/Gemm (MLAS), Q (int8 graph I/O, a kept Relu, an output type
+    different from A's) lower to the integer kernel too: equal to the integer reference, within 1 LSB of
+    onnxruntime even on the half-way ties where summation orders show."""
     cases = [("MatMul", (1, 40), 64, 0, False, None), ("MatMul", (5, 13), 11, 0, False, "relu_kept"),
              ("MatMul", (2, 3, 150), 9, 0, False, None), ("MatMul", (64, 300), 20, 0, False, None),
              ("MatMul", (2, 400), 100, 0, False, None), ("MatMul", (3, 1200), 20, 0, False, None),

@@ -23,8 +23,11 @@ CASES = [
 
 @pytest.mark.parametrize("boundaries,dtype", [("qq", np.int8), ("ff", np.int8), ("fq", np.int8), ("qq", np.uint8)])
 def test_qdq_softmax(boundaries, dtype, tmp_path):
-    """qq: int8 QLinearSoftmax; ff: uint8 QLinearSoftmax (retyped); fq: float softmax (types differ); uint8 graph
-    I/O: uint8 QLinearSoftmax."""
+    """qq: int8 QLinearSoftmax; ff: float I/O, which onnxruntime retypes to uint8 and fuses into its uint8
+    QLinearSoftmax; fq: float softmax (types differ); uint8 graph I/O: uint8 QLinearSoftmax. mcucomp gives every
+    int8 group the int8 table's semantics; onnxruntime's retyped uint8 kernel is far from the true softmax (a
+    one-element row gives its zero point, 0.0, instead of 1.0; up to 7 LSB elsewhere), so ff is compared with the
+    integer reference only."""
     rng = np.random.default_rng(50)
     qm = QModel(dtype)
     off = qm.zp_offset
@@ -33,7 +36,8 @@ def test_qdq_softmax(boundaries, dtype, tmp_path):
                        boundaries[0])
         qm.node("Softmax", [xf], [f"s{i}_sm"], axis=axis)
         qm.out(f"s{i}_sm", f"s{i}_y", shape, y_scale, y_zp + off, boundaries[1])
-    ops = check_qmodel(qm, tmp_path, seeds=range(5))
+    skip = [f"s{i}_y" for i in range(len(CASES))] if boundaries == "ff" else []
+    ops = check_qmodel(qm, tmp_path, seeds=range(5), ort_skip=skip)
     assert [ops[f"s{i}_sm_node"] for i in range(len(CASES))] == ["softmax_s8"] * len(CASES)
 
 

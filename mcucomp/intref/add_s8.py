@@ -1,0 +1,27 @@
+"""add_s8: QLinearAdd's arithmetic (two fmaf with the scale ratios and a fixed term, in onnxruntime's uint8 domain
+where `offsets` say so), or the float dequantize, add, quantize sequence; numpy broadcasting."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._arith import F32, clampf, fmaf, quantize_float
+
+OPS = ("add_s8",)
+
+
+def reference(node, g, mode, x_a, x_b) -> np.ndarray:
+    """a + b requantized to y's parameters, per the node's mode ('qlinear' or 'float')."""
+    a = node.attrs
+    qa, qb = np.broadcast_arrays(x_a.astype(np.int64), x_b.astype(np.int64))
+    if a["mode"] == "qlinear":
+        a_off, b_off, y_off = a.get("offsets", (0, 0, 0))
+        r_ay, r_by = F32(a["a_scale"]) / F32(a["y_scale"]), F32(a["b_scale"]) / F32(a["y_scale"])
+        b_term = F32(r_by * F32(a["b_zp"] + b_off))
+        fixed = F32(F32(a["y_zp"] + y_off) - F32(np.float64(r_ay) * np.float64(a["a_zp"] + a_off)
+                                                 + np.float64(b_term)))
+        v = fmaf((qb + b_off).astype(F32), r_by, fixed)
+        v = fmaf((qa + a_off).astype(F32), r_ay, v)
+        return np.rint(clampf(v, a["qmin"] + y_off, a["qmax"] + y_off)).astype(np.int64) - y_off
+    v = (qa - a["a_zp"]).astype(F32) * F32(a["a_scale"]) + (qb - a["b_zp"]).astype(F32) * F32(a["b_scale"])
+    return quantize_float(v / F32(a["y_scale"]), a["y_zp"], a["qmin"], a["qmax"])

@@ -1,0 +1,29 @@
+"""Ops that move 8-bit codes without arithmetic: reshape-likes and copies, concat, transpose, 2-D max pooling."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._arith import nchw, windows
+
+OPS = ("reshape", "copy", "concat", "transpose", "maxpool_f32")
+
+
+def reference(node, g, mode, *inputs) -> np.ndarray:
+    """The same codes rearranged as the op says."""
+    out_shape = g.tensors[node.outputs[0]].shape
+    if node.op == "concat":
+        return np.concatenate(inputs, axis=node.attrs["axis"] % len(out_shape))
+    if node.op == "transpose":
+        return np.transpose(inputs[0], node.attrs.get("perm") or None)
+    if node.op == "maxpool_f32":
+        return _maxpool(node, inputs[0], out_shape)
+    return inputs[0].reshape(out_shape)
+
+
+def _maxpool(node, x: np.ndarray, out_shape) -> np.ndarray:
+    """The largest code of each window (taps in the pads never win)."""
+    lo = np.iinfo(x.dtype).min if np.issubdtype(x.dtype, np.integer) else -np.inf
+    oh, ow = nchw(np.empty(out_shape, np.int8)).shape[2:]
+    taps = windows(nchw(x), node.attrs, (oh, ow), lo)
+    return taps.max(axis=(2, 3)).reshape(out_shape)

@@ -1,0 +1,121 @@
+"""Small float32 U-Net-style and MobileNetV2-style models, and their int8 QDQ versions quantized with onnxruntime's
+quantize_static (per-channel int8 weights, int8 activations, seeded random calibration data)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class _Net:
+    """Seeded He-initialized layers; every method returns its output tensor name."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+        self.count = 0
+
+    def _name(self, op: str) -> str:
+        self.count += 1
+        return f"{op.lower()}{self.count}"
+
+    def node(self, op: str, inputs: list[str], **attrs) -> str:
+        """One node with one output."""
+        name = self._name(op)
+        self.nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+        return name
+
+    def const(self, value: np.ndarray) -> str:
+        """An initializer."""
+        name = self._name("c")
+        self.inits.append(numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    def conv(self, x: str, c_in: int, c_out: int, k: int = 3, stride: int = 1, group: int = 1,
+             act: str | None = "Relu") -> str:
+        """Conv with bias, same padding, then an optional activation."""
+        fan_in = c_in // group * k * k
+        w = (self.rng.standard_normal((c_out, c_in // group, k, k)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+        b = (0.05 * self.rng.standard_normal(c_out)).astype(np.float32)
+        y = self.node("Conv", [x, self.const(w), self.const(b)], kernel_shape=[k, k], strides=[stride, stride],
+                      pads=[k // 2] * 4, group=group)
+        if act == "Relu6":
+            return self.node("Clip", [y, self.const(np.float32(0)), self.const(np.float32(6))])
+        return self.node(act, [y]) if act else y
+
+    def model(self, x: str, x_shape, y: str, y_shape) -> onnx.ModelProto:
+        """The checked opset-13 model."""
+        graph = helper.make_graph(self.nodes, "net", [helper.make_tensor_value_info(x, TensorProto.FLOAT, x_shape)],
+                                  [helper.make_tensor_value_info(y, TensorProto.FLOAT, y_shape)], self.inits)
+        proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        proto.ir_version = 8
+        onnx.checker.check_model(proto, full_check=True)
+        return proto
+
+
+def unet(seed: int = 0) -> onnx.ModelProto:
+    """1x3x64x64 → conv, maxpool, conv, maxpool, conv, nearest Resize up + concat skip + conv (twice), 1x1 conv,
+    Sigmoid head → 1x1x64x64."""
+    n = _Net(seed)
+    e1 = n.conv(n.conv("x", 3, 8), 8, 8)
+    e2 = n.conv(n.node("MaxPool", [e1], kernel_shape=[2, 2], strides=[2, 2]), 8, 16)
+    mid = n.conv(n.node("MaxPool", [e2], kernel_shape=[2, 2], strides=[2, 2]), 16, 16)
+    scales = n.const(np.array([1, 1, 2, 2], np.float32))
+    up2 = n.node("Resize", [mid, "", scales], mode="nearest")
+    d2 = n.conv(n.node("Concat", [up2, e2], axis=1), 32, 16)
+    up1 = n.node("Resize", [d2, "", scales], mode="nearest")
+    d1 = n.conv(n.node("Concat", [up1, e1], axis=1), 24, 8)
+    y = n.node("Sigmoid", [n.conv(d1, 8, 1, k=1, act=None)])
+    return n.model("x", [1, 3, 64, 64], y, [1, 1, 64, 64])
+
+
+def mobilenet_v2(seed: int = 0) -> onnx.ModelProto:
+    """1x3x64x64 → stem conv (stride 2), inverted residual blocks (1x1 expand, 3x3 depthwise, 1x1 project, residual
+    Add when shapes allow), global average pool, Gemm → 1x10."""
+    n = _Net(seed)
+    x = n.conv("x", 3, 16, stride=2, act="Relu6")
+    for c_in, c_out, stride in ((16, 16, 1), (16, 24, 2), (24, 24, 1), (24, 32, 2), (32, 32, 1)):
+        h = n.conv(x, c_in, c_in * 4, k=1, act="Relu6")
+        h = n.conv(h, c_in * 4, c_in * 4, stride=stride, group=c_in * 4, act="Relu6")
+        h = n.conv(h, c_in * 4, c_out, k=1, act=None)
+        x = n.node("Add", [x, h]) if stride == 1 and c_in == c_out else h
+    pooled = n.node("Flatten", [n.node("GlobalAveragePool", [x])])
+    w = (n.rng.standard_normal((10, 32)) * np.sqrt(2.0 / 32)).astype(np.float32)
+    y = n.node("Gemm", [pooled, n.const(w), n.const(np.zeros(10, np.float32))], transB=1)
+    return n.model("x", [1, 3, 64, 64], y, [1, 10])
+
+
+def quantize_qdq(model: onnx.ModelProto, path, seed: int = 0, samples: int = 8):
+    """quantize_static(QDQ, int8 activations and per-channel int8 weights) of `model`, written to `path`."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class _Random(CalibrationDataReader):
+        def __init__(self):
+            rng = np.random.default_rng(seed)
+            shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+            self.data = iter([{model.graph.input[0].name: rng.standard_normal(shape).astype(np.float32)}
+                              for _ in range(samples)])
+
+        def get_next(self):
+            return next(self.data, None)
+
+    float_path = str(path) + ".float.onnx"
+    onnx.save(model, float_path)
+    quantize_static(float_path, str(path), _Random(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+    return path
+
+
+def autoencoder(seed: int = 0) -> onnx.ModelProto:
+    """The MLPerf Tiny AD architecture: 640 → 128 ×4 → 8 → 128 ×4 → 640, Gemm + Relu (none on the last)."""
+    n = _Net(seed)
+    x = "x"
+    widths = [640, 128, 128, 128, 128, 8, 128, 128, 128, 128, 640]
+    for i, (k, m) in enumerate(zip(widths, widths[1:])):
+        w = (n.rng.standard_normal((m, k)) * np.sqrt(2.0 / k)).astype(np.float32)
+        x = n.node("Gemm", [x, n.const(w), n.const(np.zeros(m, np.float32))], transB=1)
+        if i < len(widths) - 2:
+            x = n.node("Relu", [x])
+    return n.model("x", [1, 640], x, [1, 640])

@@ -1,0 +1,71 @@
+"""int8 U-Net-style and MobileNetV2-style models quantized by onnxruntime's quantize_static (QDQ): with
+`--io-dtype int8` every layer runs on int8 data (no float kernel, no float weights), the arena is at most 30% of the
+float32 model's, and verify passes (C equal to the integer reference, every layer within 1 LSB of onnxruntime)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mcucomp.intref._checks import INT8_KERNELS
+from mcucomp.pipeline import plan_model
+from mcucomp.verify import verify_model
+
+from int8_models import autoencoder, mobilenet_v2, quantize_qdq, unet
+
+MODELS = {"unet": unet, "mobilenet_v2": mobilenet_v2}
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def quantized(request, tmp_path_factory):
+    """(name, float model, path of its QDQ version)."""
+    float_model = MODELS[request.param]()
+    path = quantize_qdq(float_model, tmp_path_factory.mktemp(request.param) / f"{request.param}.onnx")
+    return request.param, float_model, path
+
+
+def test_int8_io_arena_and_no_float_layers(quantized):
+    """Every layer is an int8 kernel, every constant is 8-bit or int32, and the arena is <= 30% of float32's."""
+    name, float_model, path = quantized
+    planned = plan_model(path, name="m", io_dtype="int8")
+    ops = {layer["op"] for layer in planned.report["layers"] if not layer["alias"]}
+    assert ops <= set(INT8_KERNELS) | {"resize"}, f"{name}: layers outside the int8 kernels: {ops}"
+    g = planned.graph
+    geometry = {i for n in g.nodes if n.op == "resize" for i in n.inputs[1:]}  # Resize's scales, not weights
+    float_consts = [t.name for t in g.tensors.values() if t.is_const and t.dtype == "float32"
+                    and t.name not in geometry]
+    assert float_consts == [], f"{name}: float constants {float_consts[:5]}"
+    assert all(spec["dtype"] == "int8" and spec["scale"] for spec in planned.report["inputs"] + planned.report["outputs"])
+    float_arena = plan_model(float_model, name="m").report["arena_bytes"]
+    assert planned.report["arena_bytes"] <= 0.30 * float_arena, (
+        f"{name}: int8 arena {planned.report['arena_bytes']} B vs float32 {float_arena} B")
+
+
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+def test_verify_int8_io(quantized, requant):
+    """verify with --io-dtype int8: bit-exact with the integer reference, every layer within 1 LSB."""
+    name, _, path = quantized
+    result = verify_model(path, inputs=2, io_dtype="int8", requant=requant, progress=None)
+    assert result.against == "integer reference" and result.reference_missing == []
+    assert result.ok, f"{name}: {[o for o in result.outputs if o.mismatching]} {result.first_bad_local}"
+    assert len(result.layer_checks) >= 8
+    assert all(c.max_lsb <= 1 for c in result.layer_checks)
+    assert all(a.share_equal > 0.9 for a in result.agreement)
+
+
+def test_autoencoder_arena_and_flash(tmp_path):
+    """QDQ AD (640→128×4→8→128×4→640) with --io-dtype int8: an arena of 768 B (the 640-byte input and one 128-byte
+    activation), and flash within 5% of its int8 weights + int32 biases + per-channel requantization parameters
+    (and at most 280 KiB)."""
+    path = quantize_qdq(autoencoder(), tmp_path / "ad.onnx")
+    for requant, param_bytes in (("float", 4), ("fixed", 8)):
+        planned = plan_model(path, name="ad", io_dtype="int8", requant=requant)
+        g = planned.graph
+        layers = [n for n in planned.order if n.op == "fc_s8"]
+        assert len(layers) == 10 and {n.op for n in planned.order} == {"fc_s8"}
+        weights = sum(g.tensors[n.inputs[1]].size for n in layers)
+        per_channel = sum(g.tensors[n.inputs[1]].shape[0] for n in layers)
+        bound = weights + per_channel * (4 + param_bytes)
+        assert planned.report["arena_bytes"] == 768
+        assert planned.report["flash_bytes"] <= 1.05 * bound and planned.report["flash_bytes"] <= 280 * 1024, (
+            f"{requant}: flash {planned.report['flash_bytes']} B vs int8 bound {bound} B")
