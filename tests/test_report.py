@@ -246,11 +246,11 @@ def test_tensor_table_has_dtype_and_shape(tmp_path):
 
 
 def int8_model_with_float_layer():
-    """x int8 → DequantizeLinear → Tanh (float: tanh_f32) → QuantizeLinear → y int8."""
+    """x int8 → DequantizeLinear → Sqrt (float: unary_f32, no int8 lowering) → QuantizeLinear → y int8."""
     inits = [numpy_helper.from_array(np.array(0.05, np.float32), "s"),
              numpy_helper.from_array(np.array(3, np.int8), "z")]
     nodes = [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["xf"], name="dq"),
-             helper.make_node("Tanh", ["xf"], ["t"], name="float_tanh"),
+             helper.make_node("Sqrt", ["xf"], ["t"], name="float_sqrt"),
              helper.make_node("QuantizeLinear", ["t", "s", "z"], ["y"], name="q")]
     return make_model(nodes, [("x", TensorProto.INT8, [1, 16])], [("y", TensorProto.INT8, [1, 16])], inits)
 
@@ -260,7 +260,7 @@ def test_float_layers_of_an_int8_model_are_flagged(tmp_path, kws_report):
     report = plan_model(save(int8_model_with_float_layer(), tmp_path / "q.onnx")).report
     page = render_report_html(report, "<svg></svg>")
     assert '<div class="warning">' in page and "1 float layer in an int8 model" in page
-    assert "<code>float_tanh</code> (tanh_f32)" in page and "<code>dq</code>" not in page
+    assert "<code>float_sqrt</code> (unary_f32)" in page and "<code>dq</code>" not in page
     assert '<div class="warning">' not in render_report_html(kws_report, "<svg></svg>")  # all int8 kernels
 
 
