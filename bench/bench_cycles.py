@@ -31,7 +31,7 @@ from mcucomp.errors import FitError  # noqa: E402
 from mcucomp.perf.calibration import CALIBRATION_BOARDS  # noqa: E402
 from mcucomp.perf.estimate import BIG_LAYER_SHARE, accuracy_failures, check_layers, estimate_model  # noqa: E402
 from mcucomp.perf.profile import profile_model  # noqa: E402
-from mcucomp.pipeline import lower_model  # noqa: E402
+from mcucomp.pipeline import default_requant, lower_model  # noqa: E402
 
 
 def run(core: str, model_name: str) -> dict:
@@ -52,7 +52,7 @@ def run(core: str, model_name: str) -> dict:
 def estimate(row: dict) -> dict:
     """The row with today's estimator figures (board memory) and its errors against the simulated cycles."""
     board = load_board(row["board"])
-    low = lower_model(CYCLE_MODELS[row["model"]](), alignment=board["alignment"])
+    low = lower_model(CYCLE_MODELS[row["model"]](), alignment=board["alignment"], requant=default_requant(board))
     est = {e.name: e for e in estimate_model(low.graph, low.order, board).layers}
     for layer in row["layers"]:
         layer["path"], layer["estimated"] = est[layer["name"]].path, est[layer["name"]].cycles

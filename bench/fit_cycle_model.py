@@ -31,7 +31,7 @@ from mcucomp.perf.calibration import CALIBRATION_BOARDS, calibration_models
 from mcucomp.perf.estimate import (COEFFICIENT_DIR, ESTIMATE_LABEL, GENERIC, fingerprint, fingerprint_sources,
                                    layer_terms, memory_signature)
 from mcucomp.perf.profile import profile_compiled
-from mcucomp.pipeline import compile_model, lower_model
+from mcucomp.pipeline import compile_model, default_requant, lower_model
 
 
 def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 200) -> np.ndarray:
@@ -91,11 +91,14 @@ def simulate(core: str, board_id: str, log) -> dict[str, dict[str, list[int]]]:
 
 
 def layer_rows(board_id: str, cycles: dict[str, dict[str, list[int]]]) -> list[dict]:
-    """One row per calibration layer that runs code: model, layer, path key, terms, element terms, cycles."""
-    alignment = load_board(board_id)["alignment"]
+    """One row per calibration layer that runs code: model, layer, path key, terms, element terms, cycles.
+
+    The models are lowered as compile_model lowers them for the board (its alignment and default requantization),
+    so the terms describe the code that was simulated."""
+    board = load_board(board_id)
     rows = []
     for name, model in calibration_models():
-        low = lower_model(model, alignment=alignment)
+        low = lower_model(model, alignment=board["alignment"], requant=default_requant(board))
         nodes = {n.name: n for n in low.order}
         for layer, (zero_wait, board_cycles) in cycles[name].items():
             key, terms = layer_terms(nodes[layer], low.graph)
