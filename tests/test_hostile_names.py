@@ -373,7 +373,8 @@ def test_reserved_io_names_compile_and_run(tmp_path):
     """A model whose inputs and outputs are all reserved or colliding names: renamed, strict C99 and GNU99 builds,
     correct outputs (each output is Relu of its input)."""
     names = ["int", "uint8_t", "NULL", "M_ARENA_SIZE", "m_run", "arena", "arena_u8", "main", "memcpy", "NAN",
-             "errno", "bool", "__x", "_X", "ARENA", "linux", "unix", "a", "A", "y:0", "y_0", "M_RT_MAX", "m_p0"]
+             "errno", "bool", "__x", "_X", "ARENA", "linux", "unix", "a", "A", "y:0", "y_0", "M_RT_MAX", "m_p0",
+             "arena_size", "I"]
     ins, outs = names[:len(names) // 2 + 1], names[len(names) // 2 + 1:]
     outs += [f"{n}:out" for n in ins[len(outs):]]
     nodes = [helper.make_node("Relu", [i], [o], name=f"n{k}") for k, (i, o) in enumerate(zip(ins, outs))]
