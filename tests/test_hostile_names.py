@@ -103,7 +103,8 @@ def _float_model() -> onnx.ModelProto:
 
 
 def _qdq_model() -> onnx.ModelProto:
-    """int8 QDQ: a, b float [1,2,4,4] → Q/DQ → Add → Q/DQ → Conv 3x3 (3 ch, int8 weights, int32 bias) → Q/DQ → y."""
+    """int8 QDQ: a, b float [1,2,4,4] → Q/DQ → Add → Q/DQ → Conv 3x3 (3 ch, int8 weights, int32 bias) → Q/DQ
+    → y."""
     rng = np.random.default_rng(12)
     inits = {"sa": np.float32(0.02), "za": np.int8(3), "sb": np.float32(0.03), "zb": np.int8(-5),
              "ss": np.float32(0.04), "zs": np.int8(1), "wq": rng.integers(-127, 128, (3, 2, 3, 3)).astype(np.int8),
@@ -330,8 +331,8 @@ def test_escaped_text_compiles_and_round_trips(tmp_path, flags):
                   " */", f"static const char s{k}[] = {c_string_literal(text)};"]
     lines.append("int main(void)\n{")
     for k in range(len(texts)):
-        lines.append(f"    {{ size_t i; for (i = 0; i + 1 < sizeof s{k}; i++) printf(\"%02x\", (unsigned char)s{k}[i]); "
-                     "printf(\"\\n\"); }")
+        lines.append(f"    {{ size_t i; for (i = 0; i + 1 < sizeof s{k}; i++) "
+                     f"printf(\"%02x\", (unsigned char)s{k}[i]); printf(\"\\n\"); }}")
     lines.append("    return 0;\n}\n")
     proc = _compile_c(tmp_path, "\n".join(lines), flags)
     assert proc.returncode == 0, proc.stderr

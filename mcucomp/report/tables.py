@@ -41,8 +41,9 @@ def layer_rows(report: dict, peak_mark: str = "peak") -> list[list[str]]:
 def tensor_rows(report: dict) -> list[list[str]]:
     """Per arena tensor and scratch buffer, by first step then offset: placement and lifetime."""
     tensors = sorted(report["tensors"], key=lambda t: (t["first_step"], t["offset"], t["alias_of"] is not None))
-    return [[display_text(t["name"]), t["kind"] + (" (view)" if t["alias_of"] else ""), f"{t['bytes']:,}", f"{t['offset']:,}",
-             f"{t['offset'] + t['bytes']:,}", str(t["first_step"]), str(t["last_step"]), display_text(t["alias_of"] or "")]
+    return [[display_text(t["name"]), t["kind"] + (" (view)" if t["alias_of"] else ""), f"{t['bytes']:,}",
+             f"{t['offset']:,}", f"{t['offset'] + t['bytes']:,}", str(t["first_step"]), str(t["last_step"]),
+             display_text(t["alias_of"] or "")]
             for t in tensors]
 
 
@@ -67,7 +68,8 @@ def _io_text(report: dict) -> str:
     """Where graph inputs and outputs live."""
     if report["io_placement"] == "caller":
         return "caller-owned buffers outside the arena (--io caller)"
-    where = ", ".join(f"{display_text(io['name'])} @ {io['arena_offset']:,}" for io in report["inputs"] + report["outputs"])
+    where = ", ".join(f"{display_text(io['name'])} @ {io['arena_offset']:,}"
+                      for io in report["inputs"] + report["outputs"])
     return f"inside the arena (--io arena; {where})"
 
 
