@@ -9,6 +9,7 @@ import sys
 from . import __version__
 from .errors import McucompError, OptionError, VerifyError
 from .frontend.loader import parse_shape_option
+from .report.tables import display_text
 
 #: Exit status for unexpected exceptions (BSD sysexits EX_SOFTWARE).
 EXIT_INTERNAL = 70
@@ -145,7 +146,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def _table(rows: list[list[str]]) -> list[str]:
-    """Left-aligned columns separated by two spaces."""
+    """Left-aligned columns separated by two spaces (cells shown with display_text: names may hold ESC, bidi)."""
+    rows = [[display_text(cell) for cell in row] for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
@@ -261,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return args.func(args)
     except McucompError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {display_text(exc.message, keep=chr(10))}", file=sys.stderr)  # names may hold ESC, bidi
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -269,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("MCUCOMP_DEBUG") == "1":
             raise
-        print(f"internal error: mcucomp failed unexpectedly ({type(exc).__name__}: {exc}). This is a bug in mcucomp, "
+        print(f"internal error: mcucomp failed unexpectedly ({type(exc).__name__}: {display_text(str(exc))}). This is a bug in mcucomp, "
               "not in your input; please report it with the command line and the model (or a description of it). "
               "Run again with MCUCOMP_DEBUG=1 for the traceback.", file=sys.stderr)
         return EXIT_INTERNAL

@@ -475,3 +475,21 @@ def test_valid_custom_board_id_reaches_c_escaped(tmp_path):
     result = mcucomp.compile_model(_float_model(), tmp_path / "out", name="m", board=str(path))
     assert "board=my.board-1_a " in (result.out_dir / "m.c").read_text()
     _assert_inert(result.out_dir)
+
+
+def test_cli_errors_and_verify_table_show_names_escaped(tmp_path):
+    """Error messages and the verify table print control and bidi characters in names as visible escapes."""
+    plain = _float_model()
+    evil = ["\x1b[2J\u202e" + n for n in _tensor_names(plain)] + [f"\x1b]0;x\x07{k}" for k in range(5)]
+    model, _ = _rename(plain, evil, "doc")
+    model.graph.node[2].op_type, model.graph.node[2].domain = "NoSuchOp", "com.example"
+    model.opset_import.append(helper.make_opsetid("com.example", 1))
+    proc = run_cli("compile", save(model, tmp_path / "m.onnx"), "-o", tmp_path / "out")
+    assert proc.returncode in (1, 2) and "NoSuchOp" in proc.stderr, proc.stderr
+    _assert_printable(proc.stderr)
+    assert "\\x1B]0;x\\x072" in proc.stderr
+    good, _ = _rename(plain, evil, "doc")
+    proc = run_cli("verify", save(good, tmp_path / "g.onnx"), "-o", tmp_path / "out", "--inputs", "1")
+    assert proc.returncode == 0, proc.stderr
+    _assert_printable(proc.stdout.replace(str(tmp_path), ""))
+    assert "\\x1B[2J\\u202Ey" in proc.stdout

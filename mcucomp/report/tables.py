@@ -11,12 +11,15 @@ TENSOR_HEADER = ["tensor", "kind", "bytes", "offset", "end", "first step", "last
 FIT_HEADER = ["memory", "region", "needed B", "size B", "used", "parts", "fits"]
 
 
-def display_text(text: str) -> str:
+def display_text(text: str, keep: str = "") -> str:
     """A model name made safe to show in a terminal, HTML or SVG: control, format (bidi overrides), line-separator,
-    private-use and unassigned characters become visible \\xNN / \\uNNNN escapes, and a backslash doubles."""
+    private-use and unassigned characters (apart from those in `keep`) become visible \\xNN / \\uNNNN escapes, and a
+    backslash doubles."""
     out = []
     for ch in text:
-        if ch == "\\":
+        if ch in keep:
+            out.append(ch)
+        elif ch == "\\":
             out.append("\\\\")
         elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
             out.append(visible_escape(ch))
