@@ -271,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("MCUCOMP_DEBUG") == "1":
             raise
-        print(f"internal error: mcucomp failed unexpectedly ({type(exc).__name__}: {display_text(str(exc))}). This is a bug in mcucomp, "
-              "not in your input; please report it with the command line and the model (or a description of it). "
+        print(f"internal error: mcucomp failed unexpectedly ({type(exc).__name__}: {display_text(str(exc))}). "
+              "This is a bug in mcucomp, not in your input; please report it with the command line and the model "
+              "(or a description of it). "
               "Run again with MCUCOMP_DEBUG=1 for the traceback.", file=sys.stderr)
         return EXIT_INTERNAL

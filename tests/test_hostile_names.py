@@ -35,7 +35,7 @@ import mcucomp
 import mcucomp.boards
 import mcucomp.host
 from emit_c.escape import UnescapedTextError, c_comment_text, c_environment, c_string_literal
-from emit_c.identifiers import C_KEYWORDS, C_STANDARD_NAMES, io_identifiers
+from emit_c.identifiers import C_KEYWORDS, C_STANDARD_NAMES, CPP_KEYWORDS, io_identifiers
 from mcucomp.cli import main as cli_main
 from mcucomp.errors import OptionError
 
@@ -58,7 +58,7 @@ PIECES = [
     "&amp;", "é", "中文", "\U0001F600", "\ufeff", "\u2028", "\u00a0", "a", "A", "0", "_", ".", ":", "-", " ",
     *(chr(c) for c in range(0x202A, 0x202F)), *(chr(c) for c in range(0x2066, 0x206A)),
 ]
-WHOLE = ["int", "uint8_t", "NULL", "M_ARENA_SIZE", "m_run", "m_p0", "m_conv2d_f32", "M_RT_MAX_RANK", "arena",
+WHOLE = ["int", "class", "uint8_t", "NULL", "M_ARENA_SIZE", "m_run", "m_p0", "m_conv2d_f32", "M_RT_MAX_RANK", "arena",
          "arena_u8", "main", "memcpy", "NAN", "INFINITY", "errno", "bool", "true", "__x", "_X", "ARENA", "linux",
          "a", "A", "a:", "a.", "a-", "a_", "1x", "_1x", "x" * 300, "x" * 299 + "y"]
 MARKERS = st.one_of(
@@ -217,7 +217,7 @@ def _assert_io_shown(out_dir: Path, report: dict) -> None:
     c_names = [io["c_name"] for io in report["inputs"] + report["outputs"]]
     for io in report["inputs"] + report["outputs"]:
         assert f"'{c_comment_text(io['name'])}' (parameter {io['c_name']})" in header
-        assert IDENT.fullmatch(io["c_name"]) and io["c_name"] not in C_KEYWORDS | C_STANDARD_NAMES
+        assert IDENT.fullmatch(io["c_name"]) and io["c_name"] not in C_KEYWORDS | CPP_KEYWORDS | C_STANDARD_NAMES
         assert not io["c_name"].startswith(("m_", "M_", "__")) and io["c_name"] not in ("arena", "arena_u8")
     assert len({c.upper() for c in c_names}) == len(c_names)
 
@@ -372,10 +372,10 @@ def test_io_identifiers_rename_reserved_and_colliding_names():
 
 def test_reserved_io_names_compile_and_run(tmp_path):
     """A model whose inputs and outputs are all reserved or colliding names: renamed, strict C99 and GNU99 builds,
-    correct outputs (each output is Relu of its input)."""
+    a C++ parse of the header, correct outputs (each output is Relu of its input)."""
     names = ["int", "uint8_t", "NULL", "M_ARENA_SIZE", "m_run", "arena", "arena_u8", "main", "memcpy", "NAN",
              "errno", "bool", "__x", "_X", "ARENA", "linux", "unix", "a", "A", "y:0", "y_0", "M_RT_MAX", "m_p0",
-             "arena_size", "I"]
+             "arena_size", "I", "class", "new", "this"]
     ins, outs = names[:len(names) // 2 + 1], names[len(names) // 2 + 1:]
     outs += [f"{n}:out" for n in ins[len(outs):]]
     nodes = [helper.make_node("Relu", [i], [o], name=f"n{k}") for k, (i, o) in enumerate(zip(ins, outs))]
@@ -386,6 +386,9 @@ def test_reserved_io_names_compile_and_run(tmp_path):
     _assert_inert(result.out_dir)
     _assert_inert(result.out_dir, flags=("-std=gnu99",))
     _assert_io_shown(result.out_dir, result.report)
+    cpp = subprocess.run(["g++", "-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only", "-x", "c++",
+                          str(result.out_dir / "m.h")], capture_output=True, text=True)
+    assert cpp.returncode == 0, cpp.stderr  # the header is for C++ callers too
     feeds = {n: np.linspace(-1, 1, 4, dtype=np.float32) * (k + 1) for k, n in enumerate(ins)}
     got = mcucomp.host.load(result.out_dir).run(feeds)
     for i, o in zip(ins, outs):
