@@ -14,6 +14,14 @@ C_KEYWORDS = frozenset("""
     _Decimal128
 """.split())
 
+#: C++ keywords: <name>.h is meant to be included from C++ too (it has an extern "C" block).
+CPP_KEYWORDS = frozenset("""
+    and and_eq asm bitand bitor catch char8_t char16_t char32_t class compl concept consteval constinit const_cast
+    co_await co_return co_yield decltype delete dynamic_cast explicit export friend mutable namespace new noexcept not
+    not_eq operator or or_eq private protected public reinterpret_cast requires static_cast template this throw try
+    typeid typename using virtual wchar_t xor xor_eq
+""".split())
+
 #: Types, macros and functions of the headers the generated files include (<stdint.h>, <stddef.h>, <math.h>,
 #: <string.h>) or that users commonly include beside them, plus macros gcc predefines in GNU modes (`linux`,
 #: `unix`, `i386`). An object-like macro used as a parameter name would be replaced by its expansion; a type or
@@ -67,7 +75,7 @@ def _io_macros(prefix: str, ident: str) -> set[str]:
 
 def _clashes(ident: str, prefix: str) -> bool:
     """Whether ident cannot be a parameter of <prefix>_run: reserved by C, used by the templates or the runtime."""
-    return (ident in C_KEYWORDS or ident in C_STANDARD_NAMES or ident in TEMPLATE_LOCALS
+    return (ident in C_KEYWORDS or ident in CPP_KEYWORDS or ident in C_STANDARD_NAMES or ident in TEMPLATE_LOCALS
             or ident.startswith("__") or re.match(r"_[A-Z]", ident) is not None
             or ident.startswith((f"{prefix}_", f"{prefix.upper()}_"))  # model symbols, runtime, model macros
             or ident.upper() == "RT" or ident.upper().startswith("RT_")  # per-I/O macros among <NAME>_RT_*

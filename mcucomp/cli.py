@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from emit_c.escape import visible_escape
+
 from . import __version__
 from .errors import McucompError, OptionError, VerifyError
 from .frontend.loader import parse_shape_option, require_regular_file
@@ -17,9 +19,14 @@ EXIT_INTERNAL = 70
 DEFAULT_VERIFY_INPUTS = 10
 
 
+#: Line breaks and tabs in messages, shown as their usual escapes.
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def one_line(text: str) -> str:
-    """text with control characters (newlines from names in the model, NUL, ...) escaped: one paragraph on stderr."""
-    return "".join(c if c.isprintable() or c == " " else ascii(c)[1:-1] for c in text)
+    """text as one line for the terminal: line breaks as \\n, other control, bidi and unprintable characters (from
+    names in the model) as visible \\xNN / \\uNNNN escapes."""
+    return "".join(c if c.isprintable() or c == " " else _NAMED_ESCAPES.get(c) or visible_escape(c) for c in text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -179,7 +186,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def _table(rows: list[list[str]]) -> list[str]:
-    """Left-aligned columns separated by two spaces."""
+    """Left-aligned columns separated by two spaces (cells shown with display_text: names may hold ESC, bidi)."""
+    rows = [[display_text(cell) for cell in row] for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 

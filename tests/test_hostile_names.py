@@ -35,7 +35,7 @@ import mcucomp
 import mcucomp.boards
 import mcucomp.host
 from emit_c.escape import UnescapedTextError, c_comment_text, c_environment, c_string_literal
-from emit_c.identifiers import C_KEYWORDS, C_STANDARD_NAMES, io_identifiers
+from emit_c.identifiers import C_KEYWORDS, C_STANDARD_NAMES, CPP_KEYWORDS, io_identifiers
 from mcucomp.cli import main as cli_main
 from mcucomp.errors import OptionError
 
@@ -58,7 +58,7 @@ PIECES = [
     "&amp;", "é", "中文", "\U0001F600", "\ufeff", "\u2028", "\u00a0", "a", "A", "0", "_", ".", ":", "-", " ",
     *(chr(c) for c in range(0x202A, 0x202F)), *(chr(c) for c in range(0x2066, 0x206A)),
 ]
-WHOLE = ["int", "uint8_t", "NULL", "M_ARENA_SIZE", "m_run", "m_p0", "m_conv2d_f32", "M_RT_MAX_RANK", "arena",
+WHOLE = ["int", "class", "uint8_t", "NULL", "M_ARENA_SIZE", "m_run", "m_p0", "m_conv2d_f32", "M_RT_MAX_RANK", "arena",
          "arena_u8", "main", "memcpy", "NAN", "INFINITY", "errno", "bool", "true", "__x", "_X", "ARENA", "linux",
          "a", "A", "a:", "a.", "a-", "a_", "1x", "_1x", "x" * 300, "x" * 299 + "y"]
 MARKERS = st.one_of(
@@ -103,7 +103,8 @@ def _float_model() -> onnx.ModelProto:
 
 
 def _qdq_model() -> onnx.ModelProto:
-    """int8 QDQ: a, b float [1,2,4,4] → Q/DQ → Add → Q/DQ → Conv 3x3 (3 ch, int8 weights, int32 bias) → Q/DQ → y."""
+    """int8 QDQ: a, b float [1,2,4,4] → Q/DQ → Add → Q/DQ → Conv 3x3 (3 ch, int8 weights, int32 bias) → Q/DQ
+    → y."""
     rng = np.random.default_rng(12)
     inits = {"sa": np.float32(0.02), "za": np.int8(3), "sb": np.float32(0.03), "zb": np.int8(-5),
              "ss": np.float32(0.04), "zs": np.int8(1), "wq": rng.integers(-127, 128, (3, 2, 3, 3)).astype(np.int8),
@@ -216,7 +217,7 @@ def _assert_io_shown(out_dir: Path, report: dict) -> None:
     c_names = [io["c_name"] for io in report["inputs"] + report["outputs"]]
     for io in report["inputs"] + report["outputs"]:
         assert f"'{c_comment_text(io['name'])}' (parameter {io['c_name']})" in header
-        assert IDENT.fullmatch(io["c_name"]) and io["c_name"] not in C_KEYWORDS | C_STANDARD_NAMES
+        assert IDENT.fullmatch(io["c_name"]) and io["c_name"] not in C_KEYWORDS | CPP_KEYWORDS | C_STANDARD_NAMES
         assert not io["c_name"].startswith(("m_", "M_", "__")) and io["c_name"] not in ("arena", "arena_u8")
     assert len({c.upper() for c in c_names}) == len(c_names)
 
@@ -330,8 +331,8 @@ def test_escaped_text_compiles_and_round_trips(tmp_path, flags):
                   " */", f"static const char s{k}[] = {c_string_literal(text)};"]
     lines.append("int main(void)\n{")
     for k in range(len(texts)):
-        lines.append(f"    {{ size_t i; for (i = 0; i + 1 < sizeof s{k}; i++) printf(\"%02x\", (unsigned char)s{k}[i]); "
-                     "printf(\"\\n\"); }")
+        lines.append(f"    {{ size_t i; for (i = 0; i + 1 < sizeof s{k}; i++) "
+                     f"printf(\"%02x\", (unsigned char)s{k}[i]); printf(\"\\n\"); }}")
     lines.append("    return 0;\n}\n")
     proc = _compile_c(tmp_path, "\n".join(lines), flags)
     assert proc.returncode == 0, proc.stderr
@@ -371,9 +372,10 @@ def test_io_identifiers_rename_reserved_and_colliding_names():
 
 def test_reserved_io_names_compile_and_run(tmp_path):
     """A model whose inputs and outputs are all reserved or colliding names: renamed, strict C99 and GNU99 builds,
-    correct outputs (each output is Relu of its input)."""
+    a C++ parse of the header, correct outputs (each output is Relu of its input)."""
     names = ["int", "uint8_t", "NULL", "M_ARENA_SIZE", "m_run", "arena", "arena_u8", "main", "memcpy", "NAN",
-             "errno", "bool", "__x", "_X", "ARENA", "linux", "unix", "a", "A", "y:0", "y_0", "M_RT_MAX", "m_p0"]
+             "errno", "bool", "__x", "_X", "ARENA", "linux", "unix", "a", "A", "y:0", "y_0", "M_RT_MAX", "m_p0",
+             "arena_size", "I", "class", "new", "this"]
     ins, outs = names[:len(names) // 2 + 1], names[len(names) // 2 + 1:]
     outs += [f"{n}:out" for n in ins[len(outs):]]
     nodes = [helper.make_node("Relu", [i], [o], name=f"n{k}") for k, (i, o) in enumerate(zip(ins, outs))]
@@ -384,6 +386,9 @@ def test_reserved_io_names_compile_and_run(tmp_path):
     _assert_inert(result.out_dir)
     _assert_inert(result.out_dir, flags=("-std=gnu99",))
     _assert_io_shown(result.out_dir, result.report)
+    cpp = subprocess.run(["g++", "-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only", "-x", "c++",
+                          str(result.out_dir / "m.h")], capture_output=True, text=True)
+    assert cpp.returncode == 0, cpp.stderr  # the header is for C++ callers too
     feeds = {n: np.linspace(-1, 1, 4, dtype=np.float32) * (k + 1) for k, n in enumerate(ins)}
     got = mcucomp.host.load(result.out_dir).run(feeds)
     for i, o in zip(ins, outs):
@@ -473,3 +478,21 @@ def test_valid_custom_board_id_reaches_c_escaped(tmp_path):
     result = mcucomp.compile_model(_float_model(), tmp_path / "out", name="m", board=str(path))
     assert "board=my.board-1_a " in (result.out_dir / "m.c").read_text()
     _assert_inert(result.out_dir)
+
+
+def test_cli_errors_and_verify_table_show_names_escaped(tmp_path):
+    """Error messages and the verify table print control and bidi characters in names as visible escapes."""
+    plain = _float_model()
+    evil = ["\x1b[2J\u202e" + n for n in _tensor_names(plain)] + [f"\x1b]0;x\x07{k}" for k in range(5)]
+    model, _ = _rename(plain, evil, "doc")
+    model.graph.node[2].op_type, model.graph.node[2].domain = "NoSuchOp", "com.example"
+    model.opset_import.append(helper.make_opsetid("com.example", 1))
+    proc = run_cli("compile", save(model, tmp_path / "m.onnx"), "-o", tmp_path / "out")
+    assert proc.returncode in (1, 2) and "NoSuchOp" in proc.stderr, proc.stderr
+    _assert_printable(proc.stderr)
+    assert "\\x1B]0;x\\x072" in proc.stderr
+    good, _ = _rename(plain, evil, "doc")
+    proc = run_cli("verify", save(good, tmp_path / "g.onnx"), "-o", tmp_path / "out", "--inputs", "1")
+    assert proc.returncode == 0, proc.stderr
+    _assert_printable(proc.stdout.replace(str(tmp_path), ""))
+    assert "\\x1B[2J\\u202Ey" in proc.stdout

@@ -14,12 +14,15 @@ QUANTIZED_DTYPES = ("int8", "uint8")
 FIT_HEADER = ["memory", "region", "needed B", "size B", "used", "parts", "fits"]
 
 
-def display_text(text: str) -> str:
+def display_text(text: str, keep: str = "") -> str:
     """A model name made safe to show in a terminal, HTML or SVG: control, format (bidi overrides), line-separator,
-    private-use and unassigned characters become visible \\xNN / \\uNNNN escapes, and a backslash doubles."""
+    private-use and unassigned characters (apart from those in `keep`) become visible \\xNN / \\uNNNN escapes, and a
+    backslash doubles."""
     out = []
     for ch in text:
-        if ch == "\\":
+        if ch in keep:
+            out.append(ch)
+        elif ch == "\\":
             out.append("\\\\")
         elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
             out.append(visible_escape(ch))
@@ -112,7 +115,8 @@ def _io_text(report: dict) -> str:
     """Where graph inputs and outputs live."""
     if report["io_placement"] == "caller":
         return "caller-owned buffers outside the arena (--io caller)"
-    where = ", ".join(f"{display_text(io['name'])} @ {io['arena_offset']:,}" for io in report["inputs"] + report["outputs"])
+    where = ", ".join(f"{display_text(io['name'])} @ {io['arena_offset']:,}"
+                      for io in report["inputs"] + report["outputs"])
     return f"inside the arena (--io arena; {where})"
 
 
