@@ -50,6 +50,16 @@ class Tensor:
     dtype: str
     quant: Quant | None = None
     data: np.ndarray | None = None
+    #: "" when `shape` is in ONNX order; "nhwc" when the layout pass moved the channel dim (ONNX dim 1) last, and
+    #: `shape` is the stored order (N, spatial..., C).
+    layout: str = ""
+
+    @property
+    def onnx_shape(self) -> tuple[int, ...]:
+        """The shape in ONNX order (N, C, spatial...), whatever the stored layout."""
+        if self.layout == "nhwc":
+            return (self.shape[0], self.shape[-1], *self.shape[1:-1])
+        return self.shape
 
     @property
     def is_const(self) -> bool:

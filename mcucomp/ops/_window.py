@@ -10,7 +10,7 @@ params fields d_in, d_out, k_d, stride_d, dil_d, pad_f (see depth_fields).
 from __future__ import annotations
 
 from ..ir import Graph, Node
-from .base import shape
+from .base import onnx_shape, shape
 
 NO_DEPTH = [1, 1, 1, 0, 0]
 
@@ -90,9 +90,10 @@ def is_3d(node: Node, g: Graph) -> bool:
 
 
 def window_geom(node: Node, g: Graph, c_out: int | None = None, group: int = 1) -> list[tuple[str, object]]:
-    """The mcu_conv_geom initializer (height/width part) for a node with canonical window attrs, any spatial rank."""
-    n, c, _, h, w = view5(shape(g, node.inputs[0]))
-    _, oc, _, oh, ow = view5(shape(g, node.outputs[0]))
+    """The mcu_conv_geom initializer (height/width part) for a node with canonical window attrs, any spatial rank;
+    the sizes are the same whether the tensors are stored channels-first or channels-last."""
+    n, c, _, h, w = view5(onnx_shape(g, node.inputs[0]))
+    _, oc, _, oh, ow = view5(onnx_shape(g, node.outputs[0]))
     a = node.attrs
     return [
         ("n", n), ("c_in", c), ("h_in", h), ("w_in", w),
@@ -107,7 +108,7 @@ def window_geom(node: Node, g: Graph, c_out: int | None = None, group: int = 1) 
 def depth_fields(node: Node, g: Graph) -> list[tuple[str, object]]:
     """The params fields of the depth loop: d_in, d_out, k_d, stride_d, dil_d, pad_f (all 1 or 0 below 3-D)."""
     k, s, d, front, _ = node.attrs.get("depth", NO_DEPTH)
-    return [("d_in", view5(shape(g, node.inputs[0]))[2]), ("d_out", view5(shape(g, node.outputs[0]))[2]),
+    return [("d_in", view5(onnx_shape(g, node.inputs[0]))[2]), ("d_out", view5(onnx_shape(g, node.outputs[0]))[2]),
             ("k_d", k), ("stride_d", s), ("dil_d", d), ("pad_f", front)]
 
 

@@ -75,6 +75,11 @@ class KernelOp(abc.ABC):
         """How output 0 may overlap input 0 once input 0 dies at this node, proven from the C loop; None: not at all."""
         return None
 
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """True when this node can run on channels-last tensors (the layout pass then sets attrs["layout"] = "nhwc",
+        stores its activations as N, spatial..., C, and the call reads that layout)."""
+        return False
+
 
 def failed_constraints(op: KernelOp, node: Node, g: Graph) -> list[str]:
     """The messages of every constraint the node breaks."""
@@ -82,8 +87,13 @@ def failed_constraints(op: KernelOp, node: Node, g: Graph) -> list[str]:
 
 
 def shape(g: Graph, name: str) -> tuple[int, ...]:
-    """Shape of a tensor by name."""
+    """Shape of a tensor by name, in its stored order."""
     return g.tensors[name].shape
+
+
+def onnx_shape(g: Graph, name: str) -> tuple[int, ...]:
+    """Shape of a tensor by name in ONNX order (N, C, spatial...), also when it is stored channels-last."""
+    return g.tensors[name].onnx_shape
 
 
 def as4d(dims: tuple[int, ...]) -> tuple[int, int, int, int]:
