@@ -102,7 +102,7 @@ def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], lay
             off = None if root in layout.caller_owned else layout.offsets[root]
             q = t.quant.to_json() if t.quant is not None and t.quant.per_tensor else {}
             specs.append(IOSpec(io_names[name], name, C_TYPES[t.dtype], t.shape, q.get("scale"), q.get("zero_point"),
-                                off))
+                                off, t.layout))
             if off is not None:
                 copies.append((io_names[name], off, t.nbytes))
     return Program(prefix, header, specs_in, specs_out, em.arrays, sites, layout.arena_size, runtime,

@@ -10,6 +10,7 @@ from . import (
     eliminate_dead_code,
     fold_batchnorm,
     fuse_activation,
+    layout,
     lower_onnx_ops,
     lower_qdq,
     lower_qoperator,
@@ -29,6 +30,7 @@ PIPELINE = (
     lower_qdq.run,
     fuse_activation.run,
     lower_onnx_ops.run,
+    layout.run,
     eliminate_dead_code.run,
     check_supported.run,
 )
