@@ -17,7 +17,7 @@ def reference(node, g, mode, *inputs) -> np.ndarray:
     if node.op == "concat":
         return np.concatenate(inputs, axis=concat_axis(node, len(out_shape)))
     if node.op == "transpose":
-        return np.transpose(inputs[0], node.attrs.get("perm") or None)
+        return np.ascontiguousarray(np.transpose(inputs[0], node.attrs.get("perm") or None))
     if node.op == "maxpool_f32":
         layout = g.tensors[node.outputs[0]].layout
         return as_stored_order(_maxpool(node, as_onnx_order(inputs[0], layout), g.tensors[node.outputs[0]].onnx_shape),

@@ -30,8 +30,8 @@ PIPELINE = (
     lower_qdq.run,
     fuse_activation.run,
     lower_onnx_ops.run,
-    layout.run,
     eliminate_dead_code.run,
+    layout.run,
     check_supported.run,
 )
 

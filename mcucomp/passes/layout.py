@@ -102,11 +102,13 @@ class _Plan:
         return sorted(w for w in self.wanted(name) if w not in (have, ANY))
 
     def cost(self, node: Node) -> tuple[int, int]:
-        """Bytes transposed, then conversion nodes (free reshapes included), on the tensors `node` reads or writes."""
+        """Bytes copied by conversions (transposes, and free reshapes into a graph output, which own their bytes),
+        then conversion nodes, on the tensors `node` reads or writes."""
         names = {n for n in node.inputs + node.outputs if n and not self.g.tensors[n].is_const}
         images = [self.g.tensors[n] for n in names if is_image(self.g.tensors[n].shape)]
-        return (sum(t.nbytes * len(self.conversions(t.name)) for t in images if not _free(t)),
-                sum(len(self.conversions(t.name)) for t in images))
+        copied = sum(t.nbytes for t in images for to in self.conversions(t.name)
+                     if not _free(t) or (t.name in self.g.outputs and to == self.io))
+        return copied, sum(len(self.conversions(t.name)) for t in images)
 
     def choose(self) -> None:
         """Every capable node channels-last; followers only where that converts no more bytes (to a fixpoint)."""
