@@ -27,21 +27,25 @@ def format_quant(q: Quant | None) -> str:
 
 
 def format_tensor(g: Graph, name: str) -> str:
-    """`name:dtype[d0,d1,...]`, marked const for constants, with its quantization parameters."""
+    """`name:dtype[d0,d1,...]` (the stored order; ` nhwc` after a channels-last image), marked const for
+    constants, with its quantization parameters."""
     if not name:
         return "-"
     t = g.tensors[name]
     const = " const" if t.is_const else ""
-    return f"{display_text(name)}:{t.dtype}[{','.join(map(str, t.shape))}]{const}{format_quant(t.quant)}"
+    layout = f" {t.layout}" if t.layout else ""
+    return f"{display_text(name)}:{t.dtype}[{','.join(map(str, t.shape))}]{layout}{const}{format_quant(t.quant)}"
 
 
 def format_node(step: int, node: Node, g: Graph) -> str:
-    """One line: step, node name, kernel op, inputs -> outputs, MACs (or 'alias' for views); ops are lowered."""
+    """One line: step, node name, kernel op (`op/nhwc` when it runs channels-last), inputs -> outputs, MACs (or
+    'alias' for views); ops are lowered."""
     op = REGISTRY[node.op]
     cost = "alias" if op.aliases_input(node, g) else f"macs={op.macs(node, g):,}"
     ins = ", ".join(format_tensor(g, i) for i in node.inputs)
     outs = ", ".join(format_tensor(g, o) for o in node.outputs)
-    return f"{step:4d}  {display_text(node.name)}  {node.op}  {ins} -> {outs}  {cost}"
+    kernel = f"{node.op}/nhwc" if node.attrs.get("layout") == "nhwc" else node.op
+    return f"{step:4d}  {display_text(node.name)}  {kernel}  {ins} -> {outs}  {cost}"
 
 
 def format_graph(g: Graph, order: list[Node]) -> list[str]:

@@ -179,3 +179,12 @@ def test_io_layout_unknown_value_is_an_option_error(models):
     """Exit 1 with the option named, no traceback."""
     proc = run_cli("compile", models["mix"], "--io-layout", "chw")
     assert proc.returncode == 1 and "--io-layout" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_show_prints_layouts(models):
+    """`show` marks channels-last tensors and nodes; here the NHWC input feeds a transpose to the first conv."""
+    proc = run_cli("show", models["mix"], "--io-dtype", "int8", "--io-layout", "nhwc")
+    assert proc.returncode == 0, proc.stderr
+    assert "inputs:  x:int8[1,12,12,3] nhwc q(" in proc.stdout
+    assert any(" transpose  x:int8[1,12,12,3] nhwc" in line and "[1,3,12,12] q(" in line
+               for line in proc.stdout.splitlines()), proc.stdout
