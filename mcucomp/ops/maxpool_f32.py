@@ -47,9 +47,11 @@ class MaxPoolF32(KernelOp):
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0], indices])
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """The window loop of the element type (a compare per tap read), plus an index per output when asked."""
+        """The window loop of the element type (a compare per tap read), plus an index per output when asked; the
+        channels-last loop is its own path."""
         p = params_dict(self.call(node, g))
-        path = g.tensors[node.inputs[0]].dtype + ("_indices" if len(node.outputs) > 1 else "")
+        path = g.tensors[node.inputs[0]].dtype + ("_indices" if len(node.outputs) > 1 else "") + \
+            ("_nhwc" if is_nhwc(node) else "")
         return path, {"calls": 1, **window_loop_terms(p["g"], p)}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
