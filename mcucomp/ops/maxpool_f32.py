@@ -64,9 +64,10 @@ class MaxPoolF32(KernelOp):
         return OverlapMargin(margin(node, g, DTYPE_BYTES[g.tensors[node.outputs[0]].dtype]))
 
     def channels_last(self, node: Node, g: Graph) -> bool:
-        """Either layout for 1-D and 2-D pools without Indices (channels-last: pixel by pixel, each channel's
-        window read c_in elements apart)."""
-        return len(node.outputs) == 1 and not is_3d(node, g) and all_images(node, g)
+        """Either layout for int8 1-D and 2-D pools without Indices (channels-last: pixel by pixel, each channel's
+        window read c_in elements apart); the quantized models' data is int8 by then."""
+        return (len(node.outputs) == 1 and g.tensors[node.inputs[0]].dtype == "int8" and not is_3d(node, g)
+                and all_images(node, g))
 
 
 OP = MaxPoolF32()
