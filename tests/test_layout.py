@@ -197,3 +197,11 @@ def test_show_prints_layouts(models, monkeypatch, capsys):
     assert lines[0].startswith("inputs:  x:int8[1,12,12,3] nhwc q(")
     pool = next(line for line in lines if "averagepool" in line)
     assert "avgpool_s8" in pool and "/nhwc" in pool and "int8[1,3,3,16] nhwc" in pool
+
+
+def test_io_layout_nhwc_float_image_io(models, tmp_path):
+    """Float image input and output (the U-Net's 1x1x64x64 mask) with --io-layout nhwc: the QuantizeLinear and the
+    DequantizeLinear read and write channels-last graph I/O, verify passes against onnxruntime's transposed data."""
+    result = verify_model(models["unet"], tmp_path / "out", inputs=2, progress=None, io_layout="nhwc")
+    assert result.ok, (result.outputs, result.first_bad_local)
+    assert [s["shape"] for s in result.report["inputs"] + result.report["outputs"]] == [[1, 64, 64, 3], [1, 64, 64, 1]]
