@@ -109,14 +109,14 @@ def test_flatten_into_gemm_permutes_weights_instead_of_transposing(models, monke
     assert np.array_equal(g.const(fc.inputs[1]), w_onnx[:, order])
 
 
-def _float_pool_gemm(op: str) -> onnx.ModelProto:
-    """float32 1x4x6x6 → 2x2 MaxPool → Flatten → Gemm(transB) / MatMul → 1x5: weights on either axis."""
+def _float_concat_gemm(op: str) -> onnx.ModelProto:
+    """float32 1x4x3x3 → Concat(x, x) on channels → Flatten → Gemm(transB) / MatMul → 1x5: weights on either axis."""
     rng = np.random.default_rng(5)
-    w = rng.standard_normal((5, 36) if op == "Gemm" else (36, 5)).astype(np.float32)
-    nodes = [helper.make_node("MaxPool", ["x"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+    w = rng.standard_normal((5, 72) if op == "Gemm" else (72, 5)).astype(np.float32)
+    nodes = [helper.make_node("Concat", ["x", "x"], ["p"], axis=1),
              helper.make_node("Flatten", ["p"], ["f"]),
              helper.make_node(op, ["f", "w"], ["y"], **({"transB": 1} if op == "Gemm" else {}))]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 6])],
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 3, 3])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
                               [numpy_helper.from_array(w, "w")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
@@ -126,12 +126,13 @@ def _float_pool_gemm(op: str) -> onnx.ModelProto:
 
 @pytest.mark.parametrize("op", ["Gemm", "MatMul"])
 def test_float_flatten_into_gemm(op, monkeypatch, tmp_path):
-    """gemm_f32 after a channels-last pool: K rows (MatMul) or K columns (Gemm transB) permuted, same results."""
-    _anchor(monkeypatch, "maxpool_f32")
+    """gemm_f32 after a channels-last Concat of the channels-last input: K rows (MatMul) or K columns (Gemm transB)
+    permuted, same results."""
+    _anchor(monkeypatch, "concat")
     path = tmp_path / "m.onnx"
-    onnx.save(_float_pool_gemm(op), path)
+    onnx.save(_float_concat_gemm(op), path)
     lowered = lower_model(str(path), io_layout="nhwc")
-    assert [n.op for n in lowered.order] == ["maxpool_f32", "reshape", "gemm_f32"]
+    assert [n.op for n in lowered.order] == ["concat", "reshape", "gemm_f32"]
     assert lowered.order[0].attrs["layout"] == "nhwc"
     result = verify_model(str(path), tmp_path / "out", inputs=3, progress=None, io_layout="nhwc")
     assert result.ok, result.outputs
@@ -201,7 +202,14 @@ def test_show_prints_layouts(models, monkeypatch, capsys):
 
 def test_io_layout_nhwc_float_image_io(models, tmp_path):
     """Float image input and output (the U-Net's 1x1x64x64 mask) with --io-layout nhwc: the QuantizeLinear and the
-    DequantizeLinear read and write channels-last graph I/O, verify passes against onnxruntime's transposed data."""
+    DequantizeLinear read and write channels-last graph I/O (any transpose is on the int8 side), verify passes
+    against onnxruntime's transposed data."""
+    for convs_last in (False, True):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(type(REGISTRY["conv2d_s8"]), "channels_last", lambda self, node, g: convs_last)
+            lowered = lower_model(models["unet"], io_layout="nhwc")
+        assert {lowered.graph.tensors[n.inputs[0]].dtype for n in lowered.order if n.op == "transpose"} <= {"int8"}
+        assert all(n.attrs.get("layout") == "nhwc" for n in lowered.order if n.op == "quantize_linear")
     result = verify_model(models["unet"], tmp_path / "out", inputs=2, progress=None, io_layout="nhwc")
     assert result.ok, (result.outputs, result.first_bad_local)
     assert [s["shape"] for s in result.report["inputs"] + result.report["outputs"]] == [[1, 64, 64, 3], [1, 64, 64, 1]]
