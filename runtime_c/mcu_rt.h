@@ -100,14 +100,29 @@ static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift
 }
 
 /** Float-mode requantization of one value: (float)acc * scale [/ div when div != 0], clamp to [lo, hi] =
- * [qmin - zp, qmax - zp], round half to even (no libm), add zp. */
-static inline int32_t mcu_requant_float(int32_t acc, float scale, float div, float lo, float hi, int32_t zp)
+ * [qmin - zp, qmax - zp] (NaN to lo), round half to even (no libm), add zp. With a single-precision FPU the rounding
+ * is VCVTR (round to nearest even in the default FPSCR mode, saturating), clamped after rounding: the same result,
+ * since rounding is monotonic and lo, hi are integers; otherwise the magic-number trick on the clamped value. */
+static inline int32_t mcu_requant_float(int32_t acc, float scale, float div, int32_t lo, int32_t hi, int32_t zp)
 {
     float v = (float)acc * scale;
     if (div != 0.0f) {
         v = v / div;
     }
-    return mcu_round_even(mcu_clampf(v, lo, hi)) + zp;
+#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__)
+    {
+        float bits;
+        int32_t r;
+        if (v != v) {
+            return lo + zp;
+        }
+        __asm__("vcvtr.s32.f32 %0, %1" : "=t"(bits) : "t"(v));
+        memcpy(&r, &bits, sizeof r);
+        return mcu_sat(r, lo, hi) + zp;
+    }
+#else
+    return mcu_round_even(mcu_clampf(v, (float)lo, (float)hi)) + zp;
+#endif
 }
 
 /** How an int32 accumulator becomes an 8-bit value.
@@ -131,8 +146,7 @@ static inline int32_t mcu_requant_apply(const mcu_requant *rq, int32_t acc, int3
     if (rq->mult != NULL) {
         return mcu_requant_fixed(acc, rq->mult[c], rq->shift[c], rq->zp, rq->qmin, rq->qmax);
     }
-    return mcu_requant_float(acc, rq->scale[c], rq->div, (float)(rq->qmin - rq->zp), (float)(rq->qmax - rq->zp),
-                             rq->zp);
+    return mcu_requant_float(acc, rq->scale[c], rq->div, rq->qmin - rq->zp, rq->qmax - rq->zp, rq->zp);
 }
 
 /** Requantize n accumulators to int8: element i belongs to channel ch0 + i * ch_step (1: one pixel's channels,
@@ -152,14 +166,12 @@ static inline void mcu_requant_row(const mcu_requant *rq, const int32_t *acc, in
             y[i * y_step] = (int8_t)(mcu_sat(v, lo, hi) + zp);
         }
     } else if (rq->div == 0.0f) {
-        const float flo = (float)lo, fhi = (float)hi;
         for (i = 0; i < n; ++i) {
-            y[i * y_step] = (int8_t)mcu_requant_float(acc[i], rq->scale[c0 + i * step], 0.0f, flo, fhi, zp);
+            y[i * y_step] = (int8_t)mcu_requant_float(acc[i], rq->scale[c0 + i * step], 0.0f, lo, hi, zp);
         }
     } else {
         for (i = 0; i < n; ++i) {
-            y[i * y_step] = (int8_t)mcu_requant_float(acc[i], rq->scale[c0 + i * step], rq->div, (float)lo,
-                                                      (float)hi, zp);
+            y[i * y_step] = (int8_t)mcu_requant_float(acc[i], rq->scale[c0 + i * step], rq->div, lo, hi, zp);
         }
     }
 }
