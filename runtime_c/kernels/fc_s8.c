@@ -36,11 +36,11 @@ static inline void fc_s8_step4(uint32_t xv, const int8_t *w, int32_t *a0, int32_
     *a3 = __smlad(x13, fc_s8_sxtb16_ror8(wv), __smlad(x02, __sxtb16(wv), *a3));
 }
 
-/* The 4-feature steps of one block of 4 outputs for one row. Pairs of steps run in one assembly loop, because the
- * compiler's schedule spills its operands: it needs 14 registers (4 accumulators, x's two lane pairs, 4 weight
+/* The k4 4-feature steps of one block of 4 outputs for one row. Pairs of steps run in one assembly loop, because
+ * the compiler's schedule spills its operands: it needs 14 registers (4 accumulators, x's two lane pairs, 4 weight
  * words, a temporary, 2 pointers and the end); the 5 loads of a step issue back to back (the core pipelines
  * them) and the weight pointer advances with the first load. An odd last step runs in C. */
-static __attribute__((noinline)) void fc_s8_block4(const int8_t *x, const int8_t *w, int32_t k4, int32_t *acc)
+static inline void fc_s8_steps(const int8_t *x, const int8_t *w, int32_t k4, int32_t *acc)
 {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     const int8_t *const x_end = x + 8 * (k4 / 2);
@@ -127,7 +127,8 @@ static int32_t fc_s8_dot(const int8_t *x, const int8_t *w, int32_t n, int32_t ac
 #else
 /* Portable path (the host, and ARMv6-M where it is what the two-stage pipeline wants: each x loaded once feeds four
  * multiply-accumulates in registers). */
-static void fc_s8_block4(const int8_t *x, const int8_t *w, int32_t k4, int32_t *acc)
+/** The k4 4-feature steps of one block of 4 outputs for one row. */
+static inline void fc_s8_steps(const int8_t *x, const int8_t *w, int32_t k4, int32_t *acc)
 {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     int32_t k, i;
@@ -169,6 +170,30 @@ static int32_t fc_s8_sum(const int8_t *x, int32_t n)
     return s;
 }
 
+/* Every full block of 4 outputs of one chunk for one row: the feature steps, then the block's feature tails (its
+ * weights follow the steps'); returns the weights after the blocks. Out of line, so the steps' registers are free. */
+static __attribute__((noinline)) const int8_t *fc_s8_blocks(const int8_t *x, const int8_t *w, int32_t n_in,
+                                                            int32_t n_blocks, int32_t *acc)
+{
+    const int32_t k4 = n_in / 4, tail = n_in % 4;
+    const int8_t *const xt = x + 4 * k4;
+    int32_t b, t;
+    for (b = 0; b < n_blocks; ++b) {
+        fc_s8_steps(x, w, k4, acc);
+        w += 16 * k4;
+        for (t = 0; t < tail; ++t) {
+            const int32_t xv = xt[t];
+            acc[0] += xv * w[t];
+            acc[1] += xv * w[tail + t];
+            acc[2] += xv * w[2 * tail + t];
+            acc[3] += xv * w[3 * tail + t];
+        }
+        w += MCU_FC_S8_BLOCK * tail;
+        acc += MCU_FC_S8_BLOCK;
+    }
+    return w;
+}
+
 /* Accumulators of up to this many outputs are requantized together, so the per-call setup of the requantization
  * is paid once per chunk (128 B of stack); a multiple of MCU_FC_S8_BLOCK. */
 #define FC_S8_CHUNK 32
@@ -176,9 +201,8 @@ static int32_t fc_s8_sum(const int8_t *x, int32_t n)
 void mcu_fc_s8(const mcu_fc_s8_params *p, const int8_t *x, int8_t *y)
 {
     const int32_t n_in = p->in_features, n_out = p->out_features;
-    const int32_t k4 = n_in / 4, tail = n_in % 4;
     const int32_t full = n_out - n_out % MCU_FC_S8_BLOCK;
-    int32_t r, o0, o, j;
+    int32_t r, o0, o;
     int32_t acc[FC_S8_CHUNK];
     for (r = 0; r < p->rows; ++r) {
         const int8_t *xr = x + (size_t)r * n_in;
@@ -196,17 +220,8 @@ void mcu_fc_s8(const mcu_fc_s8_params *p, const int8_t *x, int8_t *y)
                     acc[o] -= p->w_zp[o0 + o] * xsum;
                 }
             }
-            for (o = 0; o < blocks_end; o += MCU_FC_S8_BLOCK) {
-                fc_s8_block4(xr, w, k4, acc + o);
-                w += 16 * k4;
-                if (tail != 0) {
-                    for (j = 0; j < MCU_FC_S8_BLOCK; ++j) {
-                        acc[o + j] = fc_s8_dot(xr + 4 * k4, w + j * tail, tail, acc[o + j]);
-                    }
-                    w += MCU_FC_S8_BLOCK * tail;
-                }
-            }
-            for (; o < n; ++o) {
+            w = fc_s8_blocks(xr, w, n_in, blocks_end / MCU_FC_S8_BLOCK, acc);
+            for (o = blocks_end; o < n; ++o) {
                 acc[o] = fc_s8_dot(xr, w, n_in, acc[o]);
                 w += n_in;
             }
