@@ -99,30 +99,59 @@ static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift
     return mcu_sat(mcu_requant_scale_fixed(acc, mcu_rq_fixed_unpack(mult, shift)), qmin - zp, qmax - zp) + zp;
 }
 
-/** Float-mode requantization of one value: (float)acc * scale [/ div when div != 0], clamp to [lo, hi] =
- * [qmin - zp, qmax - zp] (NaN to lo), round half to even (no libm), add zp. With a single-precision FPU the rounding
- * is VCVTR (round to nearest even in the default FPSCR mode, saturating), clamped after rounding: the same result,
- * since rounding is monotonic and lo, hi are integers; otherwise the magic-number trick on the clamped value. */
+/** v rounded to the nearest integer, ties to even, saturated to int32; v must not be NaN. With a single-precision
+ * FPU: VCVTR (round to nearest even in the default FPSCR mode, saturating); without one, integer operations on the
+ * bits (no soft-float calls, no libm). */
+static inline int32_t mcu_round_even_sat(float v)
+{
+#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__)
+    float bits;
+    int32_t r;
+    __asm__("vcvtr.s32.f32 %0, %1" : "=t"(bits) : "t"(v));
+    memcpy(&r, &bits, sizeof r);
+    return r;
+#else
+    uint32_t u, m, q;
+    int32_t e;
+    memcpy(&u, &v, sizeof u);
+    e = (int32_t)((u >> 23) & 0xFFu);
+    if (e < 126) { /* |v| < 0.5, zeros and subnormals included */
+        return 0;
+    }
+    if (e >= 158) { /* |v| >= 2^31, infinities included */
+        return (u >> 31) != 0u ? INT32_MIN : INT32_MAX;
+    }
+    m = (u & 0x7FFFFFu) | 0x800000u; /* |v| = m * 2^(e - 150) */
+    if (e >= 150) {
+        q = m << (e - 150);
+    } else {
+        const uint32_t s = (uint32_t)(150 - e), rem = m & ((1u << s) - 1u), half = 1u << (s - 1u);
+        q = m >> s;
+        q += (uint32_t)(rem > half) | ((uint32_t)(rem == half) & q);
+    }
+    return (u >> 31) != 0u ? -(int32_t)q : (int32_t)q;
+#endif
+}
+
+/** QuantizeLinear's end on a float: clamp to [lo, hi] (NaN to lo), round half to even, add zp. Rounding before
+ * clamping gives the same result, as rounding is monotonic and lo, hi are integers. */
+static inline int32_t mcu_quantize_float(float v, int32_t lo, int32_t hi, int32_t zp)
+{
+    if (v != v) {
+        return lo + zp;
+    }
+    return mcu_sat(mcu_round_even_sat(v), lo, hi) + zp;
+}
+
+/** Float-mode requantization of one value: (float)acc * scale [/ div when div != 0], then mcu_quantize_float to
+ * [lo, hi] = [qmin - zp, qmax - zp]. */
 static inline int32_t mcu_requant_float(int32_t acc, float scale, float div, int32_t lo, int32_t hi, int32_t zp)
 {
     float v = (float)acc * scale;
     if (div != 0.0f) {
         v = v / div;
     }
-#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__)
-    {
-        float bits;
-        int32_t r;
-        if (v != v) {
-            return lo + zp;
-        }
-        __asm__("vcvtr.s32.f32 %0, %1" : "=t"(bits) : "t"(v));
-        memcpy(&r, &bits, sizeof r);
-        return mcu_sat(r, lo, hi) + zp;
-    }
-#else
-    return mcu_round_even(mcu_clampf(v, (float)lo, (float)hi)) + zp;
-#endif
+    return mcu_quantize_float(v, lo, hi, zp);
 }
 
 /** How an int32 accumulator becomes an 8-bit value.

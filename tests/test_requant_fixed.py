@@ -1,6 +1,7 @@
-"""Fixed-point requantization: mcucomp.fixedpoint is TFLite's arithmetic (QuantizeMultiplier's edge cases,
+"""Requantization helpers. Fixed point: mcucomp.fixedpoint is TFLite's arithmetic (QuantizeMultiplier's edge cases,
 SaturatingRoundingDoublingHighMul written as TFLite writes it, RoundingDivideByPOT); the C helpers of mcu_rt.h (the
-64-bit product and the 32-bit-only ARMv6-M sequence) equal it on every edge value and random int32 inputs; and
+64-bit product and the 32-bit-only ARMv6-M sequence) equal it on every edge value and random int32 inputs. Float: the integer rounding
+of mcu_round_even_sat (cores without an FPU, and the host) equals numpy's rint, saturated. And
 both requantization modes on the MLPerf Tiny int8 models: the generated C equals the package's integer reference
 (mcucomp.intref) bit for bit."""
 
@@ -145,12 +146,15 @@ def rq_lib(request, tmp_path_factory):
     ffi = cffi.FFI()
     ffi.cdef("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t zp, int32_t qmin,"
              " int32_t qmax, int32_t *out, int n);"
-             "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n);")
+             "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n);"
+             "void rq_round(const float *v, int32_t *out, int n);")
     body = ("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t zp, int32_t qmin,"
             " int32_t qmax, int32_t *out, int n) { int i; for (i = 0; i < n; ++i) out[i] = mcu_requant_fixed(acc[i],"
             " mult[i], shift[i], zp, qmin, qmax); }\n"
             "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
-            " out[i] = mcu_doubling_high_mul(x[i], m[i]); }\n")
+            " out[i] = mcu_doubling_high_mul(x[i], m[i]); }\n"
+            "void rq_round(const float *v, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
+            " out[i] = mcu_round_even_sat(v[i]); }\n")
     defines = ["-DMCU_REQUANT_MUL32=1"] if request.param == "mul32" else []
     module = f"_rq_test_{request.param}"
     ffi.set_source(module, '#include "mcu_rt.h"\n' + body, include_dirs=[str(RUNTIME)],
@@ -201,3 +205,21 @@ def test_c_helpers_on_random_int32(rq_lib, seed):
     zp = int(rng.integers(-128, 128))
     got = _c_requant(rq_lib, acc, mult, shift, zp, -128, 127)
     assert np.array_equal(got, requant_fixed(acc, mult, shift, zp, -128, 127))
+
+
+def test_round_even_sat_equals_rint(rq_lib):
+    """mcu_round_even_sat's bit manipulation: every half-integer up to 2^24, ties at both signs, powers of two, values
+    past ±2^31 and infinities, and 10^6 random floats of every exponent; rint saturated to int32."""
+    rng = np.random.default_rng(5)
+    halves = np.arange(-(1 << 16), 1 << 16, dtype=np.float64) + 0.5
+    edges = [0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, 0.49999997, 2.0 ** 23 - 0.5, 2.0 ** 23, 2.0 ** 30, 2.0 ** 31,
+             -(2.0 ** 31), 2.0 ** 31 - 128, -(2.0 ** 31) + 128, 3e38, -3e38, np.inf, -np.inf, 1e-45, -1e-45,
+             16777215.0, 16777217.0, 8388609.5]
+    bits = rng.integers(0, 1 << 32, 1_000_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    v = np.concatenate([halves.astype(np.float32), np.float32(edges), bits[~np.isnan(bits)]])
+    out = np.empty(v.size, np.int32)
+    rq_lib.lib.rq_round(rq_lib.ffi.cast("float *", v.ctypes.data), rq_lib.ffi.cast("int32_t *", out.ctypes.data),
+                        v.size)
+    want = np.clip(np.rint(v.astype(np.float64)), I32_MIN, I32_MAX).astype(np.int64)
+    bad = np.flatnonzero(out != want)
+    assert bad.size == 0, f"{bad.size} differ, first {v[bad[0]]!r}: {out[bad[0]]} != {want[bad[0]]}"
