@@ -17,7 +17,7 @@ class Requant:
     """acc → out: v = acc·scale[c] (then v / div when div != 0), clamp to [qmin, qmax] after adding zp.
 
     mode "float": float32 multiply (and divide), round half to even (onnxruntime's integer-kernel arithmetic);
-    mode "fixed": the real multiplier as Q31 mult + shift, single rounding (mcucomp.fixedpoint)."""
+    mode "fixed": the real multiplier as Q31 mult + shift, TFLite's double rounding (mcucomp.fixedpoint)."""
 
     scale: np.ndarray
     zp: int
