@@ -110,6 +110,14 @@ def _tflite_requant(acc: int, mult: int, shift: int, zp: int, qmin: int, qmax: i
     return min(max(v + zp, qmin), qmax)
 
 
+def test_single_rounding_is_round_half_up_of_the_exact_product():
+    """"single": Python's exact integers, floor(acc · mult / 2^(31 + shift) + 1/2), on the edge grid."""
+    grid = [(a, m, s) for a in EDGE_ACC for m in EDGE_MULT for s in EDGE_SHIFT if s >= -30]
+    acc, mult, shift = (np.array(v, np.int64) for v in zip(*grid))
+    want = [min(max((2 * a * m + (1 << (31 + s))) // (1 << (32 + s)) + 3, -128), 127) for a, m, s in grid]
+    assert requant_fixed(acc, mult, shift, 3, -128, 127, "single").tolist() == want
+
+
 def test_quantize_multiplier_edges():
     """TFLite's QuantizeMultiplier: mantissa rounded half away from zero, 2^31 carried into the exponent,
     exponents below -31 give a zero multiplier, left shifts up to 30."""
@@ -144,13 +152,13 @@ def rq_lib(request, tmp_path_factory):
     32-bit-only sequence ARMv6-M runs."""
     build = tmp_path_factory.mktemp(f"rq_{request.param}")
     ffi = cffi.FFI()
-    ffi.cdef("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t zp, int32_t qmin,"
-             " int32_t qmax, int32_t *out, int n);"
+    ffi.cdef("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t single,"
+             " int32_t zp, int32_t qmin, int32_t qmax, int32_t *out, int n);"
              "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n);"
              "void rq_round(const float *v, int32_t *out, int n);")
-    body = ("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t zp, int32_t qmin,"
-            " int32_t qmax, int32_t *out, int n) { int i; for (i = 0; i < n; ++i) out[i] = mcu_requant_fixed(acc[i],"
-            " mult[i], shift[i], zp, qmin, qmax); }\n"
+    body = ("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t single, int32_t zp,"
+            " int32_t qmin, int32_t qmax, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
+            " out[i] = mcu_requant_fixed(acc[i], mult[i], shift[i], single, zp, qmin, qmax); }\n"
             "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
             " out[i] = mcu_doubling_high_mul(x[i], m[i]); }\n"
             "void rq_round(const float *v, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
@@ -167,22 +175,24 @@ def rq_lib(request, tmp_path_factory):
     return mod
 
 
-def _c_requant(lib, acc, mult, shift, zp, qmin, qmax) -> np.ndarray:
+def _c_requant(lib, acc, mult, shift, zp, qmin, qmax, rounding) -> np.ndarray:
     """mcu_requant_fixed over int32 arrays of one length."""
     acc, mult, shift = (np.ascontiguousarray(v, np.int32) for v in (acc, mult, shift))
     out = np.empty_like(acc)
     ptr = lambda a: lib.ffi.cast("int32_t *", a.ctypes.data)  # noqa: E731
-    lib.lib.rq_fixed(ptr(acc), ptr(mult), ptr(shift), zp, qmin, qmax, ptr(out), out.size)
+    lib.lib.rq_fixed(ptr(acc), ptr(mult), ptr(shift), int(rounding == "single"), zp, qmin, qmax, ptr(out), out.size)
     return out
 
 
-def test_c_helpers_on_edge_values(rq_lib):
-    """Every (edge acc, edge mult, edge shift) and the doubling high multiply alone, against the reference."""
+@pytest.mark.parametrize("rounding", ["double", "single"])
+def test_c_helpers_on_edge_values(rq_lib, rounding):
+    """Every (edge acc, edge mult, edge shift) in both roundings, and the doubling high multiply alone, against the
+    reference."""
     grid = [(a, m, s) for a in EDGE_ACC for m in EDGE_MULT for s in EDGE_SHIFT]
     acc, mult, shift = (np.array(v, np.int64) for v in zip(*grid))
     for zp, qmin, qmax in ((0, I32_MIN, I32_MAX), (-7, -128, 127), (100, -128, 127), (-128, -128, 127)):
-        got = _c_requant(rq_lib, acc, mult, shift, zp, qmin, qmax)
-        want = requant_fixed(acc, mult, shift, zp, qmin, qmax)
+        got = _c_requant(rq_lib, acc, mult, shift, zp, qmin, qmax, rounding)
+        want = requant_fixed(acc, mult, shift, zp, qmin, qmax, rounding)
         bad = np.flatnonzero(got != want)
         assert bad.size == 0, f"zp {zp}: first mismatch at (acc, mult, shift) = {grid[bad[0]]}: {got[bad[0]]} != " \
                               f"{want[bad[0]]}"
@@ -194,8 +204,8 @@ def test_c_helpers_on_edge_values(rq_lib):
 
 
 @settings(max_examples=50, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_c_helpers_on_random_int32(rq_lib, seed):
+@given(seed=st.integers(0, 2**32 - 1), rounding=st.sampled_from(["double", "single"]))
+def test_c_helpers_on_random_int32(rq_lib, seed, rounding):
     """20,000 random accumulators, multipliers in [2^30, 2^31) and shifts in [-30, 31] per example."""
     rng = np.random.default_rng(seed)
     n = 20000
@@ -203,8 +213,8 @@ def test_c_helpers_on_random_int32(rq_lib, seed):
     mult = rng.integers(1 << 30, 1 << 31, n)
     shift = rng.integers(-30, 32, n)
     zp = int(rng.integers(-128, 128))
-    got = _c_requant(rq_lib, acc, mult, shift, zp, -128, 127)
-    assert np.array_equal(got, requant_fixed(acc, mult, shift, zp, -128, 127))
+    got = _c_requant(rq_lib, acc, mult, shift, zp, -128, 127, rounding)
+    assert np.array_equal(got, requant_fixed(acc, mult, shift, zp, -128, 127, rounding))
 
 
 def test_round_even_sat_equals_rint(rq_lib):
