@@ -93,8 +93,11 @@ static inline int32_t mcu_mul_round_single(int32_t x, int32_t m, int32_t total)
     }
     return (int32_t)hi >> (total - 32);
 #else
-    const int64_t r = ((int64_t)x * m + ((int64_t)1 << (total - 1))) >> total;
-    return r < INT32_MIN ? INT32_MIN : (r > INT32_MAX ? INT32_MAX : (int32_t)r);
+    const int64_t r = (int64_t)x * m + ((int64_t)1 << (total - 1));
+    if (total >= 32) { /* the high word, shifted: fits int32, and compiles to a multiply-accumulate and a shift */
+        return (int32_t)(r >> 32) >> (total - 32);
+    }
+    return (r >> total) < INT32_MIN ? INT32_MIN : ((r >> total) > INT32_MAX ? INT32_MAX : (int32_t)(r >> total));
 #endif
 }
 
