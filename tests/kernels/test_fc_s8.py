@@ -247,3 +247,27 @@ def test_paths_on_target_equal_host(board, requant, tmp_path):
     result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
     assert result.status == "ok", result.detail
     assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
+
+
+def test_weight_zero_points_not_128(tmp_path):
+    """uint8 QLinearMatMul weights whose zero points are not 128 (per column and per tensor) keep nonzero int8
+    weight zero points: the row-sum correction of mcu_fc_s8; bit-exact with onnxruntime's integer kernel."""
+    rng = np.random.default_rng(24)
+    qm = QModel(np.uint8)
+    for i, ((a_shape, n), per_column) in enumerate(zip([((3, 13), 10), ((2, 40), 9)], (True, False))):
+        k = a_shape[-1]
+        a_zp, y_zp = int(rng.integers(100, 150)), int(rng.integers(100, 150))
+        w_zp = rng.integers(90, 170, n if per_column else 1)
+        w = rng.integers(0, 256, (k, n))
+        w_scale = rng.uniform(0.002, 0.02, n if per_column else 1).astype(np.float32)
+        acc = (rng.integers(0, 256, a_shape) - a_zp) @ (w - w_zp)
+        y_scale = pick_scale(acc * (np.float32(0.03) * w_scale), rng)
+        a = qm.raw_input(f"z{i}_a", a_shape, np.uint8)
+        inputs = [a, qm.init(f"z{i}_as", np.float32(0.03)), qm.init(f"z{i}_az", np.uint8(a_zp)),
+                  qm.init(f"z{i}_w", w.astype(np.uint8)), qm.init(f"z{i}_ws", w_scale if per_column else w_scale[0]),
+                  qm.init(f"z{i}_wz", w_zp.astype(np.uint8) if per_column else np.uint8(w_zp[0])),
+                  qm.init(f"z{i}_ys", np.float32(y_scale)), qm.init(f"z{i}_yz", np.uint8(y_zp))]
+        qm.node("QLinearMatMul", inputs, [f"z{i}_y"])
+        qm.raw_output(f"z{i}_y", acc.shape, np.uint8)
+    ops = check_qmodel(qm, tmp_path, seeds=range(4), ort_lsb=0)
+    assert [ops[f"z{i}_y_node"] for i in range(2)] == ["fc_s8"] * 2
