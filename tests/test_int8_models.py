@@ -41,6 +41,13 @@ def test_int8_io_arena_and_no_float_layers(quantized):
         f"{name}: int8 arena {planned.report['arena_bytes']} B vs float32 {float_arena} B")
 
 
+#: Least share of output values equal to onnxruntime's. `fixed` convolutions round twice (TFLite's
+#: MultiplyByQuantizedMultiplier): with right shifts of 5 to 10 a few outputs per thousand per layer move by 1 LSB
+#: from onnxruntime's one rounding, and the moves spread through the following convolutions; measured on 20 inputs:
+#: MobileNetV2 0.64 (0.92 with a single-rounding fixed point, 0.96 in float), U-Net 0.654 (0.998, 0.998).
+MIN_SHARE_EQUAL = {"float": 0.9, "fixed": 0.5}
+
+
 @pytest.mark.parametrize("requant", ["float", "fixed"])
 def test_verify_int8_io(quantized, requant):
     """verify with --io-dtype int8: bit-exact with the integer reference, every layer within 1 LSB."""
@@ -50,7 +57,7 @@ def test_verify_int8_io(quantized, requant):
     assert result.ok, f"{name}: {[o for o in result.outputs if o.mismatching]} {result.first_bad_local}"
     assert len(result.layer_checks) >= 8
     assert all(c.max_lsb <= 1 for c in result.layer_checks)
-    assert all(a.share_equal > 0.9 for a in result.agreement)
+    assert all(a.share_equal > MIN_SHARE_EQUAL[requant] for a in result.agreement)
 
 
 def test_autoencoder_arena_and_flash(tmp_path):
