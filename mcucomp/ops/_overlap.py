@@ -105,3 +105,74 @@ def conv_overlap(node: Node, g: Graph) -> OverlapMargin | None:
     if node.attrs.get("group", 1) == c_in and same_planes(node, g):
         return OverlapMargin(window_margin(node, g, DTYPE_BYTES[g.tensors[node.outputs[0]].dtype]))
     return None
+
+
+def _nhwc_window_starts(geom: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Per output pixel of a channels-last conv (row-major over N, H_out, W_out): the index of the lowest input pixel
+    its window reads (row-major over N, H, W; a large number when the window lies wholly in the padding), and the
+    index of its window's first pixel (n, oy * stride_h - pad_t, ox * stride_w - pad_l) ignoring the padding."""
+    rows = _first_tap(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"], geom["pad_t"])
+    cols = _first_tap(geom["w_out"], geom["w_in"], geom["k_w"], geom["stride_w"], geom["dil_w"], geom["pad_l"])
+    plane = geom["h_in"] * geom["w_in"]
+    image = np.arange(geom["n"])[:, None, None] * plane
+    none = np.iinfo(np.int64).max // 4
+    lowest = np.where((rows[:, None] >= 0) & (cols[None, :] >= 0), rows[:, None] * geom["w_in"] + cols[None, :],
+                      none)[None] + image
+    oy = np.arange(geom["h_out"]) * geom["stride_h"] - geom["pad_t"]
+    ox = np.arange(geom["w_out"]) * geom["stride_w"] - geom["pad_l"]
+    start = (oy[:, None] * geom["w_in"] + ox[None, :])[None] + image
+    return np.minimum(lowest, none).reshape(-1).astype(np.int64), start.reshape(-1).astype(np.int64)
+
+
+def pointwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
+    """conv2d_s8's pointwise path (1x1, unpadded, group 1, channels-last, int8): output pixel pairs from the last
+    down, pixel q reading input pixel s(q) (its window start) and writing output bytes q*O .. q*O + O - 1 (O = c_out,
+    I = c_in bytes per pixel).
+
+    A pair (q0, q1 = q0 + 1, or q1 = q0 for a lone pixel 0) is copied to the scratch before any of its outputs is
+    written; afterwards only the input pixels s(q) of q < q0 are read, the highest byte being s(q0 - 1)*I + I - 1
+    (s rises with q). The pair writes bytes from q0*O + d up (d = offset(y) - offset(x)), so the kernel is safe iff
+    d >= s(q0 - 1)*I + I - q0*O for every pair with q0 > 0: that maximum is the floor. Above it any shift is safe
+    (writes land on copied or never-read bytes), so the margin is x's size (beyond it nothing overlaps).
+    """
+    geom = dict(window_geom(node, g))
+    _, start = _nhwc_window_starts(geom)
+    c_in, c_out = geom["c_in"], geom["c_out"]
+    pixels = len(start)
+    q0 = np.arange(pixels - 2, 0, -2) if pixels > 1 else np.zeros(0, np.int64)
+    if pixels % 2 == 1 and pixels > 1:
+        q0 = np.append(q0, 0)  # the lone pixel 0 has no later reads
+    q0 = q0[q0 > 0]
+    floor = int((start[q0 - 1] * c_in + c_in - q0 * c_out).max()) if len(q0) else -g.tensors[node.inputs[0]].nbytes
+    return OverlapMargin(g.tensors[node.inputs[0]].nbytes, floor=floor)
+
+
+def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
+    """conv2d_s8's depthwise path (channels-last, int8, C = c_in = c_out bytes per pixel): output pixels q in
+    row-major order, within a pixel channels ascending (four at a time on DSP cores), output (q, c) written after
+    channel c of its window is read; windows wholly in the padding read nothing.
+
+    Let r(q) be the lowest input pixel q's window reads. When (q, c) is written, the reads still to come are
+    channels > c of q's window (bytes >= r(q)*C + c + 1; the four-channel block writes c..c+3 after reading them,
+    same bound) and the windows of later pixels (bytes >= F(q)*C, F(q) = min r(q') over q' > q). Byte q*C + c + d
+    (d = offset(y) - offset(x)) must stay below both: d <= (r(q) - q)*C and d <= F(q)*C - q*C - C for every q.
+    """
+    geom = dict(window_geom(node, g))
+    lowest, _ = _nhwc_window_starts(geom)
+    c = geom["c_out"]
+    q = np.arange(len(lowest))
+    none = np.iinfo(np.int64).max // 4
+    later = np.append(np.minimum.accumulate(lowest[::-1])[::-1][1:], none)
+    bounds = np.concatenate([((lowest - q) * c)[lowest < none], (later * c - q * c - c)[later < none]])
+    size = g.tensors[node.inputs[0]].nbytes
+    return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
+
+
+def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin | None:
+    """conv2d_s8 by path: pointwise and depthwise as proved above; im2col and general write pixel by pixel with no
+    permission (their outputs never share bytes with their inputs)."""
+    if path == "pointwise":
+        return pointwise_nhwc(node, g)
+    if path == "depthwise":
+        return depthwise_nhwc(node, g)
+    return None

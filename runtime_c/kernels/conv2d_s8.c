@@ -1,31 +1,199 @@
 #include "conv2d_s8.h"
 
-/* The fast paths use acc = kbias[oc] + sum x * (w - w_zp): the x_zp term of every tap is folded into kbias by the
- * compiler, which is exact in int32 and so gives the general loop's accumulator; taps in the padding would hold
- * x_zp, so only windows entirely inside the input take it. sum x * w_zp is done once per output when w_zp != 0. */
+/* Channels-last. Every path computes acc = kbias[oc] + sum_k x'[k] * w[k] - w_zp[oc] * sum_k x'[k] over the whole
+ * window, where x' is the input inside it and x_zp on the taps in the padding: kbias = bias - x_zp * sum_k
+ * (w[k] - w_zp) is folded by the compiler, so this equals bias + sum over the taps inside of (x - x_zp)(w - w_zp),
+ * the definition (mcucomp/intref/conv2d_s8.py). Integer sums are exact: the order of the terms is free, so the SIMD
+ * loops below equal the portable ones bit for bit. */
 
-/* Pointwise path: pixel p's inputs go to `col` before any y[oc][p] is written, and y[oc][p] is the only output
- * written at pixel p, so y may sit exactly on x (it overwrites x[oc][p], already copied). */
-static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *w, int8_t *y,
-                                    int8_t *col)
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+
+/** Four int8 from any address as one word (an unaligned LDR on cores with the DSP extension). */
+static inline int32_t mcu_conv2d_s8_load4(const int8_t *p)
 {
-    const int32_t pixels = p->g.h_out * p->g.w_out;
-    const int32_t c_in = p->g.c_in;
-    int32_t px, oc, ic;
-    for (px = 0; px < pixels; ++px) {
-        int32_t xsum = 0;
-        for (ic = 0; ic < c_in; ++ic) {
-            col[ic] = x[(size_t)ic * pixels + px];
-            xsum += col[ic];
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/** Bytes 1 and 3 of v sign-extended into two int16 lanes: one SXTB16 with ROR #8 (gcc does not fold the rotation
+ * of the ACLE form into the instruction, which costs one more in the inner loops). */
+static inline int32_t mcu_conv2d_s8_odd(int32_t v)
+{
+#if defined(__GNUC__)
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+    return r;
+#else
+    const uint32_t u = (uint32_t)v;
+    return __sxtb16((int32_t)((u >> 8) | (u << 24)));
+#endif
+}
+
+/** One depthwise tap for four adjacent channels: acc[c] += x[c] * w[c], c = 0..3 (lanes of SXTB16, SMLAxy). */
+static inline void mcu_conv2d_s8_dw_tap4(const int8_t *xt, const int8_t *wt, int32_t acc[4])
+{
+    const int32_t xv = mcu_conv2d_s8_load4(xt), wv = mcu_conv2d_s8_load4(wt);
+    const int32_t xe = __sxtb16(xv), xo = mcu_conv2d_s8_odd(xv), we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
+    acc[0] = __smlabb(xe, we, acc[0]);
+    acc[1] = __smlabb(xo, wo, acc[1]);
+    acc[2] = __smlatt(xe, we, acc[2]);
+    acc[3] = __smlatt(xo, wo, acc[3]);
+}
+#endif
+
+/* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
+ * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
+ * weight word, so SMLAD does two MACs per instruction without reordering the weights. */
+static void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1, int32_t k,
+                                 int32_t acc[4])
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    int32_t i = 0;
+#if defined(__ARM_FEATURE_DSP)
+    for (; i + 4 <= k; i += 4) {
+        const int32_t x0 = mcu_conv2d_s8_load4(c0 + i), x1 = mcu_conv2d_s8_load4(c1 + i);
+        const int32_t x0e = __sxtb16(x0), x0o = mcu_conv2d_s8_odd(x0);
+        const int32_t x1e = __sxtb16(x1), x1o = mcu_conv2d_s8_odd(x1);
+        int32_t wv = mcu_conv2d_s8_load4(w0 + i);
+        int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
+        a00 = __smlad(x0e, we, __smlad(x0o, wo, a00));
+        a01 = __smlad(x1e, we, __smlad(x1o, wo, a01));
+        wv = mcu_conv2d_s8_load4(w1 + i);
+        we = __sxtb16(wv);
+        wo = mcu_conv2d_s8_odd(wv);
+        a10 = __smlad(x0e, we, __smlad(x0o, wo, a10));
+        a11 = __smlad(x1e, we, __smlad(x1o, wo, a11));
+    }
+#else
+    /* ARMv6-M (M0+, two-stage pipeline): LDRSB only takes a register offset, so one index serves the three rows;
+     * one weight row at a time keeps the live values in the eight low registers; pairs of taps counted down from
+     * the end save the compare. Tap 0 of an odd k is left to the tail loop below. */
+    for (i = k - 2; i >= (k & 1); i -= 2) {
+        const int32_t wa = w0[i], wb = w0[i + 1];
+        a00 += c0[i] * wa + c0[i + 1] * wb;
+        a01 += c1[i] * wa + c1[i + 1] * wb;
+    }
+    for (i = k - 2; i >= (k & 1); i -= 2) {
+        const int32_t wa = w1[i], wb = w1[i + 1];
+        a10 += c0[i] * wa + c0[i + 1] * wb;
+        a11 += c1[i] * wa + c1[i + 1] * wb;
+    }
+    i = 0;
+    k &= 1;
+#endif
+    for (; i < k; ++i) {
+        const int32_t x0 = c0[i], x1 = c1[i];
+        a00 += x0 * w0[i];
+        a01 += x1 * w0[i];
+        a10 += x0 * w1[i];
+        a11 += x1 * w1[i];
+    }
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+}
+
+/* Columns c0, c1 of two pixels (k taps each) against every weight row; y0, y1: the two pixels' outputs (c_out
+ * channels each). A lone last output channel runs as its own pair and drops the duplicate; so does a lone pixel
+ * (c0 == c1, y0 == y1). */
+static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, const int8_t *c0, const int8_t *c1, int32_t k,
+                               int8_t *y0, int8_t *y1)
+{
+    const mcu_requant rq = p->rq; /* a local copy: the int8 stores below could alias p, which stops hoisting */
+    const int32_t c_out = p->g.c_out;
+    int32_t s0 = 0, s1 = 0, oc, i;
+    if (p->w_zp) {
+        for (i = 0; i < k; ++i) {
+            s0 += c0[i];
+            s1 += c1[i];
         }
-        for (oc = 0; oc < p->g.c_out; ++oc) {
-            const int8_t *wk = w + (size_t)oc * c_in;
-            int32_t acc = p->kbias[oc] - (p->w_zp ? p->w_zp[oc] * xsum : 0);
-            for (ic = 0; ic < c_in; ++ic) {
-                acc += (int32_t)col[ic] * wk[ic];
+    }
+    for (oc = 0; oc < c_out; oc += 2) {
+        const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
+        const int32_t z0 = p->w_zp ? p->w_zp[oc] : 0, z1 = p->w_zp ? p->w_zp[oc1] : 0;
+        int32_t acc[4];
+        acc[0] = p->kbias[oc] - z0 * s0;
+        acc[1] = p->kbias[oc] - z0 * s1;
+        acc[2] = p->kbias[oc1] - z1 * s0;
+        acc[3] = p->kbias[oc1] - z1 * s1;
+        mcu_conv2d_s8_dot2x2(p->w + (size_t)oc * k, p->w + (size_t)oc1 * k, c0, c1, k, acc);
+        y0[oc] = (int8_t)mcu_requant_apply(&rq, acc[0], oc);
+        y1[oc] = (int8_t)mcu_requant_apply(&rq, acc[1], oc);
+        y0[oc1] = (int8_t)mcu_requant_apply(&rq, acc[2], oc1);
+        y1[oc1] = (int8_t)mcu_requant_apply(&rq, acc[3], oc1);
+    }
+}
+
+/** Index of output pixel q's first input pixel (n, oy * stride_h - pad_t, ox * stride_w - pad_l), row-major over
+ * N, H, W; may lie in the padding. Sets *oy and *ox. */
+static int32_t mcu_conv2d_s8_window_start(const mcu_conv_geom *g, int32_t q, int32_t *iy, int32_t *ix)
+{
+    const int32_t plane = g->h_out * g->w_out, n = q / plane, r = q % plane;
+    *iy = (r / g->w_out) * g->stride_h - g->pad_t;
+    *ix = (r % g->w_out) * g->stride_w - g->pad_l;
+    return (n * g->h_in + *iy) * g->w_in + *ix;
+}
+
+/* Pointwise path: pixel pairs from the last down; both pixels' c_in inputs go to `col` before any of their outputs
+ * is written, and the outputs of pixels q0, q0 + 1 are the only ones written then. So y may sit over x anywhere at
+ * or above the end of the inputs still unread (mcucomp/ops/_overlap.py pointwise_floor). */
+static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c_in = g->c_in, c_out = g->c_out;
+    int32_t hi, iy, ix;
+    for (hi = g->n * g->h_out * g->w_out; hi > 0; hi -= 2) {
+        const int32_t q1 = hi - 1, q0 = hi >= 2 ? hi - 2 : q1;
+        memcpy(col, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in, (size_t)c_in);
+        memcpy(col + c_in, x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, (size_t)c_in);
+        mcu_conv2d_s8_gemm(p, col, col + c_in, c_in, y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
+    }
+}
+
+/* Output pixel q's window in kernel-row, kernel-column, channel order (k_h * k_w * c_in bytes), x_zp in the
+ * padding; whole kernel rows in one copy when they are inside the input and undilated. */
+static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x, int32_t q, int8_t *col)
+{
+    const mcu_conv_geom *g = &p->g;
+    const size_t c = (size_t)g->c_in;
+    int32_t iy0, ix0, ky, kx;
+    const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
+    const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * c; /* the image */
+    const int32_t row_inside = ix0 >= 0 && ix0 + (g->k_w - 1) * g->dil_w < g->w_in;
+    for (ky = 0; ky < g->k_h; ++ky, col += g->k_w * c) {
+        const int32_t iy = iy0 + ky * g->dil_h;
+        const int8_t *xr = xw + ((size_t)iy * g->w_in + ix0) * c;
+        if (iy < 0 || iy >= g->h_in) {
+            memset(col, (int8_t)p->x_zp, g->k_w * c);
+        } else if (row_inside && g->dil_w == 1) {
+            memcpy(col, xr, g->k_w * c);
+        } else {
+            for (kx = 0; kx < g->k_w; ++kx) {
+                const int32_t ix = ix0 + kx * g->dil_w;
+                if (ix >= 0 && ix < g->w_in) {
+                    memcpy(col + kx * c, xr + (size_t)kx * g->dil_w * c, c);
+                } else {
+                    memset(col + kx * c, (int8_t)p->x_zp, c);
+                }
             }
-            y[(size_t)oc * pixels + px] = (int8_t)mcu_requant_apply(&p->rq, acc, oc);
         }
+    }
+}
+
+/* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block. y never overlaps x. */
+static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t k = g->c_in * g->k_h * g->k_w, pixels = g->n * g->h_out * g->w_out;
+    int32_t q;
+    for (q = 0; q < pixels; q += 2) {
+        const int32_t q1 = q + 1 < pixels ? q + 1 : q;
+        mcu_conv2d_s8_gather(p, x, q, col);
+        mcu_conv2d_s8_gather(p, x, q1, col + k);
+        mcu_conv2d_s8_gemm(p, col, col + k, k, y + (size_t)q * g->c_out, y + (size_t)q1 * g->c_out);
     }
 }
 
@@ -44,104 +212,148 @@ static void mcu_conv2d_s8_inside(int32_t out_len, int32_t len, int32_t k, int32_
     }
 }
 
-/* Depthwise path (multiplier 1): plane by plane, outputs in row-major order, each written after its window is read
- * (the order mcucomp/ops/_overlap.py window_margin relies on). Windows inside the input run without bounds checks. */
-static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *w,
-                                    const int32_t *bias, int8_t *y)
+/* One output pixel of a window that may reach into the padding (or any window with w_zp): channel by channel,
+ * taps outside the input read as x_zp. xw: the image; weight (oc, tap, ic) at oc * w_oc + tap * w_tap + ic (group
+ * g reads input channels g * cin_g ..). Serves the general path and the depthwise path's border windows. */
+static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requant *rq, const int8_t *xw,
+                                  int32_t iy0, int32_t ix0, size_t w_oc, size_t w_tap, int8_t *yp)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t khw = g->k_h * g->k_w;
-    int32_t n, c, oy, ox, ky, kx, oy_lo, oy_hi, ox_lo, ox_hi;
-    mcu_conv2d_s8_inside(g->h_out, g->h_in, g->k_h, g->stride_h, g->dil_h, g->pad_t, &oy_lo, &oy_hi);
-    mcu_conv2d_s8_inside(g->w_out, g->w_in, g->k_w, g->stride_w, g->dil_w, g->pad_l, &ox_lo, &ox_hi);
-    for (n = 0; n < g->n; ++n) {
-        for (c = 0; c < g->c_in; ++c) {
-            const int8_t *xc = x + ((size_t)n * g->c_in + c) * g->h_in * g->w_in;
-            const int8_t *wk = w + (size_t)c * khw;
-            const int32_t wzp = p->w_zp ? p->w_zp[c] : 0;
-            int8_t *yc = y + ((size_t)n * g->c_out + c) * g->h_out * g->w_out;
-            for (oy = 0; oy < g->h_out; ++oy) {
-                const int32_t iy0 = oy * g->stride_h - g->pad_t;
-                const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
-                for (ox = 0; ox < g->w_out; ++ox) {
-                    const int32_t ix0 = ox * g->stride_w - g->pad_l;
-                    int32_t acc;
-                    if (row_inside && ox >= ox_lo && ox < ox_hi) {
-                        int32_t xsum = 0;
-                        acc = p->kbias[c];
-                        for (ky = 0; ky < g->k_h; ++ky) {
-                            const int8_t *xr = xc + (size_t)(iy0 + ky * g->dil_h) * g->w_in + ix0;
-                            const int8_t *wr = wk + ky * g->k_w;
-                            for (kx = 0; kx < g->k_w; ++kx) {
-                                acc += (int32_t)xr[kx * g->dil_w] * wr[kx];
-                                xsum += xr[kx * g->dil_w];
-                            }
-                        }
-                        acc -= wzp * xsum;
-                    } else {
-                        acc = bias ? bias[c] : 0;
-                        for (ky = 0; ky < g->k_h; ++ky) {
-                            const int32_t iy = iy0 + ky * g->dil_h;
-                            for (kx = 0; kx < g->k_w; ++kx) {
-                                const int32_t ix = ix0 + kx * g->dil_w;
-                                if (iy >= 0 && iy < g->h_in && ix >= 0 && ix < g->w_in) {
-                                    acc += ((int32_t)xc[iy * g->w_in + ix] - p->x_zp) *
-                                           ((int32_t)wk[ky * g->k_w + kx] - wzp);
-                                }
-                            }
-                        }
+    const int32_t cin_g = g->c_in / g->group, cout_g = g->c_out / g->group;
+    int32_t oc, ky, kx, ic;
+    for (oc = 0; oc < g->c_out; ++oc) {
+        const int8_t *wk = p->w + (size_t)oc * w_oc;
+        const int32_t c0 = (oc / cout_g) * cin_g;
+        int32_t acc = p->kbias[oc], xsum = 0;
+        for (ky = 0; ky < g->k_h; ++ky) {
+            const int32_t iy = iy0 + ky * g->dil_h;
+            for (kx = 0; kx < g->k_w; ++kx, wk += w_tap) {
+                const int32_t ix = ix0 + kx * g->dil_w;
+                if (iy >= 0 && iy < g->h_in && ix >= 0 && ix < g->w_in) {
+                    const int8_t *xt = xw + ((size_t)iy * g->w_in + ix) * g->c_in + c0;
+                    for (ic = 0; ic < cin_g; ++ic) {
+                        acc += (int32_t)xt[ic] * wk[ic];
+                        xsum += xt[ic];
                     }
-                    yc[oy * g->w_out + ox] = (int8_t)mcu_requant_apply(&p->rq, acc, c);
+                } else {
+                    for (ic = 0; ic < cin_g; ++ic) {
+                        acc += p->x_zp * wk[ic];
+                    }
+                    xsum += p->x_zp * cin_g;
                 }
             }
+        }
+        if (p->w_zp) {
+            acc -= p->w_zp[oc] * xsum;
+        }
+        yp[oc] = (int8_t)mcu_requant_apply(rq, acc, oc);
+    }
+}
+
+/* General path (weights: output channel, kernel row, kernel column, input channel of its group): output pixels in
+ * row-major order, all channels of one before the next. */
+static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const mcu_requant rq = p->rq;
+    const int32_t pixels = g->n * g->h_out * g->w_out, cin_g = g->c_in / g->group;
+    const int32_t k = cin_g * g->k_h * g->k_w;
+    int32_t q, iy0, ix0;
+    for (q = 0; q < pixels; ++q) {
+        const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
+        const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * g->c_in;
+        mcu_conv2d_s8_checked(p, &rq, xw, iy0, ix0, (size_t)k, (size_t)cin_g, y + (size_t)q * g->c_out);
+    }
+}
+
+/* Depthwise path (weights tap by tap, c channels each): output pixels in row-major order, channels in ascending
+ * order within a pixel, each output written after its window is read (mcucomp/ops/_overlap.py depthwise_margin).
+ * Windows inside the input run from the folded bias without bounds checks, four channels at a time on DSP cores;
+ * a 3x3 window has its taps unrolled. */
+static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const mcu_requant rq = p->rq;
+    const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out;
+    const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c; /* tap row, tap column steps */
+    const int32_t three = g->k_h == 3 && g->k_w == 3;
+    int32_t q, iy0, ix0, oy_lo, oy_hi, ox_lo, ox_hi;
+    mcu_conv2d_s8_inside(g->h_out, g->h_in, g->k_h, g->stride_h, g->dil_h, g->pad_t, &oy_lo, &oy_hi);
+    mcu_conv2d_s8_inside(g->w_out, g->w_in, g->k_w, g->stride_w, g->dil_w, g->pad_l, &ox_lo, &ox_hi);
+    for (q = 0; q < pixels; ++q) {
+        const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
+        const int32_t oy = (q % (g->h_out * g->w_out)) / g->w_out, ox = q % g->w_out;
+        int8_t *yp = y + (size_t)q * c;
+        const int8_t *xp = x + (size_t)start * c;
+        int32_t ch = 0, ky, kx;
+        if (p->w_zp || oy < oy_lo || oy >= oy_hi || ox < ox_lo || ox >= ox_hi) {
+            mcu_conv2d_s8_checked(p, &rq, xp - ((size_t)iy0 * g->w_in + ix0) * c, iy0, ix0, 1, (size_t)c, yp);
+            continue;
+        }
+#if defined(__ARM_FEATURE_DSP)
+        for (; ch + 4 <= c; ch += 4) {
+            const int8_t *xt = xp + ch, *wt = p->w + ch;
+            int32_t acc[4];
+            acc[0] = p->kbias[ch];
+            acc[1] = p->kbias[ch + 1];
+            acc[2] = p->kbias[ch + 2];
+            acc[3] = p->kbias[ch + 3];
+            if (three) {
+                mcu_conv2d_s8_dw_tap4(xt, wt, acc);
+                mcu_conv2d_s8_dw_tap4(xt + cs, wt + c, acc);
+                mcu_conv2d_s8_dw_tap4(xt + 2 * cs, wt + 2 * c, acc);
+                mcu_conv2d_s8_dw_tap4(xt + rs, wt + 3 * c, acc);
+                mcu_conv2d_s8_dw_tap4(xt + rs + cs, wt + 4 * c, acc);
+                mcu_conv2d_s8_dw_tap4(xt + rs + 2 * cs, wt + 5 * c, acc);
+                mcu_conv2d_s8_dw_tap4(xt + 2 * rs, wt + 6 * c, acc);
+                mcu_conv2d_s8_dw_tap4(xt + 2 * rs + cs, wt + 7 * c, acc);
+                mcu_conv2d_s8_dw_tap4(xt + 2 * rs + 2 * cs, wt + 8 * c, acc);
+            } else {
+                for (ky = 0; ky < g->k_h; ++ky) {
+                    for (kx = 0; kx < g->k_w; ++kx, wt += c) {
+                        mcu_conv2d_s8_dw_tap4(xt + ky * rs + kx * cs, wt, acc);
+                    }
+                }
+            }
+            yp[ch] = (int8_t)mcu_requant_apply(&rq, acc[0], ch);
+            yp[ch + 1] = (int8_t)mcu_requant_apply(&rq, acc[1], ch + 1);
+            yp[ch + 2] = (int8_t)mcu_requant_apply(&rq, acc[2], ch + 2);
+            yp[ch + 3] = (int8_t)mcu_requant_apply(&rq, acc[3], ch + 3);
+        }
+#endif
+        for (; ch < c; ++ch) {
+            const int8_t *xt = xp + ch, *wt = p->w + ch;
+            int32_t acc = p->kbias[ch];
+            if (three) {
+                acc += xt[0] * wt[0] + xt[cs] * wt[c] + xt[2 * cs] * wt[2 * c];
+                acc += xt[rs] * wt[3 * c] + xt[rs + cs] * wt[4 * c] + xt[rs + 2 * cs] * wt[5 * c];
+                acc += xt[2 * rs] * wt[6 * c] + xt[2 * rs + cs] * wt[7 * c] + xt[2 * rs + 2 * cs] * wt[8 * c];
+            } else {
+                for (ky = 0; ky < g->k_h; ++ky) {
+                    for (kx = 0; kx < g->k_w; ++kx, wt += c) {
+                        acc += xt[ky * rs + kx * cs] * wt[0];
+                    }
+                }
+            }
+            yp[ch] = (int8_t)mcu_requant_apply(&rq, acc, ch);
         }
     }
 }
 
-/* Integer accumulation is exact, so the loop order is free; padded taps hold x_zp and contribute nothing. */
-void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                   void *scratch)
+void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, void *scratch)
 {
-    const mcu_conv_geom *g = &p->g;
-    const int32_t cin_g = g->c_in / g->group;
-    const int32_t cout_g = g->c_out / g->group;
-    int32_t n, oc, oy, ox, ic, ky, kx;
-    if (scratch) {
-        mcu_conv2d_s8_pointwise(p, x, w, y, (int8_t *)scratch);
-        return;
-    }
-    if (p->path == MCU_CONV2D_S8_DEPTHWISE) {
-        mcu_conv2d_s8_depthwise(p, x, w, bias, y);
-        return;
-    }
-    for (n = 0; n < g->n; ++n) {
-        for (oc = 0; oc < g->c_out; ++oc) {
-            const int32_t c0 = (oc / cout_g) * cin_g;
-            const int32_t wzp = p->w_zp ? p->w_zp[oc] : 0;
-            const int8_t *wk = w + (size_t)oc * cin_g * g->k_h * g->k_w;
-            for (oy = 0; oy < g->h_out; ++oy) {
-                for (ox = 0; ox < g->w_out; ++ox) {
-                    int32_t acc = bias ? bias[oc] : 0;
-                    for (ic = 0; ic < cin_g; ++ic) {
-                        const int8_t *xc = x + ((size_t)n * g->c_in + c0 + ic) * g->h_in * g->w_in;
-                        for (ky = 0; ky < g->k_h; ++ky) {
-                            const int32_t iy = oy * g->stride_h - g->pad_t + ky * g->dil_h;
-                            if (iy < 0 || iy >= g->h_in) {
-                                continue;
-                            }
-                            for (kx = 0; kx < g->k_w; ++kx) {
-                                const int32_t ix = ox * g->stride_w - g->pad_l + kx * g->dil_w;
-                                if (ix >= 0 && ix < g->w_in) {
-                                    acc += ((int32_t)xc[iy * g->w_in + ix] - p->x_zp) *
-                                           ((int32_t)wk[(ic * g->k_h + ky) * g->k_w + kx] - wzp);
-                                }
-                            }
-                        }
-                    }
-                    y[(((size_t)n * g->c_out + oc) * g->h_out + oy) * g->w_out + ox] =
-                        (int8_t)mcu_requant_apply(&p->rq, acc, oc);
-                }
-            }
-        }
+    switch (p->path) {
+    case MCU_CONV2D_S8_POINTWISE:
+        mcu_conv2d_s8_pointwise(p, x, y, (int8_t *)scratch);
+        break;
+    case MCU_CONV2D_S8_IM2COL:
+        mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch);
+        break;
+    case MCU_CONV2D_S8_DEPTHWISE:
+        mcu_conv2d_s8_depthwise(p, x, y);
+        break;
+    default:
+        mcu_conv2d_s8_general(p, x, y);
+        break;
     }
 }
