@@ -33,8 +33,9 @@ def kernel_volume(node: Node, g: Graph) -> int:
 
 
 def fast_path(node: Node, g: Graph) -> str:
-    """The path a conv takes when its scratch is granted: pointwise or im2col GEMM (group 1), depthwise, general."""
-    if depthwise(node, g):
+    """The path a conv takes when its scratch is granted: pointwise or im2col GEMM (group 1), depthwise (weights
+    without zero points), general."""
+    if depthwise(node, g) and node.attrs.get("w_zp") is None:
         return "depthwise"
     if node.attrs.get("group", 1) != 1:
         return "general"
@@ -54,12 +55,14 @@ SCRATCH = {"pointwise": lambda node, g: 2 * onnx_shape(g, node.inputs[0])[1],
 
 
 def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
-    """The weights in the order the path reads them: depthwise tap by tap with the channels innermost; every other
-    path output channel by output channel, each as kernel row, kernel column, input channel (NHWC windows)."""
+    """The weights in the order the path reads them: depthwise in blocks of four channels (the last block holds the
+    c % 4 left), each block tap by tap with its channels innermost; every other path output channel by output
+    channel, each as kernel row, kernel column, input channel (NHWC windows)."""
     w = g.const(node.inputs[1]).astype(np.int8)
     w4 = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2]) if w.ndim == 3 else w
     if path == "depthwise":
-        return np.ascontiguousarray(w4.reshape(w4.shape[0], -1).T).reshape(-1)
+        by_channel = w4.reshape(w4.shape[0], -1)
+        return np.concatenate([by_channel[b:b + 4].T.reshape(-1) for b in range(0, len(by_channel), 4)])
     return np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(-1)
 
 

@@ -41,6 +41,18 @@ static inline void mcu_conv2d_s8_dw_tap4(const int8_t *xt, const int8_t *wt, int
     acc[2] = __smlatt(xe, we, acc[2]);
     acc[3] = __smlatt(xo, wo, acc[3]);
 }
+
+/** One depthwise tap in the padding for four adjacent channels: acc[c] += x_zp * w[c] (zz: x_zp in the bottom
+ * lane). */
+static inline void mcu_conv2d_s8_dw_pad4(int32_t zz, const int8_t *wt, int32_t acc[4])
+{
+    const int32_t wv = mcu_conv2d_s8_load4(wt);
+    const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
+    acc[0] = __smlabb(zz, we, acc[0]);
+    acc[1] = __smlabb(zz, wo, acc[1]);
+    acc[2] = __smlabt(zz, we, acc[2]);
+    acc[3] = __smlabt(zz, wo, acc[3]);
+}
 #endif
 
 /* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
@@ -197,37 +209,23 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
     }
 }
 
-/* First and one-past-last output coordinate whose whole window lies inside an input of length len. */
-static void mcu_conv2d_s8_inside(int32_t out_len, int32_t len, int32_t k, int32_t stride, int32_t dil, int32_t pad,
-                                 int32_t *lo, int32_t *hi)
-{
-    const int32_t last = len - 1 - (k - 1) * dil + pad; /* window start + pad must be in [pad, last] */
-    *lo = (pad + stride - 1) / stride;
-    *hi = last < 0 ? 0 : last / stride + 1;
-    if (*hi > out_len) {
-        *hi = out_len;
-    }
-    if (*lo > *hi) {
-        *lo = *hi;
-    }
-}
-
-/* One output pixel of a window that may reach into the padding (or any window with w_zp): channel by channel,
- * taps outside the input read as x_zp. xw: the image; weight (oc, tap, ic) at oc * w_oc + tap * w_tap + ic (group
- * g reads input channels g * cin_g ..). Serves the general path and the depthwise path's border windows. */
+/* One output pixel of the general path, channel by channel, taps outside the input read as x_zp. xw: the image;
+ * weights output channel by output channel, each as kernel row, kernel column, input channel of its group (group
+ * g reads input channels g * cin_g ..). */
 static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requant *rq, const int8_t *xw,
-                                  int32_t iy0, int32_t ix0, size_t w_oc, size_t w_tap, int8_t *yp)
+                                  int32_t iy0, int32_t ix0, int8_t *yp)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t cin_g = g->c_in / g->group, cout_g = g->c_out / g->group;
+    const int32_t k = cin_g * g->k_h * g->k_w;
     int32_t oc, ky, kx, ic;
     for (oc = 0; oc < g->c_out; ++oc) {
-        const int8_t *wk = p->w + (size_t)oc * w_oc;
+        const int8_t *wk = p->w + (size_t)oc * k;
         const int32_t c0 = (oc / cout_g) * cin_g;
         int32_t acc = p->kbias[oc], xsum = 0;
         for (ky = 0; ky < g->k_h; ++ky) {
             const int32_t iy = iy0 + ky * g->dil_h;
-            for (kx = 0; kx < g->k_w; ++kx, wk += w_tap) {
+            for (kx = 0; kx < g->k_w; ++kx, wk += cin_g) {
                 const int32_t ix = ix0 + kx * g->dil_w;
                 if (iy >= 0 && iy < g->h_in && ix >= 0 && ix < g->w_in) {
                     const int8_t *xt = xw + ((size_t)iy * g->w_in + ix) * g->c_in + c0;
@@ -256,83 +254,101 @@ static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
-    const int32_t pixels = g->n * g->h_out * g->w_out, cin_g = g->c_in / g->group;
-    const int32_t k = cin_g * g->k_h * g->k_w;
+    const int32_t pixels = g->n * g->h_out * g->w_out;
     int32_t q, iy0, ix0;
     for (q = 0; q < pixels; ++q) {
         const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
         const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * g->c_in;
-        mcu_conv2d_s8_checked(p, &rq, xw, iy0, ix0, (size_t)k, (size_t)cin_g, y + (size_t)q * g->c_out);
+        mcu_conv2d_s8_checked(p, &rq, xw, iy0, ix0, y + (size_t)q * g->c_out);
     }
 }
 
-/* Depthwise path (weights tap by tap, c channels each): output pixels in row-major order, channels in ascending
- * order within a pixel, each output written after its window is read (mcucomp/ops/_overlap.py depthwise_margin).
- * Windows inside the input run from the folded bias without bounds checks, four channels at a time on DSP cores;
- * a 3x3 window has its taps unrolled. */
+/* Taps lo .. hi - 1 of a k-tap window starting at `start` (dilation dil) fall inside an input of length len. */
+static void mcu_conv2d_s8_valid_taps(int32_t start, int32_t len, int32_t k, int32_t dil, int32_t *lo, int32_t *hi)
+{
+    *lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
+    *hi = len - start <= 0 ? 0 : (len - start + dil - 1) / dil;
+    if (*hi > k) {
+        *hi = k;
+    }
+    if (*lo > *hi) {
+        *lo = *hi;
+    }
+}
+
+#if defined(__ARM_FEATURE_DSP)
+/* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap. */
+static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *xw, const int8_t *wt, int32_t ch,
+                                  const int32_t win[6], int8_t *yp, const mcu_requant *rq)
+{
+    const mcu_conv_geom *g = &p->g;
+    const size_t c = (size_t)g->c_in;
+    int32_t acc[4], ky, kx;
+    acc[0] = p->kbias[ch];
+    acc[1] = p->kbias[ch + 1];
+    acc[2] = p->kbias[ch + 2];
+    acc[3] = p->kbias[ch + 3];
+    if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w && g->k_w == 3) {
+        /* inside the input, three taps a row: no checks, one row per iteration */
+        const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
+        const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
+        for (ky = 0; ky < g->k_h; ++ky, xr += rs, wt += 12) {
+            mcu_conv2d_s8_dw_tap4(xr, wt, acc);
+            mcu_conv2d_s8_dw_tap4(xr + cs, wt + 4, acc);
+            mcu_conv2d_s8_dw_tap4(xr + 2 * cs, wt + 8, acc);
+        }
+    } else {
+        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu); /* x_zp in the bottom lane */
+        for (ky = 0; ky < g->k_h; ++ky) {
+            const int32_t iy = win[0] + ky * g->dil_h;
+            for (kx = 0; kx < g->k_w; ++kx, wt += 4) {
+                if (ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5]) {
+                    mcu_conv2d_s8_dw_tap4(xw + ((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch, wt, acc);
+                } else {
+                    mcu_conv2d_s8_dw_pad4(zz, wt, acc);
+                }
+            }
+        }
+    }
+    yp[ch] = (int8_t)mcu_requant_apply(rq, acc[0], ch);
+    yp[ch + 1] = (int8_t)mcu_requant_apply(rq, acc[1], ch + 1);
+    yp[ch + 2] = (int8_t)mcu_requant_apply(rq, acc[2], ch + 2);
+    yp[ch + 3] = (int8_t)mcu_requant_apply(rq, acc[3], ch + 3);
+}
+#endif
+
+/* Depthwise path. Weights in blocks of four channels (the last block holds c % 4 when that is not 0), each block
+ * tap by tap with its channels innermost. Output pixels in row-major order, channels ascending within a pixel, each
+ * output written after its window is read (mcucomp/ops/_overlap.py depthwise_nhwc). Every window runs from the
+ * folded bias, taps in the padding as x_zp; four channels at a time on DSP cores, one at a time elsewhere (and for
+ * the last c % 4). w_zp is NULL (weights with zero points take the general path). */
 static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
-    const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out;
-    const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c; /* tap row, tap column steps */
-    const int32_t three = g->k_h == 3 && g->k_w == 3;
-    int32_t q, iy0, ix0, oy_lo, oy_hi, ox_lo, ox_hi;
-    mcu_conv2d_s8_inside(g->h_out, g->h_in, g->k_h, g->stride_h, g->dil_h, g->pad_t, &oy_lo, &oy_hi);
-    mcu_conv2d_s8_inside(g->w_out, g->w_in, g->k_w, g->stride_w, g->dil_w, g->pad_l, &ox_lo, &ox_hi);
+    const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out, taps = g->k_h * g->k_w;
+    int32_t q, win[6]; /* window start y, x; valid kernel rows lo, hi; valid kernel columns lo, hi */
     for (q = 0; q < pixels; ++q) {
-        const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
-        const int32_t oy = (q % (g->h_out * g->w_out)) / g->w_out, ox = q % g->w_out;
+        const int32_t start = mcu_conv2d_s8_window_start(g, q, &win[0], &win[1]);
+        const int8_t *xw = x + (size_t)(start - win[0] * g->w_in - win[1]) * c; /* the image */
         int8_t *yp = y + (size_t)q * c;
-        const int8_t *xp = x + (size_t)start * c;
         int32_t ch = 0, ky, kx;
-        if (p->w_zp || oy < oy_lo || oy >= oy_hi || ox < ox_lo || ox >= ox_hi) {
-            mcu_conv2d_s8_checked(p, &rq, xp - ((size_t)iy0 * g->w_in + ix0) * c, iy0, ix0, 1, (size_t)c, yp);
-            continue;
-        }
+        mcu_conv2d_s8_valid_taps(win[0], g->h_in, g->k_h, g->dil_h, &win[2], &win[3]);
+        mcu_conv2d_s8_valid_taps(win[1], g->w_in, g->k_w, g->dil_w, &win[4], &win[5]);
 #if defined(__ARM_FEATURE_DSP)
         for (; ch + 4 <= c; ch += 4) {
-            const int8_t *xt = xp + ch, *wt = p->w + ch;
-            int32_t acc[4];
-            acc[0] = p->kbias[ch];
-            acc[1] = p->kbias[ch + 1];
-            acc[2] = p->kbias[ch + 2];
-            acc[3] = p->kbias[ch + 3];
-            if (three) {
-                mcu_conv2d_s8_dw_tap4(xt, wt, acc);
-                mcu_conv2d_s8_dw_tap4(xt + cs, wt + c, acc);
-                mcu_conv2d_s8_dw_tap4(xt + 2 * cs, wt + 2 * c, acc);
-                mcu_conv2d_s8_dw_tap4(xt + rs, wt + 3 * c, acc);
-                mcu_conv2d_s8_dw_tap4(xt + rs + cs, wt + 4 * c, acc);
-                mcu_conv2d_s8_dw_tap4(xt + rs + 2 * cs, wt + 5 * c, acc);
-                mcu_conv2d_s8_dw_tap4(xt + 2 * rs, wt + 6 * c, acc);
-                mcu_conv2d_s8_dw_tap4(xt + 2 * rs + cs, wt + 7 * c, acc);
-                mcu_conv2d_s8_dw_tap4(xt + 2 * rs + 2 * cs, wt + 8 * c, acc);
-            } else {
-                for (ky = 0; ky < g->k_h; ++ky) {
-                    for (kx = 0; kx < g->k_w; ++kx, wt += c) {
-                        mcu_conv2d_s8_dw_tap4(xt + ky * rs + kx * cs, wt, acc);
-                    }
-                }
-            }
-            yp[ch] = (int8_t)mcu_requant_apply(&rq, acc[0], ch);
-            yp[ch + 1] = (int8_t)mcu_requant_apply(&rq, acc[1], ch + 1);
-            yp[ch + 2] = (int8_t)mcu_requant_apply(&rq, acc[2], ch + 2);
-            yp[ch + 3] = (int8_t)mcu_requant_apply(&rq, acc[3], ch + 3);
+            mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, yp, &rq);
         }
 #endif
         for (; ch < c; ++ch) {
-            const int8_t *xt = xp + ch, *wt = p->w + ch;
+            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
+            const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
             int32_t acc = p->kbias[ch];
-            if (three) {
-                acc += xt[0] * wt[0] + xt[cs] * wt[c] + xt[2 * cs] * wt[2 * c];
-                acc += xt[rs] * wt[3 * c] + xt[rs + cs] * wt[4 * c] + xt[rs + 2 * cs] * wt[5 * c];
-                acc += xt[2 * rs] * wt[6 * c] + xt[2 * rs + cs] * wt[7 * c] + xt[2 * rs + 2 * cs] * wt[8 * c];
-            } else {
-                for (ky = 0; ky < g->k_h; ++ky) {
-                    for (kx = 0; kx < g->k_w; ++kx, wt += c) {
-                        acc += xt[ky * rs + kx * cs] * wt[0];
-                    }
+            for (ky = 0; ky < g->k_h; ++ky) {
+                const int32_t iy = win[0] + ky * g->dil_h;
+                for (kx = 0; kx < g->k_w; ++kx, wt += width) {
+                    const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
+                    acc += (inside ? xw[((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch] : p->x_zp) * wt[0];
                 }
             }
             yp[ch] = (int8_t)mcu_requant_apply(&rq, acc, ch);
