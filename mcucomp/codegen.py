@@ -25,18 +25,19 @@ class _Emitter:
     def __init__(self, g: Graph, layout: MemoryLayout, prefix: str, io_names: dict[str, str]):
         self.g, self.layout, self.prefix, self.io_names = g, layout, prefix, io_names
         self.arrays: list[ArrayConst] = []
-        self.symbols: dict[str, str] = {}
+        self.symbols: dict[tuple[str, str], str] = {}
 
-    def array(self, key: str, data: np.ndarray, dtype: str) -> str:
-        """The symbol of a constant array, adding it on first use."""
-        if key not in self.symbols:
+    def array(self, key: str, data: np.ndarray, dtype: str, owner: str = "") -> str:
+        """The symbol of a constant array, adding it on first use; `owner` "call" keeps the kernel calls' own arrays
+        (KernelCall.arrays) apart from constant tensors of the same name."""
+        if (owner, key) not in self.symbols:
             sym = f"{self.prefix}_c{len(self.arrays)}_{sanitize(key)[:40]}"
             data = np.ascontiguousarray(data)
             if dtype == "bool":
                 data = data.astype(np.uint8)
             self.arrays.append(ArrayConst(sym, C_TYPES[dtype], data))
-            self.symbols[key] = sym
-        return self.symbols[key]
+            self.symbols[(owner, key)] = sym
+        return self.symbols[(owner, key)]
 
     def tensor(self, name: str | None, writable: bool) -> str:
         """C expression for a tensor argument."""
@@ -62,7 +63,7 @@ class _Emitter:
         if isinstance(value, ArrayRef):
             if value.key in call.arrays:
                 data = call.arrays[value.key]
-                return self.array(f"{value.key}", data, str(data.dtype))
+                return self.array(value.key, data, str(data.dtype), owner="call")
             t = self.g.tensors[value.key]
             return self.array(value.key, t.data, t.dtype)
         if isinstance(value, list):
@@ -102,7 +103,7 @@ def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], lay
             off = None if root in layout.caller_owned else layout.offsets[root]
             q = t.quant.to_json() if t.quant is not None and t.quant.per_tensor else {}
             specs.append(IOSpec(io_names[name], name, C_TYPES[t.dtype], t.shape, q.get("scale"), q.get("zero_point"),
-                                off))
+                                off, t.layout))
             if off is not None:
                 copies.append((io_names[name], off, t.nbytes))
     return Program(prefix, header, specs_in, specs_out, em.arrays, sites, layout.arena_size, runtime,

@@ -29,8 +29,9 @@ from .report.html import REPORT_HTML, render_report_html
 from .report.svg import MEMORY_SVG, render_memory_svg
 from .schedule import schedule
 
-DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float"}
-ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8")}
+DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float", "io_layout": "nchw"}
+ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8"),
+           "io_layout": ("nchw", "nhwc")}
 
 
 def default_requant(board: dict) -> str:
@@ -57,7 +58,7 @@ def _check_name(name: str) -> None:
 
 
 def check_options(options: dict) -> dict:
-    """Validate the keyword options (requant, io, io_dtype); fill defaults."""
+    """Validate the keyword options (requant, io, io_dtype, io_layout); fill defaults."""
     merged = dict(DEFAULT_OPTIONS)
     for key, value in options.items():
         if key not in ALLOWED:

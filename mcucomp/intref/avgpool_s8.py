@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops._layout import as_onnx_order, as_stored_order
 from ._arith import F32, nchw, quantize_float, requantize, windows
 
 OPS = ("avgpool_s8",)
@@ -18,11 +19,16 @@ def _padded_taps(shape: tuple[int, ...], attrs: dict, out_hw: tuple[int, int]) -
 
 
 def reference(node, g, mode, x) -> np.ndarray:
+    """The pool on the ONNX-order view of x, stored back in the output's layout (see _pool)."""
+    layout = g.tensors[node.outputs[0]].layout
+    return as_stored_order(_pool(node, g.tensors[node.outputs[0]].onnx_shape, mode, as_onnx_order(x, layout)), layout)
+
+
+def _pool(node, out_shape, mode, x) -> np.ndarray:
     """Whole-window integer sum with one requantization by x_scale / (y_scale · window) ('global_int'), or the
     float path: sum of (q - x_zp)·x_scale in window order, / count, / y_scale, quantized; count is the taps inside
     the input ('valid'), the kernel size ('kernel') or the taps inside the padded input ('padded')."""
     a = node.attrs
-    out_shape = g.tensors[node.outputs[0]].shape
     oh, ow = nchw(np.empty(out_shape, np.int8)).shape[2:]
     kh, kw = a["kernel"]
     q = nchw(x.astype(np.int64) - a["x_zp"])

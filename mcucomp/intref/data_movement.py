@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops._layout import as_onnx_order, as_stored_order
+from ..ops.concat import concat_axis
 from ._arith import nchw, windows
 
 OPS = ("reshape", "copy", "concat", "transpose", "maxpool_f32")
@@ -13,11 +15,13 @@ def reference(node, g, mode, *inputs) -> np.ndarray:
     """The same codes rearranged as the op says."""
     out_shape = g.tensors[node.outputs[0]].shape
     if node.op == "concat":
-        return np.concatenate(inputs, axis=node.attrs["axis"] % len(out_shape))
+        return np.concatenate(inputs, axis=concat_axis(node, len(out_shape)))
     if node.op == "transpose":
-        return np.transpose(inputs[0], node.attrs.get("perm") or None)
+        return np.ascontiguousarray(np.transpose(inputs[0], node.attrs.get("perm") or None))
     if node.op == "maxpool_f32":
-        return _maxpool(node, inputs[0], out_shape)
+        layout = g.tensors[node.outputs[0]].layout
+        return as_stored_order(_maxpool(node, as_onnx_order(inputs[0], layout), g.tensors[node.outputs[0]].onnx_shape),
+                               layout)
     return inputs[0].reshape(out_shape)
 
 

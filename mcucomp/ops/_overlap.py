@@ -64,16 +64,45 @@ def window_margin(node: Node, g: Graph, elem_bytes: int) -> int:
     """
     geom = dict(window_geom(node, g))
     planes = geom["n"] * geom["c_in"]
+    plane_in, plane_out = geom["h_in"] * geom["w_in"], geom["h_out"] * geom["w_out"]
+    _, future = _plane_reads(geom)
+    slack = int((future - np.arange(plane_out)).min())
+    return (min(0, (planes - 1) * (plane_in - plane_out)) + slack - 1) * elem_bytes
+
+
+def _plane_reads(geom: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Per output position q of a plane (row-major): r(q), the lowest input position its window reads (int64 max
+    when none), and f(q) = min(r(q') for q' > q, I + min r), the lowest position read after q (the second term:
+    the next plane or image reads from its own min r on)."""
     rows = _first_tap(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"], geom["pad_t"])
     cols = _first_tap(geom["w_out"], geom["w_in"], geom["k_w"], geom["stride_w"], geom["dil_w"], geom["pad_l"])
-    plane_in, plane_out = geom["h_in"] * geom["w_in"], geom["h_out"] * geom["w_out"]
+    plane_in = geom["h_in"] * geom["w_in"]
     reads = np.where((rows[:, None] >= 0) & (cols[None, :] >= 0), rows[:, None] * geom["w_in"] + cols[None, :],
                      np.iinfo(np.int64).max).reshape(-1).astype(np.int64)
     later = np.minimum.accumulate(reads[::-1])[::-1]  # later[q] = min r(q' >= q)
     next_plane = plane_in + min(int(reads.min()), plane_in)
-    future = np.minimum(np.append(later[1:], next_plane), next_plane)
-    slack = int((future - np.arange(plane_out)).min())
-    return (min(0, (planes - 1) * (plane_in - plane_out)) + slack - 1) * elem_bytes
+    return reads, np.minimum(np.append(later[1:], next_plane), next_plane)
+
+
+def window_margin_nhwc(node: Node, g: Graph, elem_bytes: int) -> int:
+    """Margin of a channels-last window kernel that goes image by image, output pixels in row-major order and, for
+    each pixel q, channels c = 0 .. C-1, writing output (q, c) after reading its window's taps of channel c.
+
+    With r(q) and f(q) of _plane_reads (in pixels), output (q, c) sits at q*C + c and, once written, the lowest
+    element read later is (r(q)*C + c + 1) (channel c+1 of the same window, when c < C-1) or f(q)*C (later pixels;
+    the next image from I*C + min r*C on). So margin m (elements) is safe iff, for every q and c,
+    q*C + c + m < r(q)*C + c + 1 (when C > 1) and q*C + c + m < f(q)*C, i.e. m <= (r(q) - q)*C and
+    m <= (f(q) - q - 1)*C; over images, as in window_margin, add min(0, (N-1)*(I - O)*C).
+    """
+    geom = dict(window_geom(node, g))
+    c = geom["c_in"]
+    plane_in, plane_out = geom["h_in"] * geom["w_in"], geom["h_out"] * geom["w_out"]
+    reads, future = _plane_reads(geom)
+    q = np.arange(plane_out)
+    slack = int((future - q).min() - 1) * c
+    if c > 1:
+        slack = min(slack, int((np.minimum(reads, future) - q).min()) * c)
+    return (min(0, (geom["n"] - 1) * (plane_in - plane_out) * c) + slack) * elem_bytes
 
 
 def same_planes(node: Node, g: Graph) -> bool:

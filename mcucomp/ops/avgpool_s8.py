@@ -6,7 +6,8 @@ import numpy as np
 
 from ..fixedpoint import quantize_multiplier
 from ..ir import Graph, Node
-from ._overlap import window_margin
+from ._layout import all_images, is_nhwc
+from ._overlap import window_margin, window_margin_nhwc
 from ._window import window_geom
 from ._cost import params_dict, requant_terms, window
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin
@@ -39,7 +40,7 @@ class AvgPoolS8(KernelOp):
             rq[0] = ("scale", ArrayRef(f"{node.name}_scale"))
         return KernelCall(
             self.name,
-            [("g", window_geom(node, g, group=1)), ("mode", 0 if a["mode"] == "global_int" else 1),
+            [("g", window_geom(node, g, group=1)), ("channels_last", int(is_nhwc(node))), ("mode", 0 if a["mode"] == "global_int" else 1),
              ("count_mode", COUNT_MODES[a.get("count", "valid")]), ("pad_b", a["pads"][2]), ("pad_r", a["pads"][3]),
              ("x_scale", a["x_scale"]),
              ("y_scale", a["y_scale"]), ("x_zp", a["x_zp"]), ("rq", rq)],
@@ -65,9 +66,16 @@ class AvgPoolS8(KernelOp):
         return "float", {**terms, "outputs": outputs}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
-        """The window margin (_overlap.window_margin): mcu_avgpool_s8 goes plane by plane, outputs row-major, and
-        writes each after summing its (dilated) window's taps inside the input."""
+        """The window margin: mcu_avgpool_s8 writes each output after summing its (dilated) window's taps inside the
+        input, plane by plane in row-major output order (_overlap.window_margin), or channels-last pixel by pixel in
+        row-major order, every channel of a pixel in turn (_overlap.window_margin_nhwc)."""
+        if is_nhwc(node):
+            return OverlapMargin(window_margin_nhwc(node, g, 1))
         return OverlapMargin(window_margin(node, g, 1))
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout for 1-D and 2-D images (mcu_avgpool_s8 steps through a plane c_in elements apart)."""
+        return all_images(node, g)
 
 
 OP = AvgPoolS8()

@@ -11,6 +11,7 @@
 
 typedef struct {
     mcu_conv_geom g;
+    int32_t channels_last; /* 0: x and y are N, C, H, W; 1: N, H, W, C */
     int32_t mode;
     int32_t count_mode;   /* MCU_AVGPOOL_S8_COUNT_* */
     int32_t pad_b, pad_r; /* bottom and right pads, for COUNT_PADDED */
@@ -19,7 +20,7 @@ typedef struct {
     mcu_requant rq; /* GLOBAL_INT: scale = x_scale / (y_scale * window); FLOAT: zp, qmin, qmax */
 } mcu_avgpool_s8_params;
 
-/** Quantized average pooling (NCHW) with onnxruntime's arithmetic for each mode. */
+/** Quantized average pooling (NCHW or NHWC) with onnxruntime's arithmetic for each mode. */
 void mcu_avgpool_s8(const mcu_avgpool_s8_params *p, const int8_t *x, int8_t *y);
 
 #endif

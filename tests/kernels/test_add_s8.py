@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from helpers import channels_last, layer_layouts
 from qmodels import QModel, check_qmodel
 
 # (a shape, b shape, b kind, activation, ties); b kind: "act" (a second input), "big"/"small" (constant, values beyond
@@ -81,3 +82,16 @@ def test_qlinearadd(dtype, tmp_path):
         qm.raw_output(f"s{i}_y", np.broadcast_shapes(a_shape, b_shape), dtype)
     ops = check_qmodel(qm, tmp_path, seeds=range(5))
     assert [ops[f"s{i}_y_node"] for i in range(5)] == ["add_s8"] * 5
+
+
+@pytest.mark.parametrize("boundaries", ["qq", "fq"])
+def test_qdq_add_channels_last(boundaries, tmp_path, monkeypatch):
+    """The image cases run channels-last (the broadcast walks the stored N, H, W, C shapes), bit-exact as above."""
+    channels_last(monkeypatch, "add_s8")
+    rng = np.random.default_rng(32)
+    qm = QModel(np.int8)
+    images = [case for case in CASES if len(case[0]) == 4 and len(case[1]) == 4 and case[2] == "act"]
+    for i, case in enumerate(images):
+        _add_case(qm, f"s{i}", case, rng, boundaries[0], boundaries[1])
+    check_qmodel(qm, tmp_path, seeds=range(3))
+    assert layer_layouts(tmp_path)["add_s8"] == {"nhwc"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from helpers import channels_last, layer_layouts
 from qmodels import QModel, check_qmodel
 
 # (op, input shape, attributes)
@@ -86,3 +87,12 @@ def test_qlinear_pools(dtype, tmp_path):
         qm.raw_output(f"p{i}_y", _pool_shape(shape, attrs), dtype)
     ops = check_qmodel(qm, tmp_path, seeds=range(5))
     assert [ops[f"p{i}_y_node"] for i in range(len(CASES))] == ["avgpool_s8"] * len(CASES)
+
+
+@pytest.mark.parametrize("boundaries", ["qq", "fq"])
+def test_qdq_pool_channels_last(boundaries, tmp_path, monkeypatch):
+    """Every case channels-last (mcu_avgpool_s8 pixel by pixel, channels c_in elements apart), bit-exact as above."""
+    channels_last(monkeypatch, "avgpool_s8")
+    check_qmodel(_model(boundaries, np.int8), tmp_path, seeds=range(3),
+                 ort_skip=["p8_y", "p8_y_q"] if boundaries == "fq" else [])
+    assert layer_layouts(tmp_path)["avgpool_s8"] == {"nhwc"}
