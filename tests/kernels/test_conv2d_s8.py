@@ -16,16 +16,8 @@ from mcucomp.pipeline import lower_model
 from mcucomp.show import format_node
 from mcucomp.target.verify import verify_on_target
 
-from conv_layout import channels_last_convs
 from qmodels import (QRANGE, ConvCase, QModel, add_qdq_conv, check_qmodel, conv_acc, conv_fixed_reference, ort_scale,
                      pick_scale)
-
-@pytest.fixture(autouse=True)
-def _channels_last():
-    """Until the layout pass lands, the tests put every conv channels-last themselves (tests/kernels/conv_layout.py)."""
-    with channels_last_convs():
-        yield
-
 
 CASES = [
     ConvCase((1, 3, 1, 1), 5, (1, 1)),
