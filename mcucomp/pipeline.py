@@ -20,7 +20,7 @@ from .errors import OptionError
 from .fit import check_fit, estimate_fit
 from .frontend import load_onnx
 from .ir import Graph, Node, build_graph
-from .memory import MemoryLayout, plan_memory
+from .memory import MemoryLayout, choose_scratch, plan_memory
 from .ops import REGISTRY, KernelCall
 from .passes import run_passes
 from .perf.estimate import estimate_model
@@ -101,12 +101,14 @@ def lower_model(model, shapes: dict | None = None, constants: dict | None = None
     """Load, lower and schedule a model (path or ModelProto) without planning memory or writing C.
 
     The order has the lowest peak of live bytes found, counting the kernels' scratch, the io option and sizes
-    rounded up to `alignment` (the board's arena alignment), as plan_memory counts them.
+    rounded up to `alignment` (the board's arena alignment), as plan_memory counts them; then the scratches that
+    only buy speed are granted where they do not grow the arena (memory.choose_scratch).
     """
     opts = check_options(options)
     proto, sha256 = load_onnx(model, shapes, constants)
     g = run_passes(build_graph(proto), opts)
     order = schedule(g, scratch_sizes(kernel_calls(g, g.nodes)), opts["io"] == "arena", alignment)
+    choose_scratch(g, order, opts["io"] == "arena", alignment)
     return LoweredModel(g, order, sha256, opts)
 
 

@@ -154,26 +154,28 @@ def _nhwc_window_starts(geom: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pointwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
-    """conv2d_s8's pointwise path (1x1, unpadded, group 1, channels-last, int8): output pixel pairs from the last
-    down, pixel q reading input pixel s(q) (its window start) and writing output bytes q*O .. q*O + O - 1 (O = c_out,
-    I = c_in bytes per pixel).
+    """conv2d_s8's pointwise path (1x1, unpadded, group 1, channels-last, int8): output pixel pairs (q0, q1 = q0 + 1,
+    or q1 = q0 for a lone pixel), pixel q reading the I = c_in bytes of input pixel s(q) (its window start; s rises
+    with q) for every output channel, and writing output bytes q*O .. q*O + O - 1 (O = c_out) while it still reads.
+    Let d = offset(y) - offset(x).
 
-    A pair (q0, q1 = q0 + 1, or q1 = q0 for a lone pixel 0) is copied to the scratch before any of its outputs is
-    written; afterwards only the input pixels s(q) of q < q0 are read, the highest byte being s(q0 - 1)*I + I - 1
-    (s rises with q). The pair writes bytes from q0*O + d up (d = offset(y) - offset(x)), so the kernel is safe iff
-    d >= s(q0 - 1)*I + I - q0*O for every pair with q0 > 0: that maximum is the floor. Above it any shift is safe
-    (writes land on copied or never-read bytes), so the margin is x's size (beyond it nothing overlaps).
+    c_out >= c_in: pairs from the last down. While a pair writes, the reads still to come are its own inputs and those
+    of lower pixels, the highest byte s(q1)*I + I - 1; its lowest write is q0*O + d. Safe iff d >= s(q1)*I + I - q0*O
+    for every pair: the floor; above it any shift is safe (the margin is x's size: beyond it nothing overlaps).
+
+    c_out < c_in: pairs from the first up. The reads still to come start at the pair's own s(q0)*I; its highest write
+    is q1*O + O - 1 + d. Safe iff d <= s(q0)*I - (q1 + 1)*O for every pair: the margin; any lower shift is safe.
     """
     geom = dict(window_geom(node, g))
     _, start = _nhwc_window_starts(geom)
     c_in, c_out = geom["c_in"], geom["c_out"]
-    pixels = len(start)
-    q0 = np.arange(pixels - 2, 0, -2) if pixels > 1 else np.zeros(0, np.int64)
-    if pixels % 2 == 1 and pixels > 1:
-        q0 = np.append(q0, 0)  # the lone pixel 0 has no later reads
-    q0 = q0[q0 > 0]
-    floor = int((start[q0 - 1] * c_in + c_in - q0 * c_out).max()) if len(q0) else -g.tensors[node.inputs[0]].nbytes
-    return OverlapMargin(g.tensors[node.inputs[0]].nbytes, floor=floor)
+    q0 = np.arange(0, len(start), 2)
+    q1 = np.minimum(q0 + 1, len(start) - 1)
+    size = g.tensors[node.inputs[0]].nbytes
+    if c_out >= c_in:
+        q0, q1 = len(start) - 1 - q1, len(start) - 1 - q0
+        return OverlapMargin(size, floor=int((start[q1] * c_in + c_in - q0 * c_out).max()))
+    return OverlapMargin(int((start[q0] * c_in - (q1 + 1) * c_out).min()))
 
 
 def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
@@ -197,11 +199,32 @@ def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
     return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
 
 
-def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin | None:
-    """conv2d_s8 by path: pointwise and depthwise as proved above; im2col and general write pixel by pixel with no
-    permission (their outputs never share bytes with their inputs)."""
+def pixelwise_nhwc(node: Node, g: Graph, pairs: bool) -> OverlapMargin:
+    """conv2d_s8's general path (pairs=False) and im2col path (pairs=True), channels-last, int8: output pixels in
+    row-major order, all O = c_out bytes of pixel q written while (general: every output channel re-reads the
+    window) or after (im2col: the windows of the pixel pair q0, q1 are gathered first) its window is read. Windows
+    read only inside the input pixels from r(q) up, I = c_in bytes each; G(q) = min r(q') over q' >= q.
+
+    General: when pixel q writes, the reads still to come start at G(q)*I; its highest write is (q + 1)*O - 1 + d
+    (d = offset(y) - offset(x)), so d <= G(q)*I - (q + 1)*O for every q. im2col: after the gather of pair (q0, q1)
+    they start at G(q1 + 1)*I, so d <= G(q1 + 1)*I - (q1 + 1)*O for every pair. The margin is the smallest bound
+    (x's size when no read follows any write); any lower shift is safe.
+    """
+    geom = dict(window_geom(node, g))
+    lowest, _ = _nhwc_window_starts(geom)
+    none = np.iinfo(np.int64).max // 4
+    after = np.append(np.minimum.accumulate(lowest[::-1])[::-1], none)  # after[q] = G(q); after[len] = none
+    q1 = np.minimum(np.arange(0, len(lowest), 2) + 1, len(lowest) - 1) if pairs else np.arange(len(lowest))
+    pending = after[q1 + 1] if pairs else after[q1]
+    bounds = (pending * geom["c_in"] - (q1 + 1) * geom["c_out"])[pending < none]
+    size = g.tensors[node.inputs[0]].nbytes
+    return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
+
+
+def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin:
+    """conv2d_s8 by path, as proved above."""
     if path == "pointwise":
         return pointwise_nhwc(node, g)
     if path == "depthwise":
         return depthwise_nhwc(node, g)
-    return None
+    return pixelwise_nhwc(node, g, pairs=path == "im2col")

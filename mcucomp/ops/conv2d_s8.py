@@ -44,14 +44,13 @@ def fast_path(node: Node, g: Graph) -> str:
 
 
 def conv_path(node: Node, g: Graph) -> str:
-    """The path the C takes: the fast one, or `general` when the planner dropped its scratch (attrs scratch=False)."""
+    """The path the C takes: the fast one, or `general` when memory.choose_scratch denied its scratch."""
     path = fast_path(node, g)
     return "general" if node.attrs.get("scratch", True) is False and path in SCRATCH else path
 
 
-#: Scratch bytes of the paths that take one: two pixels' inputs (pointwise) or windows (im2col).
-SCRATCH = {"pointwise": lambda node, g: 2 * onnx_shape(g, node.inputs[0])[1],
-           "im2col": lambda node, g: 2 * kernel_volume(node, g)}
+#: Scratch bytes of the paths that take one: two pixels' windows (im2col).
+SCRATCH = {"im2col": lambda node, g: 2 * kernel_volume(node, g)}
 
 
 def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
@@ -102,12 +101,9 @@ class Conv2dS8(KernelOp):
         """Every 1-D and 2-D conv runs channels-last (the C kernel knows no other layout)."""
         return spatial_rank(node, g) <= 2
 
-    def drop_scratch(self, node: Node, g: Graph) -> bool:
-        """Switch to the scratch-free general loop when the path takes a scratch; False when it takes none."""
-        if conv_path(node, g) not in SCRATCH:
-            return False
-        node.attrs["scratch"] = False
-        return True
+    def scratch_optional(self, node: Node, g: Graph) -> bool:
+        """The im2col path's scratch: without it, the general loop."""
+        return fast_path(node, g) in SCRATCH
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_conv2d_s8(params, x, y, scratch|NULL): packed weights and the folded bias are in the params."""
@@ -135,8 +131,8 @@ class Conv2dS8(KernelOp):
         )
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
-        """Pointwise: anywhere at or above its floor (pixels last to first); depthwise: the window margin (pixel by
-        pixel); the other paths none (see mcucomp/ops/_overlap.py)."""
+        """Pointwise: from a floor up or to a margin down (pixel pairs in one direction); the other paths: a margin
+        down (pixel by pixel, or pairs for im2col; see mcucomp/ops/_overlap.py)."""
         return conv_s8_overlap(node, g, conv_path(node, g))
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
@@ -149,14 +145,14 @@ class Conv2dS8(KernelOp):
         path = conv_path(node, g)
         outputs = geom["n"] * geom["c_out"] * win.pixels
         terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
-        if path in SCRATCH:
-            k = call.scratch_bytes // 2
-            pairs = geom["n"] * -(-win.pixels // 2)
+        if path in ("pointwise", "im2col"):
+            k = kernel_volume(node, g)
+            pairs = -(-geom["n"] * win.pixels // 2)
             blocks = pairs * -(-geom["c_out"] // 2)
             gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_quads": blocks * (k // 4),
-                    "block_tail": blocks * (k % 4), "gathered": pairs * 2 * k}
+                    "block_tail": blocks * (k % 4)}
             if path == "im2col":
-                gemm.update(im2col_gather_rows(geom))
+                gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
         if path == "depthwise":

@@ -149,19 +149,23 @@ static int32_t mcu_conv2d_s8_window_start(const mcu_conv_geom *g, int32_t q, int
     return (n * g->h_in + *iy) * g->w_in + *ix;
 }
 
-/* Pointwise path: pixel pairs from the last down; both pixels' c_in inputs go to `col` before any of their outputs
- * is written, and the outputs of pixels q0, q0 + 1 are the only ones written then. So y may sit over x anywhere at
- * or above the end of the inputs still unread (mcucomp/ops/_overlap.py pointwise_floor). */
-static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
+/* Pointwise path: the GEMM reads each pixel's c_in inputs in place (contiguous channels-last). Pixel pairs go from
+ * the last down when c_out >= c_in, from the first up otherwise, so that y may overlap x from a floor up or to a
+ * margin down (mcucomp/ops/_overlap.py pointwise_nhwc). */
+static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t c_in = g->c_in, c_out = g->c_out;
-    int32_t hi, iy, ix;
-    for (hi = g->n * g->h_out * g->w_out; hi > 0; hi -= 2) {
-        const int32_t q1 = hi - 1, q0 = hi >= 2 ? hi - 2 : q1;
-        memcpy(col, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in, (size_t)c_in);
-        memcpy(col + c_in, x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, (size_t)c_in);
-        mcu_conv2d_s8_gemm(p, col, col + c_in, c_in, y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
+    const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out, down = c_out >= c_in;
+    int32_t q, iy, ix;
+    for (q = 0; q < pixels; q += 2) {
+        int32_t q0 = q, q1 = q + 1 < pixels ? q + 1 : q;
+        if (down) {
+            q0 = pixels - 1 - q1;
+            q1 = pixels - 1 - q;
+        }
+        mcu_conv2d_s8_gemm(p, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
+                           x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, c_in,
+                           y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
     }
 }
 
@@ -195,7 +199,8 @@ static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x,
     }
 }
 
-/* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block. y never overlaps x. */
+/* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block; pixel pairs in
+ * row-major order (the order mcucomp/ops/_overlap.py pixelwise_nhwc relies on). */
 static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
 {
     const mcu_conv_geom *g = &p->g;
@@ -249,7 +254,8 @@ static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requa
 }
 
 /* General path (weights: output channel, kernel row, kernel column, input channel of its group): output pixels in
- * row-major order, all channels of one before the next. */
+ * row-major order, all channels of one before the next (the order mcucomp/ops/_overlap.py pixelwise_nhwc relies
+ * on). */
 static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
@@ -360,7 +366,7 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
 {
     switch (p->path) {
     case MCU_CONV2D_S8_POINTWISE:
-        mcu_conv2d_s8_pointwise(p, x, y, (int8_t *)scratch);
+        mcu_conv2d_s8_pointwise(p, x, y);
         break;
     case MCU_CONV2D_S8_IM2COL:
         mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch);

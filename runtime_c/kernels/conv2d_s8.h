@@ -5,7 +5,7 @@
 /* Code paths (mcucomp/ops/conv2d_s8.py PATHS; `mcucomp show` names the one each layer takes). */
 #define MCU_CONV2D_S8_GENERAL 0   /* any geometry and groups; no scratch */
 #define MCU_CONV2D_S8_DEPTHWISE 1 /* group == c_in == c_out; no scratch */
-#define MCU_CONV2D_S8_POINTWISE 2 /* 1x1, unpadded, group 1, any stride; scratch: two pixels' c_in inputs */
+#define MCU_CONV2D_S8_POINTWISE 2 /* 1x1, unpadded, group 1, any stride; no scratch */
 #define MCU_CONV2D_S8_IM2COL 3    /* group 1; scratch: two pixels' windows (c_in * k_h * k_w each) */
 
 typedef struct {
