@@ -136,45 +136,69 @@ def conv_overlap(node: Node, g: Graph) -> OverlapMargin | None:
     return None
 
 
-def _nhwc_window_starts(geom: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Per output pixel of a channels-last conv (row-major over N, H_out, W_out): the index of the lowest input pixel
-    its window reads (row-major over N, H, W; a large number when the window lies wholly in the padding), and the
-    index of its window's first pixel (n, oy * stride_h - pad_t, ox * stride_w - pad_l) ignoring the padding."""
-    rows = _first_tap(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"], geom["pad_t"])
-    cols = _first_tap(geom["w_out"], geom["w_in"], geom["k_w"], geom["stride_w"], geom["dil_w"], geom["pad_l"])
-    plane = geom["h_in"] * geom["w_in"]
-    image = np.arange(geom["n"])[:, None, None] * plane
-    none = np.iinfo(np.int64).max // 4
-    lowest = np.where((rows[:, None] >= 0) & (cols[None, :] >= 0), rows[:, None] * geom["w_in"] + cols[None, :],
-                      none)[None] + image
+def _last_tap(out_len: int, in_len: int, kernel: int, stride: int, dilation: int, pad: int) -> np.ndarray:
+    """Per output coordinate, the highest input coordinate its window reads inside the input; -1 when none."""
+    start = np.arange(out_len) * stride - pad
+    last_k = np.minimum(kernel - 1, (in_len - 1 - start) // dilation)
+    last = start + last_k * dilation
+    return np.where((last_k >= 0) & (last >= 0), last, -1)
+
+
+#: Stands for "no read" in the window index arrays below (above any pixel index).
+NO_READ = np.iinfo(np.int64).max // 4
+
+
+def _nhwc_window_starts(geom: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per output pixel of a channels-last conv (row-major over N, H_out, W_out): the lowest and the highest input
+    pixel its window reads (row-major over N, H, W; NO_READ and -1 when the window lies wholly in the padding), and
+    its window's first pixel (n, oy * stride_h - pad_t, ox * stride_w - pad_l) ignoring the padding."""
+    axes = [(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"], geom["pad_t"]),
+            (geom["w_out"], geom["w_in"], geom["k_w"], geom["stride_w"], geom["dil_w"], geom["pad_l"])]
+    (rows, cols), (rows_hi, cols_hi) = [_first_tap(*a) for a in axes], [_last_tap(*a) for a in axes]
+    image = np.arange(geom["n"])[:, None, None] * geom["h_in"] * geom["w_in"]
+    valid = ((rows[:, None] >= 0) & (cols[None, :] >= 0))[None]
+    lowest = np.where(valid, (rows[:, None] * geom["w_in"] + cols[None, :])[None] + image, NO_READ)
+    highest = np.where(valid, (rows_hi[:, None] * geom["w_in"] + cols_hi[None, :])[None] + image, -1)
     oy = np.arange(geom["h_out"]) * geom["stride_h"] - geom["pad_t"]
     ox = np.arange(geom["w_out"]) * geom["stride_w"] - geom["pad_l"]
     start = (oy[:, None] * geom["w_in"] + ox[None, :])[None] + image
-    return np.minimum(lowest, none).reshape(-1).astype(np.int64), start.reshape(-1).astype(np.int64)
+    return (lowest.reshape(-1).astype(np.int64), highest.reshape(-1).astype(np.int64),
+            start.reshape(-1).astype(np.int64))
+
+
+def pixel_pairs(pixels: int, down: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The (q0, q1) pixel pairs of conv2d_s8's GEMM paths in the order they run: (0, 1), (2, 3), .. up, (P-2, P-1),
+    (P-4, P-3), .. down; an odd count ends with a lone pixel (q0 == q1): the last one up, pixel 0 down."""
+    q0 = np.arange(0, pixels, 2)
+    q1 = np.minimum(q0 + 1, pixels - 1)
+    return (pixels - 1 - q1, pixels - 1 - q0) if down else (q0, q1)
+
+
+def descending(node: Node, g: Graph) -> bool:
+    """conv2d_s8's pointwise, im2col and general paths run their output pixels from the last down when the output
+    is at least as large as the input (then y may start above x), from the first up otherwise."""
+    return g.tensors[node.outputs[0]].nbytes >= g.tensors[node.inputs[0]].nbytes
 
 
 def pointwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
-    """conv2d_s8's pointwise path (1x1, unpadded, group 1, channels-last, int8): output pixel pairs (q0, q1 = q0 + 1,
-    or q1 = q0 for a lone pixel), pixel q reading the I = c_in bytes of input pixel s(q) (its window start; s rises
-    with q) for every output channel, and writing output bytes q*O .. q*O + O - 1 (O = c_out) while it still reads.
-    Let d = offset(y) - offset(x).
+    """conv2d_s8's pointwise path (1x1, unpadded, group 1, channels-last, int8): output pixel pairs (q0, q1) in the
+    order of pixel_pairs, pixel q reading the I = c_in bytes of input pixel s(q) (its window start; s rises with q)
+    for every output channel, and writing output bytes q*O .. q*O + O - 1 (O = c_out) while it still reads. Let
+    d = offset(y) - offset(x).
 
-    c_out >= c_in: pairs from the last down. While a pair writes, the reads still to come are its own inputs and those
-    of lower pixels, the highest byte s(q1)*I + I - 1; its lowest write is q0*O + d. Safe iff d >= s(q1)*I + I - q0*O
-    for every pair: the floor; above it any shift is safe (the margin is x's size: beyond it nothing overlaps).
+    Down: while a pair writes, the reads still to come are its own inputs and those of lower pixels, the highest byte
+    s(q1)*I + I - 1; its lowest write is q0*O + d. Safe iff d >= s(q1)*I + I - q0*O for every pair: the floor; above
+    it any shift is safe (the margin is x's size: beyond it nothing overlaps).
 
-    c_out < c_in: pairs from the first up. The reads still to come start at the pair's own s(q0)*I; its highest write
-    is q1*O + O - 1 + d. Safe iff d <= s(q0)*I - (q1 + 1)*O for every pair: the margin; any lower shift is safe.
+    Up: the reads still to come start at the pair's own s(q0)*I; its highest write is q1*O + O - 1 + d. Safe iff
+    d <= s(q0)*I - (q1 + 1)*O for every pair: the margin; any lower shift is safe.
     """
     geom = dict(window_geom(node, g))
-    _, start = _nhwc_window_starts(geom)
+    start = _nhwc_window_starts(geom)[2]
     c_in, c_out = geom["c_in"], geom["c_out"]
-    q0 = np.arange(0, len(start), 2)
-    q1 = np.minimum(q0 + 1, len(start) - 1)
-    size = g.tensors[node.inputs[0]].nbytes
-    if c_out >= c_in:
-        q0, q1 = len(start) - 1 - q1, len(start) - 1 - q0
-        return OverlapMargin(size, floor=int((start[q1] * c_in + c_in - q0 * c_out).max()))
+    q0, q1 = pixel_pairs(len(start), descending(node, g))
+    if descending(node, g):
+        return OverlapMargin(g.tensors[node.inputs[0]].nbytes, floor=int((start[q1] * c_in + c_in - q0 * c_out).max()))
     return OverlapMargin(int((start[q0] * c_in - (q1 + 1) * c_out).min()))
 
 
@@ -189,35 +213,42 @@ def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
     (d = offset(y) - offset(x)) must stay below both: d <= (r(q) - q)*C and d <= F(q)*C - q*C - C for every q.
     """
     geom = dict(window_geom(node, g))
-    lowest, _ = _nhwc_window_starts(geom)
+    lowest = _nhwc_window_starts(geom)[0]
     c = geom["c_out"]
     q = np.arange(len(lowest))
-    none = np.iinfo(np.int64).max // 4
-    later = np.append(np.minimum.accumulate(lowest[::-1])[::-1][1:], none)
-    bounds = np.concatenate([((lowest - q) * c)[lowest < none], (later * c - q * c - c)[later < none]])
+    later = np.append(np.minimum.accumulate(lowest[::-1])[::-1][1:], NO_READ)
+    bounds = np.concatenate([((lowest - q) * c)[lowest < NO_READ], (later * c - q * c - c)[later < NO_READ]])
     size = g.tensors[node.inputs[0]].nbytes
     return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
 
 
 def pixelwise_nhwc(node: Node, g: Graph, pairs: bool) -> OverlapMargin:
-    """conv2d_s8's general path (pairs=False) and im2col path (pairs=True), channels-last, int8: output pixels in
-    row-major order, all O = c_out bytes of pixel q written while (general: every output channel re-reads the
-    window) or after (im2col: the windows of the pixel pair q0, q1 are gathered first) its window is read. Windows
-    read only inside the input pixels from r(q) up, I = c_in bytes each; G(q) = min r(q') over q' >= q.
+    """conv2d_s8's general path (pairs=False: pixels one by one, up or down as `descending` says) and im2col path
+    (pairs=True: the pairs of pixel_pairs), channels-last, int8. All O = c_out bytes of pixel q are written while
+    (general: every output channel re-reads the window) or after (im2col: the pair's windows are gathered first) its
+    window is read. Windows read input pixels lo(q) .. hi(q) only (I = c_in bytes each). d = offset(y) - offset(x).
 
-    General: when pixel q writes, the reads still to come start at G(q)*I; its highest write is (q + 1)*O - 1 + d
-    (d = offset(y) - offset(x)), so d <= G(q)*I - (q + 1)*O for every q. im2col: after the gather of pair (q0, q1)
-    they start at G(q1 + 1)*I, so d <= G(q1 + 1)*I - (q1 + 1)*O for every pair. The margin is the smallest bound
-    (x's size when no read follows any write); any lower shift is safe.
+    Up: when pixel q writes, the reads still to come start at G*I, G = min lo(q') over q' >= q (general) or q' > q1
+    (im2col); its highest write is (q + 1)*O - 1 + d, so d <= G*I - (q + 1)*O (q = q1 for a pair): the margin is the
+    smallest bound (x's size when no read follows any write); any lower shift is safe.
+
+    Down: the reads still to come end at H*I + I - 1, H = max hi(q') over q' <= q (general) or q' < q0 (im2col); the
+    lowest write is q*O + d (q = q0 for a pair), so d >= (H + 1)*I - q*O: the floor is the largest bound; any higher
+    shift is safe (margin: x's size).
     """
     geom = dict(window_geom(node, g))
-    lowest, _ = _nhwc_window_starts(geom)
-    none = np.iinfo(np.int64).max // 4
-    after = np.append(np.minimum.accumulate(lowest[::-1])[::-1], none)  # after[q] = G(q); after[len] = none
-    q1 = np.minimum(np.arange(0, len(lowest), 2) + 1, len(lowest) - 1) if pairs else np.arange(len(lowest))
+    lowest, highest, _ = _nhwc_window_starts(geom)
+    c_in, c_out, size = geom["c_in"], geom["c_out"], g.tensors[node.inputs[0]].nbytes
+    down = descending(node, g)
+    q0, q1 = pixel_pairs(len(lowest), down) if pairs else (np.arange(len(lowest)),) * 2
+    if down:
+        before = np.concatenate([[-1], np.maximum.accumulate(highest)])  # before[q] = max hi(q' < q)
+        pending = before[q0] if pairs else before[q0 + 1]
+        bounds = ((pending + 1) * c_in - q0 * c_out)[pending >= 0]
+        return OverlapMargin(size, floor=int(bounds.max()) if len(bounds) else -size)
+    after = np.append(np.minimum.accumulate(lowest[::-1])[::-1], NO_READ)  # after[q] = min lo(q' >= q)
     pending = after[q1 + 1] if pairs else after[q1]
-    bounds = (pending * geom["c_in"] - (q1 + 1) * geom["c_out"])[pending < none]
-    size = g.tensors[node.inputs[0]].nbytes
+    bounds = (pending * c_in - (q1 + 1) * c_out)[pending < NO_READ]
     return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
 
 

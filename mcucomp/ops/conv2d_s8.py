@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import ModelError
 from ..ir import Graph, Node
 from ._cost import params_dict, requant_terms, window
-from ._overlap import conv_s8_overlap
+from ._overlap import conv_s8_overlap, descending
 from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 
@@ -122,7 +122,7 @@ class Conv2dS8(KernelOp):
             self.name,
             [("g", window_geom(node, g, group=node.attrs.get("group", 1))), ("x_zp", node.attrs["x_zp"]),
              ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields),
-             ("path", PATHS[path]), ("w", ArrayRef(f"{node.name}_wpack")),
+             ("path", PATHS[path]), ("down", int(descending(node, g))), ("w", ArrayRef(f"{node.name}_wpack")),
              ("kbias", ArrayRef(f"{node.name}_kbias"))],
             # the C signature ends in `void *scratch`: codegen appends it when scratch > 0, else it is NULL
             [node.inputs[0], node.outputs[0]] + ([] if scratch else [None]),

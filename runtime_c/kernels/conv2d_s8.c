@@ -149,20 +149,24 @@ static int32_t mcu_conv2d_s8_window_start(const mcu_conv_geom *g, int32_t q, int
     return (n * g->h_in + *iy) * g->w_in + *ix;
 }
 
-/* Pointwise path: the GEMM reads each pixel's c_in inputs in place (contiguous channels-last). Pixel pairs go from
- * the last down when c_out >= c_in, from the first up otherwise, so that y may overlap x from a floor up or to a
- * margin down (mcucomp/ops/_overlap.py pointwise_nhwc). */
+/* Pixel pair number i of `pixels` in run order: (0, 1), (2, 3), .. up or (P-2, P-1), (P-4, P-3), .. down; a lone
+ * last pair has q0 == q1 (mcucomp/ops/_overlap.py pixel_pairs). */
+static void mcu_conv2d_s8_pair(int32_t i, int32_t pixels, int32_t down, int32_t *q0, int32_t *q1)
+{
+    const int32_t a = 2 * i, b = a + 1 < pixels ? a + 1 : a;
+    *q0 = down ? pixels - 1 - b : a;
+    *q1 = down ? pixels - 1 - a : b;
+}
+
+/* Pointwise path: the GEMM reads each pixel's c_in inputs in place (contiguous channels-last), pixel pairs in the
+ * order p->down says (mcucomp/ops/_overlap.py pointwise_nhwc). */
 static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out, down = c_out >= c_in;
-    int32_t q, iy, ix;
-    for (q = 0; q < pixels; q += 2) {
-        int32_t q0 = q, q1 = q + 1 < pixels ? q + 1 : q;
-        if (down) {
-            q0 = pixels - 1 - q1;
-            q1 = pixels - 1 - q;
-        }
+    const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
+    int32_t i, q0, q1, iy, ix;
+    for (i = 0; 2 * i < pixels; ++i) {
+        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_gemm(p, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
                            x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, c_in,
                            y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
@@ -199,18 +203,18 @@ static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x,
     }
 }
 
-/* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block; pixel pairs in
- * row-major order (the order mcucomp/ops/_overlap.py pixelwise_nhwc relies on). */
+/* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block; pixel pairs in the
+ * order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
 static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t k = g->c_in * g->k_h * g->k_w, pixels = g->n * g->h_out * g->w_out;
-    int32_t q;
-    for (q = 0; q < pixels; q += 2) {
-        const int32_t q1 = q + 1 < pixels ? q + 1 : q;
-        mcu_conv2d_s8_gather(p, x, q, col);
+    int32_t i, q0, q1;
+    for (i = 0; 2 * i < pixels; ++i) {
+        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
+        mcu_conv2d_s8_gather(p, x, q0, col);
         mcu_conv2d_s8_gather(p, x, q1, col + k);
-        mcu_conv2d_s8_gemm(p, col, col + k, k, y + (size_t)q * g->c_out, y + (size_t)q1 * g->c_out);
+        mcu_conv2d_s8_gemm(p, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
     }
 }
 
@@ -253,16 +257,17 @@ static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requa
     }
 }
 
-/* General path (weights: output channel, kernel row, kernel column, input channel of its group): output pixels in
- * row-major order, all channels of one before the next (the order mcucomp/ops/_overlap.py pixelwise_nhwc relies
- * on). */
+/* General path (weights: output channel, kernel row, kernel column, input channel of its group): output pixels one
+ * by one, up or down as p->down says, all channels of one before the next (mcucomp/ops/_overlap.py
+ * pixelwise_nhwc). */
 static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
     const int32_t pixels = g->n * g->h_out * g->w_out;
-    int32_t q, iy0, ix0;
-    for (q = 0; q < pixels; ++q) {
+    int32_t i, iy0, ix0;
+    for (i = 0; i < pixels; ++i) {
+        const int32_t q = p->down ? pixels - 1 - i : i;
         const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
         const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * g->c_in;
         mcu_conv2d_s8_checked(p, &rq, xw, iy0, ix0, y + (size_t)q * g->c_out);

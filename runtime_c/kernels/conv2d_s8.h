@@ -14,6 +14,7 @@ typedef struct {
     const int32_t *w_zp; /* per output channel, or NULL for all zero */
     mcu_requant rq;
     int32_t path;         /* MCU_CONV2D_S8_* */
+    int32_t down;         /* pointwise, im2col, general: output pixels from the last down (else from the first up) */
     const int8_t *w;      /* weights arranged for the path (mcucomp/ops/conv2d_s8.py packed_weights) */
     const int32_t *kbias; /* bias[oc] - x_zp * sum_k (w[oc][k] - w_zp[oc]), per output channel */
 } mcu_conv2d_s8_params;
