@@ -33,7 +33,7 @@ import numpy as np
 from .errors import McucompError, OptionError
 from .host import HostModel, load
 from .intref import missing_ops, run_graph
-from .ops._layout import as_onnx_order, as_stored_order
+from .ops._layout import as_onnx_order, as_stored_order, stored_value
 from .intref._checks import (LayerCheck, OrtAgreement, is_int8_model, layer_local, ort_tensor_names,
                              reference_outputs)
 from .pipeline import compile_model, lower_model
@@ -325,10 +325,11 @@ def _call_index(report: dict, step: int) -> int:
 
 
 def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray], constants: dict | None = None,
-                  reference: dict[str, np.ndarray] | None = None) -> tuple[list[LayerDiff], list[str]]:
+                  reference: dict[str, np.ndarray] | None = None, graph=None) -> tuple[list[LayerDiff], list[str]]:
     """Compare every intermediate tensor both sides expose, in schedule order; return diffs and skipped names.
 
-    The other side is onnxruntime, or `reference` (every tensor of the integer reference) for int8 models."""
+    The other side is onnxruntime, or `reference` (every tensor of the integer reference) for int8 models;
+    onnxruntime's values go into the order the lowered `graph` stores them in (channels-last images)."""
     import onnx
 
     report = host.report
@@ -341,8 +342,7 @@ def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
         ref = onnx_order(report["outputs"],
                          _ort_values(model_path, [name for _, name in plan if name in produced], feeds, constants,
                                      report))
-        layouts = {t["name"]: t.get("layout") for t in report["tensors"]}
-        ref = {k: as_stored_order(v, layouts.get(k, "")) for k, v in ref.items()}
+        ref = {k: stored_value(graph, k, v) for k, v in ref.items()} if graph is not None else ref
     sizes = {t["name"]: (t["bytes"], t["offset"]) for t in report["tensors"]}
     capture, steps, skipped = [], {}, []
     for step, name in plan:
@@ -502,7 +502,8 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
         reference = None
         if result.against == "integer reference":
             reference = run_graph(lowered.graph, lowered.order, lowered.options["requant"], feeds, keep_all=True)
-        result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants, reference)
+        result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants, reference,
+                                                              lowered.graph)
         result.bisect_input = index
     return result
 

@@ -62,3 +62,19 @@ def all_images(node: Node, g: Graph) -> bool:
     """True when every runtime input and every output is an image of the output's rank."""
     rank = len(g.tensors[node.outputs[0]].onnx_shape)
     return is_image((0,) * rank) and all(len(g.tensors[n].onnx_shape) == rank for n in activations(node, g))
+
+
+def stored_value(g: Graph, name: str, value: np.ndarray) -> np.ndarray:
+    """An ONNX-order value of tensor `name` (onnxruntime's) in the order the lowered graph stores it: channels-last
+    images rearranged, and a view (reshape) of a channels-last image, such as a Flatten into a matrix product whose
+    weights the layout pass permuted, in the order of its channels-last source."""
+    t = g.tensors.get(name)
+    if t is None:
+        return value
+    if t.layout == NHWC:
+        return as_stored_order(value, NHWC)
+    node = g.producer(name)
+    if node is not None and node.op == "reshape" and g.tensors[node.inputs[0]].layout == NHWC:
+        src = g.tensors[node.inputs[0]]
+        return as_stored_order(np.reshape(value, src.onnx_shape), NHWC).reshape(t.shape)
+    return value

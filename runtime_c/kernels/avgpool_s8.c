@@ -15,7 +15,9 @@ static int8_t mcu_avgpool_s8_window(const mcu_avgpool_s8_params *p, const int8_t
             if (iy >= 0 && iy < g->h_in && ix >= 0 && ix < g->w_in) {
                 const int32_t q = (int32_t)xc[((size_t)iy * g->w_in + ix) * step] - p->x_zp;
                 isum += q;
-                fsum = fsum + (float)q * p->x_scale;
+                if (p->mode == MCU_AVGPOOL_S8_FLOAT) {
+                    fsum = fsum + (float)q * p->x_scale;
+                }
                 ++count;
             }
             padded += (iy < g->h_in + p->pad_b && ix < g->w_in + p->pad_r);
@@ -26,8 +28,8 @@ static int8_t mcu_avgpool_s8_window(const mcu_avgpool_s8_params *p, const int8_t
     } else if (p->count_mode == MCU_AVGPOOL_S8_COUNT_PADDED) {
         count = padded;
     }
-    if (p->mode == MCU_AVGPOOL_S8_GLOBAL_INT) {
-        return (int8_t)mcu_requant_apply(&p->rq, isum, 0);
+    if (p->mode != MCU_AVGPOOL_S8_FLOAT) {
+        return (int8_t)mcu_requant_apply(&p->rq, isum, count); /* the entry of this divisor (WINDOW_INT) */
     } else {
         const float v = mcu_clampf((fsum / (float)count) / p->y_scale, (float)(p->rq.qmin - p->rq.zp),
                                    (float)(p->rq.qmax - p->rq.zp));
