@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops._layout import as_onnx_order, as_stored_order
 from ._arith import nchw, requantize_rq, windows
 
 OPS = ("conv2d_s8",)
@@ -12,8 +13,8 @@ OPS = ("conv2d_s8",)
 def reference(node, g, mode, x, w, bias=None) -> np.ndarray:
     """The convolution of the lowered node (groups, strides, dilations, pads), in its tensors' stored layout."""
     a = node.attrs
-    if a.get("layout") == "nhwc":
-        x = np.moveaxis(x, -1, 1)
+    layout = g.tensors[node.outputs[0]].layout
+    x = as_onnx_order(x, g.tensors[node.inputs[0]].layout)
     out_shape = g.tensors[node.outputs[0]].onnx_shape
     x4 = nchw(x.astype(np.int64) - a["x_zp"])
     w4 = nchw(w.astype(np.int64)) if w.ndim == 3 else w.astype(np.int64)
@@ -28,4 +29,4 @@ def reference(node, g, mode, x, w, bias=None) -> np.ndarray:
     if bias is not None:
         acc = acc + bias.astype(np.int64).reshape(1, -1, 1, 1)
     y = requantize_rq(acc, mode, a["rq"]).reshape(out_shape)
-    return np.moveaxis(y, 1, -1) if a.get("layout") == "nhwc" else y
+    return as_stored_order(y, layout)
