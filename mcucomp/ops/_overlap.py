@@ -222,19 +222,21 @@ def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
     return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
 
 
-def pixelwise_nhwc(node: Node, g: Graph, pairs: bool) -> OverlapMargin:
-    """conv2d_s8's general path (pairs=False: pixels one by one, up or down as `descending` says) and im2col path
-    (pairs=True: the pairs of pixel_pairs), channels-last, int8. All O = c_out bytes of pixel q are written while
-    (general: every output channel re-reads the window) or after (im2col: the pair's windows are gathered first) its
-    window is read. Windows read input pixels lo(q) .. hi(q) only (I = c_in bytes each). d = offset(y) - offset(x).
+def pixelwise_nhwc(node: Node, g: Graph, pairs: bool, gathered: bool) -> OverlapMargin:
+    """conv2d_s8's general path (pixels one by one, up or down as `descending` says), direct path (the pairs of
+    pixel_pairs; a pair whose windows meet the padding differently runs its two pixels one after the other) and
+    im2col path (pairs, gathered), channels-last, int8. All O = c_out bytes of a pixel pair (q0, q1; q0 = q1 for
+    single pixels) are written while its windows are still read (every output channel re-reads them), or after
+    (gathered: the windows are copied to the scratch first). Windows read input pixels lo(q) .. hi(q) only (I = c_in
+    bytes each). d = offset(y) - offset(x).
 
-    Up: when pixel q writes, the reads still to come start at G*I, G = min lo(q') over q' >= q (general) or q' > q1
-    (im2col); its highest write is (q + 1)*O - 1 + d, so d <= G*I - (q + 1)*O (q = q1 for a pair): the margin is the
-    smallest bound (x's size when no read follows any write); any lower shift is safe.
+    Up: when the pair writes, the reads still to come start at G*I, G = min lo(q') over q' >= q0, or over q' > q1
+    when gathered; its highest write is (q1 + 1)*O - 1 + d, so d <= G*I - (q1 + 1)*O: the margin is the smallest
+    bound (x's size when no read follows any write); any lower shift is safe.
 
-    Down: the reads still to come end at H*I + I - 1, H = max hi(q') over q' <= q (general) or q' < q0 (im2col); the
-    lowest write is q*O + d (q = q0 for a pair), so d >= (H + 1)*I - q*O: the floor is the largest bound; any higher
-    shift is safe (margin: x's size).
+    Down: the reads still to come end at H*I + I - 1, H = max hi(q') over q' <= q1, or over q' < q0 when gathered;
+    the lowest write is q0*O + d, so d >= (H + 1)*I - q0*O: the floor is the largest bound; any higher shift is
+    safe (margin: x's size).
     """
     geom = dict(window_geom(node, g))
     lowest, highest, _ = _nhwc_window_starts(geom)
@@ -243,11 +245,11 @@ def pixelwise_nhwc(node: Node, g: Graph, pairs: bool) -> OverlapMargin:
     q0, q1 = pixel_pairs(len(lowest), down) if pairs else (np.arange(len(lowest)),) * 2
     if down:
         before = np.concatenate([[-1], np.maximum.accumulate(highest)])  # before[q] = max hi(q' < q)
-        pending = before[q0] if pairs else before[q0 + 1]
+        pending = before[q0] if gathered else before[q1 + 1]
         bounds = ((pending + 1) * c_in - q0 * c_out)[pending >= 0]
         return OverlapMargin(size, floor=int(bounds.max()) if len(bounds) else -size)
     after = np.append(np.minimum.accumulate(lowest[::-1])[::-1], NO_READ)  # after[q] = min lo(q' >= q)
-    pending = after[q1 + 1] if pairs else after[q1]
+    pending = after[q1 + 1] if gathered else after[q0]
     bounds = (pending * c_in - (q1 + 1) * c_out)[pending < NO_READ]
     return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
 
@@ -258,4 +260,4 @@ def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin:
         return pointwise_nhwc(node, g)
     if path == "depthwise":
         return depthwise_nhwc(node, g)
-    return pixelwise_nhwc(node, g, pairs=path == "im2col")
+    return pixelwise_nhwc(node, g, pairs=path in ("im2col", "direct"), gathered=path == "im2col")

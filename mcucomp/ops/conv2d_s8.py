@@ -12,7 +12,7 @@ from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 
 #: MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
-PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3}
+PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4}
 
 
 def depthwise(node: Node, g: Graph) -> bool:
@@ -44,9 +44,10 @@ def fast_path(node: Node, g: Graph) -> str:
 
 
 def conv_path(node: Node, g: Graph) -> str:
-    """The path the C takes: the fast one, or `general` when memory.choose_scratch denied its scratch."""
+    """The path the C takes: the fast one, or `direct` (group 1, windows read in place) when memory.choose_scratch
+    denied the im2col scratch."""
     path = fast_path(node, g)
-    return "general" if node.attrs.get("scratch", True) is False and path in SCRATCH else path
+    return "direct" if node.attrs.get("scratch", True) is False and path in SCRATCH else path
 
 
 #: Scratch bytes of the paths that take one: two pixels' windows (im2col).
@@ -102,7 +103,7 @@ class Conv2dS8(KernelOp):
         return spatial_rank(node, g) <= 2
 
     def scratch_optional(self, node: Node, g: Graph) -> bool:
-        """The im2col path's scratch: without it, the general loop."""
+        """The im2col path's scratch: without it, the direct path."""
         return fast_path(node, g) in SCRATCH
 
     def call(self, node: Node, g: Graph) -> KernelCall:
@@ -118,12 +119,16 @@ class Conv2dS8(KernelOp):
         scratch = SCRATCH[path](node, g) if path in SCRATCH else 0
         arrays[f"{node.name}_wpack"] = packed_weights(node, g, path)
         arrays[f"{node.name}_kbias"] = folded_bias(g, node)
+        if path == "direct":
+            arrays[f"{node.name}_zrow"] = np.full(node.attrs["kernel"][1] * onnx_shape(g, node.inputs[0])[1],
+                                                  node.attrs["x_zp"], np.int8)
         return KernelCall(
             self.name,
             [("g", window_geom(node, g, group=node.attrs.get("group", 1))), ("x_zp", node.attrs["x_zp"]),
              ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields),
              ("path", PATHS[path]), ("down", int(descending(node, g))), ("w", ArrayRef(f"{node.name}_wpack")),
-             ("kbias", ArrayRef(f"{node.name}_kbias"))],
+             ("kbias", ArrayRef(f"{node.name}_kbias")),
+             ("zrow", ArrayRef(f"{node.name}_zrow") if path == "direct" else "NULL")],
             # the C signature ends in `void *scratch`: codegen appends it when scratch > 0, else it is NULL
             [node.inputs[0], node.outputs[0]] + ([] if scratch else [None]),
             arrays,
@@ -136,7 +141,8 @@ class Conv2dS8(KernelOp):
         return conv_s8_overlap(node, g, conv_path(node, g))
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """GEMM paths (pointwise, im2col): per pixel pair a gather, per 2x2 block a k-long dot in quads and a tail;
+        """GEMM paths (pointwise, im2col, direct): per pixel pair a gather (im2col), per 2x2 block one k-long dot
+        (direct: one per kernel row) in quads and a tail;
         depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap; general:
         per output every tap, checked."""
         call = self.call(node, g)
@@ -145,12 +151,14 @@ class Conv2dS8(KernelOp):
         path = conv_path(node, g)
         outputs = geom["n"] * geom["c_out"] * win.pixels
         terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
-        if path in ("pointwise", "im2col"):
+        if path in ("pointwise", "im2col", "direct"):
             k = kernel_volume(node, g)
             pairs = -(-geom["n"] * win.pixels // 2)
             blocks = pairs * -(-geom["c_out"] // 2)
-            gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_quads": blocks * (k // 4),
-                    "block_tail": blocks * (k % 4)}
+            # direct: one dot per kernel row (k_w * c_in taps; rows in the padding read zrow)
+            dots, length = (blocks * geom["k_h"], k // geom["k_h"]) if path == "direct" else (blocks, k)
+            gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_dots": dots, "block_quads": dots * (length // 4),
+                    "block_tail": dots * (length % 4)}
             if path == "im2col":
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}

@@ -257,6 +257,141 @@ static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requa
     }
 }
 
+/* Taps lo .. hi - 1 of a k-tap window starting at `start` (dilation dil) fall inside an input of length len. */
+static void mcu_conv2d_s8_valid_taps(int32_t start, int32_t len, int32_t k, int32_t dil, int32_t *lo, int32_t *hi)
+{
+    *lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
+    *hi = len - start <= 0 ? 0 : (len - start + dil - 1) / dil;
+    if (*hi > k) {
+        *hi = k;
+    }
+    if (*lo > *hi) {
+        *lo = *hi;
+    }
+}
+
+/* Output pixel q's window for the direct path: its image, first tap (in the padding when negative) and the
+ * kernel columns kx_lo .. kx_hi - 1 that fall inside the input. */
+typedef struct {
+    const int8_t *image;
+    int32_t iy0, ix0, kx_lo, kx_hi;
+} mcu_conv2d_s8_window;
+
+/** Fill *win for output pixel q. */
+static void mcu_conv2d_s8_window_of(const mcu_conv_geom *g, const int8_t *x, int32_t q, mcu_conv2d_s8_window *win)
+{
+    const int32_t start = mcu_conv2d_s8_window_start(g, q, &win->iy0, &win->ix0);
+    win->image = x + (size_t)(start - win->iy0 * g->w_in - win->ix0) * g->c_in;
+    mcu_conv2d_s8_valid_taps(win->ix0, g->w_in, g->k_w, g->dil_w, &win->kx_lo, &win->kx_hi);
+}
+
+/* acc (2x2 block of output channels w0, w1 and pixels a, b) += one kernel row: taps in the padding read p->zrow
+ * (x_zp, k_w * c_in bytes); a and b share the valid tap range (the caller makes sure). */
+static void mcu_conv2d_s8_direct_row(const mcu_conv2d_s8_params *p, const int8_t *w0, const int8_t *w1,
+                                     const mcu_conv2d_s8_window *a, const mcu_conv2d_s8_window *b, int32_t ky,
+                                     int32_t acc[4])
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c = g->c_in, ya = a->iy0 + ky * g->dil_h, yb = b->iy0 + ky * g->dil_h;
+    int32_t kx;
+    if (ya < 0 || ya >= g->h_in || yb < 0 || yb >= g->h_in) {
+        const int8_t *ra = ya < 0 || ya >= g->h_in ? NULL : a->image + (size_t)ya * g->w_in * c;
+        const int8_t *rb = yb < 0 || yb >= g->h_in ? NULL : b->image + (size_t)yb * g->w_in * c;
+        for (kx = 0; kx < g->k_w; ++kx) { /* rows apart: tap by tap */
+            const int32_t ia = a->ix0 + kx * g->dil_w, ib = b->ix0 + kx * g->dil_w;
+            const int32_t in_a = ra && kx >= a->kx_lo && kx < a->kx_hi, in_b = rb && kx >= b->kx_lo && kx < b->kx_hi;
+            mcu_conv2d_s8_dot2x2(w0 + kx * c, w1 + kx * c, in_a ? ra + (size_t)ia * c : p->zrow,
+                                 in_b ? rb + (size_t)ib * c : p->zrow, c, acc);
+        }
+        return;
+    }
+    if (a->kx_lo > 0) {
+        mcu_conv2d_s8_dot2x2(w0, w1, p->zrow, p->zrow, a->kx_lo * c, acc);
+    }
+    if (g->dil_w == 1) {
+        const size_t lo = (size_t)a->kx_lo * c;
+        mcu_conv2d_s8_dot2x2(w0 + lo, w1 + lo, a->image + ((size_t)ya * g->w_in + a->ix0 + a->kx_lo) * c,
+                             b->image + ((size_t)yb * g->w_in + b->ix0 + b->kx_lo) * c, (a->kx_hi - a->kx_lo) * c,
+                             acc);
+    } else {
+        for (kx = a->kx_lo; kx < a->kx_hi; ++kx) {
+            mcu_conv2d_s8_dot2x2(w0 + kx * c, w1 + kx * c,
+                                 a->image + ((size_t)ya * g->w_in + a->ix0 + kx * g->dil_w) * c,
+                                 b->image + ((size_t)yb * g->w_in + b->ix0 + kx * g->dil_w) * c, c, acc);
+        }
+    }
+    if (a->kx_hi < g->k_w) {
+        mcu_conv2d_s8_dot2x2(w0 + a->kx_hi * c, w1 + a->kx_hi * c, p->zrow, p->zrow, (g->k_w - a->kx_hi) * c, acc);
+    }
+}
+
+/* Sum of pixel q's window, taps in the padding as x_zp (the w_zp term). */
+static int32_t mcu_conv2d_s8_window_sum(const mcu_conv2d_s8_params *p, const mcu_conv2d_s8_window *a)
+{
+    const mcu_conv_geom *g = &p->g;
+    int32_t sum = 0, ky, kx, ic;
+    for (ky = 0; ky < g->k_h; ++ky) {
+        const int32_t iy = a->iy0 + ky * g->dil_h;
+        for (kx = 0; kx < g->k_w; ++kx) {
+            if (iy >= 0 && iy < g->h_in && kx >= a->kx_lo && kx < a->kx_hi) {
+                const int8_t *xt = a->image + ((size_t)iy * g->w_in + a->ix0 + kx * g->dil_w) * g->c_in;
+                for (ic = 0; ic < g->c_in; ++ic) {
+                    sum += xt[ic];
+                }
+            } else {
+                sum += p->x_zp * g->c_in;
+            }
+        }
+    }
+    return sum;
+}
+
+/* Direct path (group 1, no scratch): the GEMM block reads two pixels' windows in place, kernel row by kernel row
+ * (one dot per row when undilated), padded taps from p->zrow. Pairs in the order p->down says; two pixels whose
+ * windows meet the padding differently run one after the other (mcucomp/ops/_overlap.py pixelwise_nhwc). */
+static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const mcu_requant rq = p->rq;
+    const int32_t pixels = g->n * g->h_out * g->w_out, c_out = g->c_out, k = g->c_in * g->k_h * g->k_w;
+    int32_t i, j, q0, q1, oc, ky;
+    for (i = 0; 2 * i < pixels; ++i) {
+        mcu_conv2d_s8_window win[2];
+        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
+        mcu_conv2d_s8_window_of(g, x, q0, &win[0]);
+        mcu_conv2d_s8_window_of(g, x, q1, &win[1]);
+        for (j = 0; j < 2; ++j) {
+            /* together when both rows lie alike (same window rows, same valid taps); else each alone */
+            const int32_t together = win[0].iy0 == win[1].iy0 && win[0].kx_lo == win[1].kx_lo &&
+                                     win[0].kx_hi == win[1].kx_hi;
+            const mcu_conv2d_s8_window *a = &win[together ? 0 : j], *b = &win[together ? 1 : j];
+            int8_t *ya = y + (size_t)(a == &win[0] ? q0 : q1) * c_out, *yb = y + (size_t)(b == &win[0] ? q0 : q1) * c_out;
+            const int32_t sa = p->w_zp ? mcu_conv2d_s8_window_sum(p, a) : 0, sb = p->w_zp ? mcu_conv2d_s8_window_sum(p, b) : 0;
+            for (oc = 0; oc < c_out; oc += 2) {
+                const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
+                const int32_t z0 = p->w_zp ? p->w_zp[oc] : 0, z1 = p->w_zp ? p->w_zp[oc1] : 0;
+                const int8_t *w0 = p->w + (size_t)oc * k, *w1 = p->w + (size_t)oc1 * k;
+                int32_t acc[4];
+                acc[0] = p->kbias[oc] - z0 * sa;
+                acc[1] = p->kbias[oc] - z0 * sb;
+                acc[2] = p->kbias[oc1] - z1 * sa;
+                acc[3] = p->kbias[oc1] - z1 * sb;
+                for (ky = 0; ky < g->k_h; ++ky) {
+                    const size_t row = (size_t)ky * g->k_w * g->c_in;
+                    mcu_conv2d_s8_direct_row(p, w0 + row, w1 + row, a, b, ky, acc);
+                }
+                ya[oc] = (int8_t)mcu_requant_apply(&rq, acc[0], oc);
+                yb[oc] = (int8_t)mcu_requant_apply(&rq, acc[1], oc);
+                ya[oc1] = (int8_t)mcu_requant_apply(&rq, acc[2], oc1);
+                yb[oc1] = (int8_t)mcu_requant_apply(&rq, acc[3], oc1);
+            }
+            if (together || q0 == q1) {
+                break;
+            }
+        }
+    }
+}
+
 /* General path (weights: output channel, kernel row, kernel column, input channel of its group): output pixels one
  * by one, up or down as p->down says, all channels of one before the next (mcucomp/ops/_overlap.py
  * pixelwise_nhwc). */
@@ -271,19 +406,6 @@ static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x
         const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
         const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * g->c_in;
         mcu_conv2d_s8_checked(p, &rq, xw, iy0, ix0, y + (size_t)q * g->c_out);
-    }
-}
-
-/* Taps lo .. hi - 1 of a k-tap window starting at `start` (dilation dil) fall inside an input of length len. */
-static void mcu_conv2d_s8_valid_taps(int32_t start, int32_t len, int32_t k, int32_t dil, int32_t *lo, int32_t *hi)
-{
-    *lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
-    *hi = len - start <= 0 ? 0 : (len - start + dil - 1) / dil;
-    if (*hi > k) {
-        *hi = k;
-    }
-    if (*lo > *hi) {
-        *lo = *hi;
     }
 }
 
@@ -378,6 +500,9 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         break;
     case MCU_CONV2D_S8_DEPTHWISE:
         mcu_conv2d_s8_depthwise(p, x, y);
+        break;
+    case MCU_CONV2D_S8_DIRECT:
+        mcu_conv2d_s8_direct(p, x, y);
         break;
     default:
         mcu_conv2d_s8_general(p, x, y);

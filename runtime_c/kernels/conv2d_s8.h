@@ -7,6 +7,7 @@
 #define MCU_CONV2D_S8_DEPTHWISE 1 /* group == c_in == c_out; no scratch */
 #define MCU_CONV2D_S8_POINTWISE 2 /* 1x1, unpadded, group 1, any stride; no scratch */
 #define MCU_CONV2D_S8_IM2COL 3    /* group 1; scratch: two pixels' windows (c_in * k_h * k_w each) */
+#define MCU_CONV2D_S8_DIRECT 4    /* group 1; no scratch: windows read in place, padding from zrow */
 
 typedef struct {
     mcu_conv_geom g;
@@ -17,6 +18,7 @@ typedef struct {
     int32_t down;         /* pointwise, im2col, general: output pixels from the last down (else from the first up) */
     const int8_t *w;      /* weights arranged for the path (mcucomp/ops/conv2d_s8.py packed_weights) */
     const int32_t *kbias; /* bias[oc] - x_zp * sum_k (w[oc][k] - w_zp[oc]), per output channel */
+    const int8_t *zrow;   /* direct path: k_w * c_in bytes of x_zp (the padding's taps); else NULL */
 } mcu_conv2d_s8_params;
 
 /** int8 convolution, channels-last (x: N,H,W,C_in; y: N,H_out,W_out,C_out), groups, dilations, pads: int32

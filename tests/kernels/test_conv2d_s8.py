@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import mcucomp
+import mcucomp.pipeline
 from mcucomp.errors import UnsupportedError
 from mcucomp.ops import REGISTRY
 from mcucomp.pipeline import lower_model
@@ -111,10 +112,23 @@ def _qlinearconv_model(dtype, w_dtype, seed=8) -> QModel:
     return qm
 
 
+def _deny_scratch(monkeypatch):
+    """Make memory.choose_scratch deny every optional scratch: the group-1 convs take the direct path."""
+    def deny(g, order, io_in_arena, alignment):
+        for node in order:
+            if REGISTRY[node.op].scratch_optional(node, g):
+                node.attrs["scratch"] = False
+
+    monkeypatch.setattr(mcucomp.pipeline, "choose_scratch", deny)
+
+
+@pytest.mark.parametrize("scratch", ["granted", "denied"])
 @pytest.mark.parametrize("board", CORE_BOARDS)
-def test_every_path_on_target_equals_host(tmp_path, board):
+def test_every_path_on_target_equals_host(tmp_path, board, scratch, monkeypatch):
     """The SIMD (DSP) and ARMv6-M loops of every path, tails included, equal the portable host build bit for bit;
     uint8 weights exercise the w_zp terms."""
+    if scratch == "denied":
+        _deny_scratch(monkeypatch)
     for dtype in (np.int8, np.uint8):
         out = tmp_path / np.dtype(dtype).name
         mcucomp.compile_model(_qlinearconv_model(dtype, dtype).model(), out, name="m", board=board)
@@ -123,20 +137,27 @@ def test_every_path_on_target_equals_host(tmp_path, board):
         assert result.mismatching and not any(result.mismatching.values()), result.mismatching
 
 
-def test_cases_take_every_path_and_show_names_it():
+@pytest.mark.parametrize("scratch", ["granted", "denied"])
+def test_cases_take_every_path_and_show_names_it(scratch, monkeypatch):
     """The cases above (also the on-target test's) reach each C path; `mcucomp show` names the path per layer."""
+    if scratch == "denied":
+        _deny_scratch(monkeypatch)
     g, order = lower_model(_qlinearconv_model(np.int8, np.int8).model())[:2]
     convs = [node for node in order if node.op == "conv2d_s8"]
     paths = {node.name: format_node(0, node, g).split()[2].removesuffix("/nhwc") for node in convs}
+    gemm = "im2col" if scratch == "granted" else "direct"
     assert set(paths.values()) == {f"conv2d_s8.{p}" for p in
-                                   ("general", "depthwise", "depthwise3x3", "pointwise", "im2col")}, paths
+                                   ("general", "depthwise", "depthwise3x3", "pointwise", gemm)}, paths
     assert paths["c12_y_node"] == "conv2d_s8.pointwise" and paths["c11_y_node"] == "conv2d_s8.depthwise3x3"
     assert {REGISTRY["conv2d_s8"].cost_terms(node, g)[0] for node in convs} == {p.split(".")[1]
                                                                                  for p in paths.values()}
 
 
-def test_qlinearconv(tmp_path):
-    """QOperator QLinearConv with int8 activations and weights."""
+@pytest.mark.parametrize("scratch", ["granted", "denied"])
+def test_qlinearconv(tmp_path, scratch, monkeypatch):
+    """QOperator QLinearConv with int8 activations and weights (im2col or, scratch denied, direct)."""
+    if scratch == "denied":
+        _deny_scratch(monkeypatch)
     ops = check_qmodel(_qlinearconv_model(np.int8, np.int8), tmp_path, seeds=range(4))
     assert [ops[f"c{i}_y_node"] for i in range(len(CASES))] == ["conv2d_s8"] * len(CASES)
 
