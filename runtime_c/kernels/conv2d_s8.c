@@ -286,7 +286,7 @@ static void mcu_conv2d_s8_window_of(const mcu_conv_geom *g, const int8_t *x, int
 }
 
 /* acc (2x2 block of output channels w0, w1 and pixels a, b) += one kernel row: taps in the padding read p->zrow
- * (x_zp, k_w * c_in bytes); a and b share the valid tap range (the caller makes sure). */
+ * (x_zp, k_w * c_in bytes); a and b share their window rows and valid tap range (the caller makes sure). */
 static void mcu_conv2d_s8_direct_row(const mcu_conv2d_s8_params *p, const int8_t *w0, const int8_t *w1,
                                      const mcu_conv2d_s8_window *a, const mcu_conv2d_s8_window *b, int32_t ky,
                                      int32_t acc[4])
@@ -294,15 +294,8 @@ static void mcu_conv2d_s8_direct_row(const mcu_conv2d_s8_params *p, const int8_t
     const mcu_conv_geom *g = &p->g;
     const int32_t c = g->c_in, ya = a->iy0 + ky * g->dil_h, yb = b->iy0 + ky * g->dil_h;
     int32_t kx;
-    if (ya < 0 || ya >= g->h_in || yb < 0 || yb >= g->h_in) {
-        const int8_t *ra = ya < 0 || ya >= g->h_in ? NULL : a->image + (size_t)ya * g->w_in * c;
-        const int8_t *rb = yb < 0 || yb >= g->h_in ? NULL : b->image + (size_t)yb * g->w_in * c;
-        for (kx = 0; kx < g->k_w; ++kx) { /* rows apart: tap by tap */
-            const int32_t ia = a->ix0 + kx * g->dil_w, ib = b->ix0 + kx * g->dil_w;
-            const int32_t in_a = ra && kx >= a->kx_lo && kx < a->kx_hi, in_b = rb && kx >= b->kx_lo && kx < b->kx_hi;
-            mcu_conv2d_s8_dot2x2(w0 + kx * c, w1 + kx * c, in_a ? ra + (size_t)ia * c : p->zrow,
-                                 in_b ? rb + (size_t)ib * c : p->zrow, c, acc);
-        }
+    if (ya < 0 || ya >= g->h_in) { /* the whole row in the padding (b's too: a and b share their rows) */
+        mcu_conv2d_s8_dot2x2(w0, w1, p->zrow, p->zrow, g->k_w * c, acc);
         return;
     }
     if (a->kx_lo > 0) {
