@@ -285,36 +285,39 @@ static void mcu_conv2d_s8_window_of(const mcu_conv_geom *g, const int8_t *x, int
     mcu_conv2d_s8_valid_taps(win->ix0, g->w_in, g->k_w, g->dil_w, &win->kx_lo, &win->kx_hi);
 }
 
-/* acc (2x2 block of output channels w0, w1 and pixels a, b) += one kernel row: taps in the padding read p->zrow
- * (x_zp, k_w * c_in bytes); a and b share their window rows and valid tap range (the caller makes sure). */
+/* acc (2x2 block of output channels w0, w1 and pixels a, b) += one kernel row, split where either window enters or
+ * leaves the input (at most five spans): taps in the padding read p->zrow (x_zp, k_w * c_in bytes), a span inside
+ * is one dot when undilated. */
 static void mcu_conv2d_s8_direct_row(const mcu_conv2d_s8_params *p, const int8_t *w0, const int8_t *w1,
                                      const mcu_conv2d_s8_window *a, const mcu_conv2d_s8_window *b, int32_t ky,
                                      int32_t acc[4])
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t c = g->c_in, ya = a->iy0 + ky * g->dil_h, yb = b->iy0 + ky * g->dil_h;
-    int32_t kx;
-    if (ya < 0 || ya >= g->h_in) { /* the whole row in the padding (b's too: a and b share their rows) */
-        mcu_conv2d_s8_dot2x2(w0, w1, p->zrow, p->zrow, g->k_w * c, acc);
-        return;
-    }
-    if (a->kx_lo > 0) {
-        mcu_conv2d_s8_dot2x2(w0, w1, p->zrow, p->zrow, a->kx_lo * c, acc);
-    }
-    if (g->dil_w == 1) {
-        const size_t lo = (size_t)a->kx_lo * c;
-        mcu_conv2d_s8_dot2x2(w0 + lo, w1 + lo, a->image + ((size_t)ya * g->w_in + a->ix0 + a->kx_lo) * c,
-                             b->image + ((size_t)yb * g->w_in + b->ix0 + b->kx_lo) * c, (a->kx_hi - a->kx_lo) * c,
-                             acc);
-    } else {
-        for (kx = a->kx_lo; kx < a->kx_hi; ++kx) {
-            mcu_conv2d_s8_dot2x2(w0 + kx * c, w1 + kx * c,
-                                 a->image + ((size_t)ya * g->w_in + a->ix0 + kx * g->dil_w) * c,
-                                 b->image + ((size_t)yb * g->w_in + b->ix0 + kx * g->dil_w) * c, c, acc);
+    const int32_t row_a = ya >= 0 && ya < g->h_in, row_b = yb >= 0 && yb < g->h_in;
+    const int32_t lo_a = row_a ? a->kx_lo : g->k_w, hi_a = row_a ? a->kx_hi : g->k_w;
+    const int32_t lo_b = row_b ? b->kx_lo : g->k_w, hi_b = row_b ? b->kx_hi : g->k_w;
+    int32_t from = 0, to, kx;
+    for (; from < g->k_w; from = to) {
+        const int32_t in_a = from >= lo_a && from < hi_a, in_b = from >= lo_b && from < hi_b;
+        to = g->k_w;
+        to = lo_a > from && lo_a < to ? lo_a : to;
+        to = hi_a > from && hi_a < to ? hi_a : to;
+        to = lo_b > from && lo_b < to ? lo_b : to;
+        to = hi_b > from && hi_b < to ? hi_b : to;
+        if (g->dil_w == 1 || (!in_a && !in_b)) {
+            mcu_conv2d_s8_dot2x2(w0 + from * c, w1 + from * c,
+                                 in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + from) * c : p->zrow,
+                                 in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + from) * c : p->zrow,
+                                 (to - from) * c, acc);
+            continue;
         }
-    }
-    if (a->kx_hi < g->k_w) {
-        mcu_conv2d_s8_dot2x2(w0 + a->kx_hi * c, w1 + a->kx_hi * c, p->zrow, p->zrow, (g->k_w - a->kx_hi) * c, acc);
+        for (kx = from; kx < to; ++kx) {
+            mcu_conv2d_s8_dot2x2(w0 + kx * c, w1 + kx * c,
+                                 in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + kx * g->dil_w) * c : p->zrow,
+                                 in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + kx * g->dil_w) * c : p->zrow, c,
+                                 acc);
+        }
     }
 }
 
@@ -340,47 +343,44 @@ static int32_t mcu_conv2d_s8_window_sum(const mcu_conv2d_s8_params *p, const mcu
 }
 
 /* Direct path (group 1, no scratch): the GEMM block reads two pixels' windows in place, kernel row by kernel row
- * (one dot per row when undilated), padded taps from p->zrow. Pairs in the order p->down says; two pixels whose
- * windows meet the padding differently run one after the other (mcucomp/ops/_overlap.py pixelwise_nhwc). */
+ * (one dot per span of a row that is inside the input or in the padding for both), padded taps from p->zrow.
+ * Pairs in the order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
 static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
     const int32_t pixels = g->n * g->h_out * g->w_out, c_out = g->c_out, k = g->c_in * g->k_h * g->k_w;
-    int32_t i, j, q0, q1, oc, ky;
+    int32_t i, q0, q1, oc, ky;
     for (i = 0; 2 * i < pixels; ++i) {
-        mcu_conv2d_s8_window win[2];
+        mcu_conv2d_s8_window a, b;
+        int8_t *ya, *yb;
+        int32_t sa = 0, sb = 0;
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_window_of(g, x, q0, &win[0]);
-        mcu_conv2d_s8_window_of(g, x, q1, &win[1]);
-        for (j = 0; j < 2; ++j) {
-            /* together when both rows lie alike (same window rows, same valid taps); else each alone */
-            const int32_t together = win[0].iy0 == win[1].iy0 && win[0].kx_lo == win[1].kx_lo &&
-                                     win[0].kx_hi == win[1].kx_hi;
-            const mcu_conv2d_s8_window *a = &win[together ? 0 : j], *b = &win[together ? 1 : j];
-            int8_t *ya = y + (size_t)(a == &win[0] ? q0 : q1) * c_out, *yb = y + (size_t)(b == &win[0] ? q0 : q1) * c_out;
-            const int32_t sa = p->w_zp ? mcu_conv2d_s8_window_sum(p, a) : 0, sb = p->w_zp ? mcu_conv2d_s8_window_sum(p, b) : 0;
-            for (oc = 0; oc < c_out; oc += 2) {
-                const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
-                const int32_t z0 = p->w_zp ? p->w_zp[oc] : 0, z1 = p->w_zp ? p->w_zp[oc1] : 0;
-                const int8_t *w0 = p->w + (size_t)oc * k, *w1 = p->w + (size_t)oc1 * k;
-                int32_t acc[4];
-                acc[0] = p->kbias[oc] - z0 * sa;
-                acc[1] = p->kbias[oc] - z0 * sb;
-                acc[2] = p->kbias[oc1] - z1 * sa;
-                acc[3] = p->kbias[oc1] - z1 * sb;
-                for (ky = 0; ky < g->k_h; ++ky) {
-                    const size_t row = (size_t)ky * g->k_w * g->c_in;
-                    mcu_conv2d_s8_direct_row(p, w0 + row, w1 + row, a, b, ky, acc);
-                }
-                ya[oc] = (int8_t)mcu_requant_apply(&rq, acc[0], oc);
-                yb[oc] = (int8_t)mcu_requant_apply(&rq, acc[1], oc);
-                ya[oc1] = (int8_t)mcu_requant_apply(&rq, acc[2], oc1);
-                yb[oc1] = (int8_t)mcu_requant_apply(&rq, acc[3], oc1);
+        mcu_conv2d_s8_window_of(g, x, q0, &a);
+        mcu_conv2d_s8_window_of(g, x, q1, &b);
+        ya = y + (size_t)q0 * c_out;
+        yb = y + (size_t)q1 * c_out;
+        if (p->w_zp) {
+            sa = mcu_conv2d_s8_window_sum(p, &a);
+            sb = mcu_conv2d_s8_window_sum(p, &b);
+        }
+        for (oc = 0; oc < c_out; oc += 2) {
+            const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
+            const int32_t z0 = p->w_zp ? p->w_zp[oc] : 0, z1 = p->w_zp ? p->w_zp[oc1] : 0;
+            const int8_t *w0 = p->w + (size_t)oc * k, *w1 = p->w + (size_t)oc1 * k;
+            int32_t acc[4];
+            acc[0] = p->kbias[oc] - z0 * sa;
+            acc[1] = p->kbias[oc] - z0 * sb;
+            acc[2] = p->kbias[oc1] - z1 * sa;
+            acc[3] = p->kbias[oc1] - z1 * sb;
+            for (ky = 0; ky < g->k_h; ++ky) {
+                const size_t row = (size_t)ky * g->k_w * g->c_in;
+                mcu_conv2d_s8_direct_row(p, w0 + row, w1 + row, &a, &b, ky, acc);
             }
-            if (together || q0 == q1) {
-                break;
-            }
+            ya[oc] = (int8_t)mcu_requant_apply(&rq, acc[0], oc);
+            yb[oc] = (int8_t)mcu_requant_apply(&rq, acc[1], oc);
+            ya[oc1] = (int8_t)mcu_requant_apply(&rq, acc[2], oc1);
+            yb[oc1] = (int8_t)mcu_requant_apply(&rq, acc[3], oc1);
         }
     }
 }
