@@ -58,8 +58,8 @@ static inline void mcu_conv2d_s8_dw_pad4(int32_t zz, const int8_t *wt, int32_t a
 /* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
  * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
  * weight word, so SMLAD does two MACs per instruction without reordering the weights. */
-static void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1, int32_t k,
-                                 int32_t acc[4])
+static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
+                                        int32_t k, int32_t acc[4])
 {
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
     int32_t i = 0;
