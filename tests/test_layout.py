@@ -15,6 +15,7 @@ from int8_models import autoencoder, mobilenet_v2, pools_adds_concats, quantize_
 from onnx import TensorProto, helper, numpy_helper
 from shared_models import shared_model
 
+from mcucomp import cli
 from mcucomp.ops import REGISTRY
 from mcucomp.passes import layout
 from mcucomp.pipeline import lower_model
@@ -26,6 +27,11 @@ FOLLOWERS = layout.LAYOUT_FOLLOWERS
 def _anchor(monkeypatch, *ops: str) -> None:
     """Make these follower kernels run channels-last wherever they can, as a channels-last conv would."""
     monkeypatch.setattr(layout, "LAYOUT_FOLLOWERS", tuple(op for op in FOLLOWERS if op not in ops))
+
+
+def _channels_first_convs(monkeypatch) -> None:
+    """conv2d_s8 channels-first, whatever its kernel says (the cases below are about the followers alone)."""
+    monkeypatch.setattr(type(REGISTRY["conv2d_s8"]), "channels_last", lambda self, node, g: False)
 
 
 def _conversions(lowered) -> list:
@@ -62,9 +68,10 @@ def models(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ["mix", "unet", "mnv2"])
-def test_followers_alone_add_no_conversion(models, name):
-    """With every conv channels-first (conv2d_s8 not channels-last), pools, adds, concats and tables stay where
-    converting would cost a transpose: no conversion at all, whatever the io_dtype."""
+def test_followers_alone_add_no_conversion(models, name, monkeypatch):
+    """With every conv channels-first, pools, adds, concats and tables stay where converting would cost a
+    transpose: no conversion at all, whatever the io_dtype."""
+    _channels_first_convs(monkeypatch)
     for opts in ({}, {"io_dtype": "int8"}):
         lowered = lower_model(models[name], **opts)
         assert _conversions(lowered) == []
@@ -87,6 +94,7 @@ def test_regions_are_exact_and_converted_at_borders(models, anchors, opts, monke
 def test_flatten_into_gemm_permutes_weights_instead_of_transposing(models, monkeypatch):
     """The 3x3 average pool's channels-last output feeds Flatten → Gemm as it is (the fc_s8 weight columns are
     permuted at compile time); verify above proves the permutation right."""
+    _channels_first_convs(monkeypatch)
     plain = lower_model(models["mix"], io_dtype="int8").graph  # followers only: the pool stays channels-first
     w_onnx = plain.const(next(n for n in plain.nodes if n.op == "fc_s8").inputs[1])
     _anchor(monkeypatch, *FOLLOWERS)
@@ -135,8 +143,8 @@ MLPERF = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
 @pytest.mark.parametrize("name", MLPERF + ["unet", "mnv2"])
 def test_channels_last_convs_leave_conversions_only_at_io(name, models, monkeypatch):
     """With conv2d_s8 channels-last (as the NHWC conv kernel makes it), the pools, adds, concats and tables join
-    it: no transpose inside the model (free reshapes only); at the graph input a transpose (a free reshape when C == 1), none with
-    --io-layout nhwc."""
+    it: no transpose inside the model (free reshapes only); at the graph input a transpose (a free reshape when
+    C == 1), none with --io-layout nhwc."""
     monkeypatch.setattr(type(REGISTRY["conv2d_s8"]), "channels_last", lambda self, node, g: True)
     path = models[name] if name in models else str(shared_model(f"mlperf_tiny/{name}.onnx"))
     for opts in ({"io_dtype": "int8"}, {"io_dtype": "int8", "io_layout": "nhwc"}):
@@ -181,10 +189,19 @@ def test_io_layout_unknown_value_is_an_option_error(models):
     assert proc.returncode == 1 and "--io-layout" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_show_prints_layouts(models):
-    """`show` marks channels-last tensors and nodes; here the NHWC input feeds a transpose to the first conv."""
-    proc = run_cli("show", models["mix"], "--io-dtype", "int8", "--io-layout", "nhwc")
-    assert proc.returncode == 0, proc.stderr
-    assert "inputs:  x:int8[1,12,12,3] nhwc q(" in proc.stdout
-    assert any(" transpose  x:int8[1,12,12,3] nhwc" in line and "[1,3,12,12] q(" in line
-               for line in proc.stdout.splitlines()), proc.stdout
+def test_show_prints_layouts(models, monkeypatch, capsys):
+    """`show` marks channels-last tensors (` nhwc` after the stored shape) and nodes (`/nhwc` after the op)."""
+    _anchor(monkeypatch, *FOLLOWERS)
+    assert cli.main(["show", models["mix"], "--io-dtype", "int8", "--io-layout", "nhwc"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("inputs:  x:int8[1,12,12,3] nhwc q(")
+    pool = next(line for line in lines if "averagepool" in line)
+    assert "avgpool_s8" in pool and "/nhwc" in pool and "int8[1,3,3,16] nhwc" in pool
+
+
+def test_io_layout_nhwc_float_image_io(models, tmp_path):
+    """Float image input and output (the U-Net's 1x1x64x64 mask) with --io-layout nhwc: the QuantizeLinear and the
+    DequantizeLinear read and write channels-last graph I/O, verify passes against onnxruntime's transposed data."""
+    result = verify_model(models["unet"], tmp_path / "out", inputs=2, progress=None, io_layout="nhwc")
+    assert result.ok, (result.outputs, result.first_bad_local)
+    assert [s["shape"] for s in result.report["inputs"] + result.report["outputs"]] == [[1, 64, 64, 3], [1, 64, 64, 1]]

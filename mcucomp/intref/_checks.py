@@ -92,8 +92,8 @@ def ort_tensor_names(g, order, proto) -> list[str]:
 
 def layer_local(g, order, mode: str, ort_values: dict[str, np.ndarray]) -> tuple[list[LayerCheck], list[str]]:
     """Each int8 layer evaluated by the integer reference on onnxruntime's inputs (ONNX order, rearranged into each
-    tensor's stored order, ops._layout.stored_value), against onnxruntime's output; returns the checks and the layers skipped because
-    onnxruntime does not expose one of their tensors."""
+    tensor's stored order, ops._layout.stored_value), against onnxruntime's output; returns the checks and the
+    layers skipped because onnxruntime does not expose one of their tensors."""
     ort_values = {k: stored_value(g, k, v) for k, v in ort_values.items()}
     checks, skipped = [], []
     for step, node in enumerate(order):
