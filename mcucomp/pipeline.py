@@ -21,6 +21,7 @@ from .fit import check_fit, estimate_fit
 from .frontend import load_onnx
 from .ir import Graph, Node, build_graph
 from .memory import MemoryLayout, plan_memory
+from .npu.config import NpuConfig, npu_config
 from .ops import REGISTRY, KernelCall
 from .passes import run_passes
 from .perf.estimate import estimate_model
@@ -96,13 +97,17 @@ def scratch_sizes(calls: dict[str, KernelCall]) -> dict[str, int]:
 
 
 def lower_model(model, shapes: dict | None = None, constants: dict | None = None, alignment: int = 16,
-                **options) -> LoweredModel:
+                npu: NpuConfig | None = None, **options) -> LoweredModel:
     """Load, lower and schedule a model (path or ModelProto) without planning memory or writing C.
+
+    `npu` (the board's Ethos-U config, mcucomp.npu.config.npu_config) reaches the passes as options["npu"]; None on
+    boards without an NPU.
 
     The order has the lowest peak of live bytes found, counting the kernels' scratch, the io option and sizes
     rounded up to `alignment` (the board's arena alignment), as plan_memory counts them.
     """
     opts = check_options(options)
+    opts["npu"] = npu
     proto, sha256 = load_onnx(model, shapes, constants)
     g = run_passes(build_graph(proto), opts)
     order = schedule(g, scratch_sizes(kernel_calls(g, g.nodes)), opts["io"] == "arena", alignment)
@@ -147,18 +152,30 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
     return rows
 
 
+def npu_report(cfg: NpuConfig | None) -> dict | None:
+    """report.json's "npu": the Ethos-U config the build's command streams are compiled for (null: no NPU)."""
+    if cfg is None:
+        return None
+    return {"accelerator": cfg.accelerator, "product": cfg.product, "macs_per_cycle": cfg.macs,
+            "system_config": cfg.system_config, "memory_mode": cfg.memory_mode, "clock_hz": cfg.clock_hz,
+            "label": cfg.label}
+
+
 def plan_model(model, name: str | None = None, board: str | None = None, shapes: dict | None = None,
-               arena_region: str | None = None, weights_region: str | None = None, **options) -> PlannedModel:
+               arena_region: str | None = None, weights_region: str | None = None, npu: str | None = None,
+               **options) -> PlannedModel:
     """Lower, schedule and plan memory, build the C program and the report with its fit estimate; write nothing.
 
     arena_region/weights_region name the board memory regions the fit check puts the arena and the weights in
-    (default: the fastest with room)."""
+    (default: the fastest with room); npu names an Ethos-U config replacing the board's (`--npu`)."""
     name = default_name(model) if name is None else name
     _check_name(name)
     board_info = load_board(board)
     requant_given = "requant" in options
     options.setdefault("requant", default_requant(board_info))
-    g, order, sha256, opts = lower_model(model, shapes, alignment=board_info["alignment"], **options)
+    npu_cfg = npu_config(board_info, npu)
+    g, order, sha256, opts = lower_model(model, shapes, alignment=board_info["alignment"], npu=npu_cfg, **options)
+    opts = {k: v for k, v in opts.items() if k != "npu"}
     calls = kernel_calls(g, order)
     layout = plan_memory(g, order, scratch_sizes(calls), opts["io"] == "arena", board_info["alignment"])
     header = [
@@ -166,7 +183,7 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
         f"model: {os.path.basename(os.fspath(model)) if not hasattr(model, 'graph') else '<ModelProto>'}",
         f"model sha256: {sha256}",
         f"options: name={name} board={board_info['id']} " + " ".join(f"{k}={v}" for k, v in sorted(opts.items())),
-    ]
+    ] + ([f"npu: {npu_cfg.label}"] if npu_cfg else [])
     program = build_program(g, order, calls, layout, name, header)
     cycles = estimate_model(g, order, board_info)
     report = build_report(g, order, layout, program, calls, name, board_info, opts, sha256, cycles)
@@ -174,6 +191,7 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
     report["requant"] = {"mode": opts["requant"], "why": "--requant option" if requant_given else
                          f"default for {board_info['core']}, {'no FPU' if board_info['fpu'] == 'none' else 'has an FPU'}"}
     report["float_layers"] = float_layers(g, order)
+    report["npu"] = npu_report(npu_cfg)
     return PlannedModel(g, order, layout, program, report, board_info)
 
 
