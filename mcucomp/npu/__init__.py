@@ -1,1 +1,1 @@
-"""Arm Ethos-U NPU offload: target configs (config.py), Vela in-process (vela.py), regions and their C call."""
+"""NPU offload (Arm Ethos-U through Vela): one module per stage."""
