@@ -152,13 +152,18 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
     return rows
 
 
-def npu_report(cfg: NpuConfig | None) -> dict | None:
-    """report.json's "npu": the Ethos-U config the build's command streams are compiled for (null: no NPU)."""
+def npu_report(cfg: NpuConfig | None, order: list[Node]) -> dict | None:
+    """report.json's "npu": the Ethos-U config the build's command streams are compiled for and, per NPU region
+    call, the sizes of Vela's raw output (null: no NPU)."""
     if cfg is None:
         return None
+    regions = [{"layer": node.name, "command_stream_bytes": len(r.command_stream), "weights_bytes": len(r.weights),
+                "scratch_bytes": r.scratch_bytes, "scratch_fast_bytes": r.scratch_fast_bytes,
+                "npu_cycles_vela_estimated": r.npu_cycles}
+               for node in order if node.op == "ethosu_region" for r in [node.attrs["region"]]]
     return {"accelerator": cfg.accelerator, "product": cfg.product, "macs_per_cycle": cfg.macs,
             "system_config": cfg.system_config, "memory_mode": cfg.memory_mode, "clock_hz": cfg.clock_hz,
-            "label": cfg.label}
+            "label": cfg.label, "regions": regions}
 
 
 def plan_model(model, name: str | None = None, board: str | None = None, shapes: dict | None = None,
@@ -202,7 +207,7 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
     report["fit"] = estimate_fit(report, board_info, arena_region, weights_region)
     report["requant"] = {"mode": opts["requant"], "why": requant_why}
     report["float_layers"] = float_layers(g, order)
-    report["npu"] = npu_report(npu_cfg)
+    report["npu"] = npu_report(npu_cfg, order)
     return PlannedModel(g, order, layout, program, report, board_info)
 
 
