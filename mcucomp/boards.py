@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import OptionError
+from .npu.config import validate_npu_table
 
 DEFAULT_BOARD = "nucleo-l4r5zi"
 
@@ -29,7 +30,7 @@ _TOP_FIELDS = {
     "id": str, "name": str, "core": str, "clock_hz": int, "fpu": str, "dsp": bool, "mve": bool, "alignment": int,
     "qemu_machine": str, "ram_region": str, "flash_region": str, "compiler": dict, "sources": dict, "memory": list,
 }
-_OPTIONAL_TOP_FIELDS = {"burst_clock_hz": int}
+_OPTIONAL_TOP_FIELDS = {"burst_clock_hz": int, "npu": dict}
 #: A board id names files and appears in generated C comments and reports: a conservative spelling.
 BOARD_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 #: Region names become linker-script and C macro names (FW_REGION_<NAME>).
@@ -143,6 +144,8 @@ def validate_board(data: dict, where: str) -> dict:
         if data[field] not in names:
             raise OptionError(f"{where}: field '{field}' = '{data[field]}' is not a memory region; use one of: "
                               f"{', '.join(names)}.")
+    if "npu" in data:
+        validate_npu_table(data["npu"], where)
     return data
 
 

@@ -67,7 +67,8 @@ def _constants(items: list[str] | None) -> dict:
 
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
-    options = {key: getattr(args, key) for key in ("requant", "io", "io_dtype", "arena_region", "weights_region")
+    options = {key: getattr(args, key)
+               for key in ("requant", "io", "io_dtype", "arena_region", "weights_region", "npu")
                if getattr(args, key, None) is not None}
     if getattr(args, "const", None):
         options["constants"] = _constants(args.const)
@@ -99,6 +100,9 @@ def _add_compile_args(p: argparse.ArgumentParser) -> None:
     _add_lowering_args(p)
     p.add_argument("--name", help="C symbol prefix and file stem (default: from the model file name)")
     p.add_argument("--board", help="board id or board .toml (default: nucleo-l4r5zi)")
+    p.add_argument("--npu", metavar="CONFIG",
+                   help="Ethos-U config the NPU regions are compiled for, e.g. ethos-u55-256 (overrides the board's "
+                        "[npu] table; on a board without one, adds it); `mcucomp boards` lists each board's")
     p.add_argument("--io", choices=("arena", "caller"),
                    help="'arena': inputs/outputs live in the arena (default); 'caller': in the caller's buffers")
     p.add_argument("--arena-region", metavar="NAME",
