@@ -30,8 +30,11 @@ from .report.html import REPORT_HTML, render_report_html
 from .report.svg import MEMORY_SVG, render_memory_svg
 from .schedule import schedule
 
-DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float"}
-ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8")}
+DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float", "npu_placement": "auto"}
+ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8"),
+           "npu_placement": ("auto", "max", "off")}
+#: Options the passes read that are not command-line strings (kept out of the generated header's option line).
+PASS_CONTEXT = ("npu", "board")
 
 
 def default_requant(board: dict) -> str:
@@ -97,17 +100,18 @@ def scratch_sizes(calls: dict[str, KernelCall]) -> dict[str, int]:
 
 
 def lower_model(model, shapes: dict | None = None, constants: dict | None = None, alignment: int = 16,
-                npu: NpuConfig | None = None, **options) -> LoweredModel:
+                npu: NpuConfig | None = None, board: dict | None = None, **options) -> LoweredModel:
     """Load, lower and schedule a model (path or ModelProto) without planning memory or writing C.
 
     `npu` (the board's Ethos-U config, mcucomp.npu.config.npu_config) reaches the passes as options["npu"]; None on
-    boards without an NPU.
+    boards without an NPU. `board` (the loaded board) gives the NPU partition its CPU cycle estimates.
 
     The order has the lowest peak of live bytes found, counting the kernels' scratch, the io option and sizes
     rounded up to `alignment` (the board's arena alignment), as plan_memory counts them.
     """
     opts = check_options(options)
     opts["npu"] = npu
+    opts["board"] = board
     proto, sha256 = load_onnx(model, shapes, constants)
     g = run_passes(build_graph(proto), opts)
     order = schedule(g, scratch_sizes(kernel_calls(g, g.nodes)), opts["io"] == "arena", alignment)
@@ -177,11 +181,14 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
     _check_name(name)
     board_info = load_board(board)
     requant_given = "requant" in options
-    options.setdefault("requant", default_requant(board_info))
     npu_cfg = npu_config(board_info, npu)
-    lowered = lower_model(model, shapes, alignment=board_info["alignment"], npu=npu_cfg, **options)
+    on_npu = npu_cfg is not None and options.get("npu_placement", "auto") != "off"
+    options.setdefault("requant", "fixed" if on_npu else default_requant(board_info))
+    lowered = lower_model(model, shapes, alignment=board_info["alignment"], npu=npu_cfg, board=board_info,
+                          **options)
     source = os.path.basename(os.fspath(model)) if not hasattr(model, "graph") else "<ModelProto>"
     requant_why = "--requant option" if requant_given else \
+        f"default with an NPU: the Ethos-U's integer arithmetic ({npu_cfg.accelerator})" if on_npu else \
         f"default for {board_info['core']}, {'no FPU' if board_info['fpu'] == 'none' else 'has an FPU'}"
     return plan_lowered(lowered, name, board_info, source, requant_why, arena_region, weights_region)
 
@@ -192,7 +199,7 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
     file in the generated comments; options["npu"] is the NpuConfig or None)."""
     g, order, sha256, opts = lowered
     npu_cfg = opts.get("npu")
-    opts = {k: v for k, v in opts.items() if k != "npu"}
+    opts = {k: v for k, v in opts.items() if k not in PASS_CONTEXT and (npu_cfg or k != "npu_placement")}
     calls = kernel_calls(g, order)
     layout = plan_memory(g, order, scratch_sizes(calls), opts["io"] == "arena", board_info["alignment"])
     header = [

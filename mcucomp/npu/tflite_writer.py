@@ -131,7 +131,7 @@ class _Writer:
             return self.m.index[name]
         t = self.g.tensors[name]
         q = t.quant
-        zp = int(np.asarray(q.zero_point).reshape(-1)[0]) if q is not None else 0
+        zp = feature_map_zero_point(self.g, name)
         scale = pow2_scale(float(np.asarray(q.scale).reshape(-1)[0])) if q is not None else np.float32(1.0)
         return self.m.add(_Tensor(name, tflite_shape(t), t.dtype, np.array([scale], np.float32),
                                   np.array([zp], np.int64)))
@@ -272,7 +272,7 @@ class _Writer:
         round_trip_multipliers(node.name, np.full(c, real), float(self.scale_of(x)), ws, float(self.scale_of(y)))
         w_idx = self.const(f"{node.name}/ones", np.ones((1, kh, kw, c), np.int8), ws, np.zeros(c), 3)
         b_idx = self.bias(node, None, x, ws)
-        self.output_pool(node, y, [self.activation(x), w_idx, b_idx], (kh, kw), tuple(a["strides"]))
+        self.output_pool(node, y, [self.activation(x), w_idx, b_idx], (kh, kw), (1, 1))  # one window: stride unused
 
     def output_pool(self, node: Node, y: str, inputs: list, kernel: tuple, strides: tuple) -> None:
         """The depthwise op of a global integer average pool, clamped like a requant to [qmin, qmax]."""
@@ -290,8 +290,12 @@ class _Writer:
         x, y = node.inputs[0], node.outputs[0]
         shape = tflite_shape(self.g.tensors[y])
         s_idx = self.const(f"{node.name}/shape", np.array(shape, np.int32))
+        x_idx = self.activation(x)
+        if y not in self.m.index:  # TFLite RESHAPE keeps the quantisation: write the input's
+            xt = self.m.tensors[x_idx]
+            self.m.add(_Tensor(y, shape, xt.dtype, xt.scale, xt.zero_point))
         y_idx = self.activation(y)
-        self.m.ops.append(_Op(22, [self.activation(x), s_idx], [y_idx], 17,
+        self.m.ops.append(_Op(22, [x_idx, s_idx], [y_idx], 17,
                               lambda b: _options(b, "ReshapeOptions", NewShape=list(shape))))
 
     def maxpool_f32(self, node: Node) -> None:
@@ -312,6 +316,25 @@ class _Clamp:
     zp: int
     qmin: int
     qmax: int
+
+
+def feature_map_zero_point(g: Graph, name: str) -> int | None:
+    """The zero point of an int8 feature map: its quantization, else what the layers writing or reading it say
+    (QOperator lowerings leave some tensors unquantized); None when nothing says."""
+    q = g.tensors[name].quant
+    if q is not None and q.per_tensor:
+        return int(np.asarray(q.zero_point).reshape(-1)[0])
+    for node in g.nodes:
+        if name in node.outputs:
+            if "rq" in node.attrs:
+                return int(node.attrs["rq"].zp)
+            if "y_zp" in node.attrs:
+                return int(node.attrs["y_zp"])
+            if node.op == "reshape":
+                return feature_map_zero_point(g, node.inputs[0])
+        if node.inputs and node.inputs[0] == name and "x_zp" in node.attrs:
+            return int(node.attrs["x_zp"])
+    return None
 
 
 def same_pads(size: int, k: int, s: int, d: int) -> tuple[int, int]:
