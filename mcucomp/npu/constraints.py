@@ -81,7 +81,15 @@ def fixed_requant(node: Node, g: Graph, cfg) -> bool:
     return node.attrs.get("requant", "fixed") == "fixed"
 
 
-GENERIC = (int8_feature_maps, quantized_feature_maps, batch_one, rank_2_or_4, fixed_requant)
+def float32_multiplier(node: Node, g: Graph, cfg) -> bool:
+    """The layer's requantization multiplier must be one float32 value per channel (the QDQ and QLinearConv
+    lowerings): a multiplier divided by a second scale in double precision (the MatMulInteger lowering) has more
+    bits than TFLite's float32 tensor scales can carry, so the NPU's result could differ in the last bit."""
+    rq = node.attrs.get("rq")
+    return rq is None or not rq.div
+
+
+GENERIC = (int8_feature_maps, quantized_feature_maps, batch_one, rank_2_or_4, fixed_requant, float32_multiplier)
 
 
 # -- convolution and fully connected -------------------------------------------------------------------------------

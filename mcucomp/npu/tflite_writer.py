@@ -78,25 +78,26 @@ class RegionModel:
 
 
 def tflite_shape(t) -> tuple:
-    """The NHWC shape TFLite uses for an IR tensor (rank 4: N, H, W, C whatever the IR layout; else unchanged)."""
+    """The NHWC shape TFLite uses for an IR tensor inside a region (rank 4: N, H, W, C whatever the IR layout)."""
     if len(t.shape) == 4:
         n, c, h, w = t.onnx_shape
         return (n, h, w, c)
     return tuple(t.shape)
 
 
-def to_tflite(t, array: np.ndarray) -> np.ndarray:
-    """An IR tensor's value (in the IR's stored layout) in TFLite's NHWC order."""
-    if len(t.shape) == 4 and t.layout != "nhwc":
-        return np.ascontiguousarray(np.asarray(array).reshape(t.shape).transpose(0, 2, 3, 1))
-    return np.asarray(array).reshape(tflite_shape(t))
+def needs_transpose(t) -> bool:
+    """True for a rank-4 tensor stored NCHW whose bytes differ from NHWC's (C > 1 and H·W > 1): at a region's
+    boundary it gets a TRANSPOSE, so the region reads and writes mcucomp's own layout."""
+    if len(t.shape) != 4 or t.layout == "nhwc":
+        return False
+    _, c, h, w = t.onnx_shape
+    return c > 1 and h * w > 1
 
 
-def from_tflite(t, array: np.ndarray) -> np.ndarray:
-    """A TFLite (NHWC) value back in the IR tensor's stored layout."""
-    if len(t.shape) == 4 and t.layout != "nhwc":
-        return np.ascontiguousarray(np.asarray(array).reshape(tflite_shape(t)).transpose(0, 3, 1, 2))
-    return np.asarray(array).reshape(t.shape)
+def boundary_shape(t) -> tuple:
+    """The shape of a region input or output as the region's TFLite subgraph sees it: the IR's stored shape when
+    the tensor is transposed at the boundary, else the NHWC shape (same bytes)."""
+    return tuple(t.shape) if needs_transpose(t) else tflite_shape(t)
 
 
 def pow2_scale(scale: float) -> np.float32:
@@ -156,6 +157,20 @@ class _Writer:
         """A fresh activation tensor with the shape and written quantisation of `like`."""
         t = self.m.tensors[self.activation(like)]
         return self.m.add(_Tensor(f"{like}{suffix}", t.shape, t.dtype, t.scale, t.zero_point))
+
+    def boundary(self, name: str, into_region: bool) -> int:
+        """The subgraph I/O tensor of `name`: the NHWC tensor itself, or an NCHW one with a TRANSPOSE in between."""
+        inner = self.activation(name)
+        t = self.g.tensors[name]
+        if not needs_transpose(t):
+            return inner
+        it = self.m.tensors[inner]
+        outer = self.m.add(_Tensor(f"{name}/nchw", tuple(t.shape), it.dtype, it.scale, it.zero_point))
+        perm = [0, 2, 3, 1] if into_region else [0, 3, 1, 2]  # output axis i reads input axis perm[i]
+        p_idx = self.const(f"{name}/perm", np.array(perm, np.int32))
+        src, dst = (outer, inner) if into_region else (inner, outer)
+        self.m.ops.append(_Op(39, [src, p_idx], [dst]))  # TRANSPOSE
+        return outer
 
     # -- shared pieces -------------------------------------------------------------------------------------
     def weight_scales(self, node: Node, x: str, y: str, n_out: int) -> np.ndarray:
@@ -494,12 +509,15 @@ EMITTERS = ("conv2d_s8", "fc_s8", "avgpool_s8", "reshape", "maxpool_f32")
 
 
 def region_model(g: Graph, nodes: list[Node], inputs: list[str], outputs: list[str]) -> RegionModel:
-    """The RegionModel of `nodes` (in execution order) with the given region inputs and outputs."""
+    """The RegionModel of `nodes` (in execution order) with the given region inputs and outputs; I/O tensors keep
+    the IR's stored layout (TRANSPOSE at the boundary where NCHW and NHWC bytes differ)."""
     w = _Writer(g)
-    w.m.inputs = [w.activation(name) for name in inputs]
+    for name in inputs:
+        w.m.inputs.append(w.boundary(name, into_region=True))
     for node in nodes:
         getattr(w, node.op)(node)
-    w.m.outputs = [w.activation(name) for name in outputs]
+    for name in outputs:
+        w.m.outputs.append(w.boundary(name, into_region=False))
     return w.m
 
 
