@@ -19,7 +19,7 @@ from mcucomp.ir import Graph, Node
 #: The IR kernel op → the TFLite operator(s) mcucomp writes for it (mcucomp/npu/tflite_writer.py).
 TFLITE_OPS = {
     "conv2d_s8": "CONV_2D, DEPTHWISE_CONV_2D (+ PAD for pads other than SAME)",
-    "fc_s8": "FULLY_CONNECTED",
+    "fc_s8": "CONV_2D 1x1 between RESHAPEs (LiteRT's int8 FULLY_CONNECTED rounds once, mcucomp twice)",
     "avgpool_s8": "DEPTHWISE_CONV_2D with all-one weights (the integer whole-window average)",
     "reshape": "RESHAPE",
     "maxpool_f32": "MAX_POOL_2D (int8 data)",

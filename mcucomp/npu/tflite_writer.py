@@ -110,7 +110,7 @@ def tflite_multiplier(real: float) -> tuple[int, int]:
     if real <= 0.0:
         return 0, 0
     mant, exp = math.frexp(real)
-    q = round(mant * (1 << 31))  # exact: the double has ≤ 53 bits and TfLiteRound ties never occur below
+    q = math.floor(mant * (1 << 31) + 0.5)  # TfLiteRound: half away from zero
     if q == 1 << 31:
         q, exp = q // 2, exp + 1
     if exp < -31:
@@ -127,7 +127,8 @@ class _Writer:
 
     # -- tensors -------------------------------------------------------------------------------------------
     def activation(self, name: str) -> int:
-        """Index of an activation tensor, added on first use with its written (power-of-two) scale."""
+        """Index of an activation tensor (a writer-made one, or an IR tensor added on first use with its written,
+        power-of-two, scale)."""
         if name in self.m.index:
             return self.m.index[name]
         t = self.g.tensors[name]
@@ -265,15 +266,42 @@ class _Writer:
         return padded, 1
 
     def fc_s8(self, node: Node) -> None:
-        """FULLY_CONNECTED with per-channel weights [out, in]."""
+        """A fully connected layer as RESHAPE [rows, in] → [1, 1, rows, in], 1x1 CONV_2D, RESHAPE back.
+
+        Not FULLY_CONNECTED: LiteRT's int8 FULLY_CONNECTED rounds once (64-bit MultiplyByQuantizedMultiplier),
+        unlike its CONV_2D and mcucomp's fixed mode (TFLite's two roundings), so the reference would differ from
+        the CPU build in the last bit; a 1x1 convolution computes the same sums with the same rounding."""
         x, w_name, y = node.inputs[0], node.inputs[1], node.outputs[0]
         bias_name = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
         w = np.asarray(self.g.tensors[w_name].data)
-        ws = self.weight_scales(node, x, y, w.shape[0])
-        w_idx = self.const(w_name, w.astype(np.int8), ws, np.zeros(w.shape[0]), 0)
+        n_out, n_in = w.shape
+        ws = self.weight_scales(node, x, y, n_out)
+        x_idx = self.activation(x)
+        rows = int(np.prod(self.m.tensors[x_idx].shape)) // n_in
+        x4 = self.reshaped(x_idx, (1, 1, rows, n_in), f"{node.name}/in4")
+        y_idx = self.activation(y)
+        y4 = self.m.add(_Tensor(f"{y}/out4", (1, 1, rows, n_out), self.m.tensors[y_idx].dtype,
+                                self.m.tensors[y_idx].scale, self.m.tensors[y_idx].zero_point))
+        w_idx = self.const(w_name, w.reshape(n_out, 1, 1, n_in).astype(np.int8), ws, np.zeros(n_out), 0)
         b_idx = self.bias(node, bias_name, x, ws)
-        self.output(node, y, 9, [self.activation(x), w_idx, b_idx], 8,
-                    lambda act: (lambda b: _options(b, "FullyConnectedOptions", FusedActivationFunction=act)))
+
+        def opts(act):
+            return lambda b: _options(b, "Conv2DOptions", Padding=1, StrideW=1, StrideH=1,
+                                      FusedActivationFunction=act, DilationWFactor=1, DilationHFactor=1)
+        self.output(node, f"{y}/out4", 3, [x4, w_idx, b_idx], 1, opts)
+        shape = self.m.tensors[y_idx].shape
+        s_idx = self.const(f"{node.name}/out_shape", np.array(shape, np.int32))
+        self.m.ops.append(_Op(22, [y4, s_idx], [y_idx], 17,
+                              lambda b: _options(b, "ReshapeOptions", NewShape=list(shape))))
+
+    def reshaped(self, src: int, shape: tuple, name: str) -> int:
+        """A RESHAPE of tensor `src` to `shape` (same quantisation); returns the new tensor's index."""
+        t = self.m.tensors[src]
+        dst = self.m.add(_Tensor(name, shape, t.dtype, t.scale, t.zero_point))
+        s_idx = self.const(f"{name}/shape", np.array(shape, np.int32))
+        self.m.ops.append(_Op(22, [src, s_idx], [dst], 17,
+                              lambda b: _options(b, "ReshapeOptions", NewShape=list(shape))))
+        return dst
 
     def avgpool_s8(self, node: Node) -> None:
         """Whole-window integer average ("global_int") as DEPTHWISE_CONV_2D with all-one weights, VALID."""
