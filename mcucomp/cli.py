@@ -213,6 +213,11 @@ def _verify_lines(result) -> list[str]:
     if result.expected:
         lines.append(f"against the expected outputs in {result.data}:")
         lines += _table([header] + rows[len(result.outputs):])
+    if result.npu_regions:
+        lines.append(f"NPU: {result.npu_regions} Ethos-U region(s) reference-checked (not NPU-verified: no Ethos-U "
+                     f"simulator here): each of the {result.npu_invocations} region calls ran LiteRT's reference "
+                     "kernels on the exact .tflite handed to Vela; CPU layers ran the generated C; the reference is "
+                     "the all-CPU build's integer arithmetic (--requant fixed)")
     if result.against == "integer reference":
         lines.append("bound: every output identical to the integer reference")
     else:

@@ -22,6 +22,7 @@ from .frontend import load_onnx
 from .ir import Graph, Node, build_graph
 from .memory import MemoryLayout, plan_memory
 from .npu.config import NpuConfig, npu_config
+from .npu.files import region_details, region_files
 from .ops import REGISTRY, KernelCall
 from .passes import run_passes
 from .perf.estimate import estimate_model
@@ -136,7 +137,8 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
 
     if not is_int8_model(order):
         return []
-    quiet = set(INT8_KERNELS) | {"reshape", "copy", "recode8", "resize", "slice", "pad", "split", "gather"}
+    quiet = set(INT8_KERNELS) | {"reshape", "copy", "recode8", "resize", "slice", "pad", "split", "gather",
+                                 "ethosu_region"}
     rows = []
     for node in order:
         if node.op in quiet:
@@ -156,14 +158,14 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
     return rows
 
 
-def npu_report(cfg: NpuConfig | None, order: list[Node]) -> dict | None:
+def npu_report(cfg: NpuConfig | None, order: list[Node], g: Graph, name: str) -> dict | None:
     """report.json's "npu": the Ethos-U config the build's command streams are compiled for and, per NPU region
-    call, the sizes of Vela's raw output (null: no NPU)."""
+    call, the sizes of Vela's raw output, its .tflite file and I/O places (null: no NPU)."""
     if cfg is None:
         return None
     regions = [{"layer": node.name, "command_stream_bytes": len(r.command_stream), "weights_bytes": len(r.weights),
                 "scratch_bytes": r.scratch_bytes, "scratch_fast_bytes": r.scratch_fast_bytes,
-                "npu_cycles_vela_estimated": r.npu_cycles}
+                "npu_cycles_vela_estimated": r.npu_cycles, **region_details(g, node, name)}
                for node in order if node.op == "ethosu_region" for r in [node.attrs["region"]]]
     return {"accelerator": cfg.accelerator, "product": cfg.product, "macs_per_cycle": cfg.macs,
             "system_config": cfg.system_config, "memory_mode": cfg.memory_mode, "clock_hz": cfg.clock_hz,
@@ -214,7 +216,7 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
     report["fit"] = estimate_fit(report, board_info, arena_region, weights_region)
     report["requant"] = {"mode": opts["requant"], "why": requant_why}
     report["float_layers"] = float_layers(g, order)
-    report["npu"] = npu_report(npu_cfg, order)
+    report["npu"] = npu_report(npu_cfg, order, g, name)
     return PlannedModel(g, order, layout, program, report, board_info)
 
 
@@ -234,6 +236,9 @@ def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True) -> Com
     staging = outdir.stage(out_dir)
     try:
         files = write_program(planned.program, staging)
+        for file_name, data in region_files(planned.program.name, planned.order).items():
+            (staging / file_name).write_bytes(data)
+            files.append(file_name)
         report["files"] = files + [MEMORY_SVG, REPORT_HTML, outdir.MANIFEST_FILE]
         svg = render_memory_svg(report)
         (staging / MEMORY_SVG).write_text(svg, encoding="utf-8")
