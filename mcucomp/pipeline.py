@@ -23,6 +23,7 @@ from .ir import Graph, Node, build_graph
 from .memory import MemoryLayout, plan_memory
 from .npu.config import NpuConfig, npu_config
 from .npu.files import region_details, region_files
+from .npu.report import layer_placement, placement_report
 from .ops import REGISTRY, KernelCall
 from .passes import run_passes
 from .perf.estimate import estimate_model
@@ -217,6 +218,11 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
     report["requant"] = {"mode": opts["requant"], "why": requant_why}
     report["float_layers"] = float_layers(g, order)
     report["npu"] = npu_report(npu_cfg, order, g, name)
+    report["npu_placement"] = placement_report(order, npu_cfg, opts.get("npu_placement", "auto"),
+                                               board_info["clock_hz"])
+    if npu_cfg is not None:
+        for layer, node in zip(report["layers"], order):
+            layer.update(layer_placement(node))
     return PlannedModel(g, order, layout, program, report, board_info)
 
 

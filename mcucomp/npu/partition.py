@@ -61,6 +61,7 @@ class Partition:
     cpu_cycles: dict = field(default_factory=dict)
     npu_layer_cycles: dict = field(default_factory=dict)
     estimates: dict = field(default_factory=dict)
+    cpu_core: str = ""
 
 
 def _is_view(node: Node, g: Graph) -> bool:
@@ -236,6 +237,7 @@ def decide(g: Graph, cfg, placement: str, board: dict | None) -> Partition:
     part.cpu_cycles, core = cpu_estimates(g, board)
     cpu_hz = board["clock_hz"] if board else cfg.clock_hz
     costs = _Costs(g, cfg, part.cpu_cycles, cpu_hz)
+    part.cpu_core = core
     if placement == "off":
         part.reasons = {n.name: "--npu-placement off" for n in g.nodes}
         return part
@@ -269,6 +271,7 @@ def decide(g: Graph, cfg, placement: str, board: dict | None) -> Partition:
                 if node.name not in on_npu:
                     part.reasons[node.name] = _cheaper_on_cpu(node, g, part, costs, cfg, cpu_hz)
     part.regions = chosen
+    part.cpu_core = core
     part.estimates = {"cpu_core": core, "cpu_hz": cpu_hz, "npu_hz": cfg.clock_hz,
                       "seconds": {k: v for k, v in totals.items()}, "entry_cycles": ENTRY_CYCLES,
                       "copy_cycles_per_byte": COPY_CYCLES_PER_BYTE}
@@ -277,6 +280,8 @@ def decide(g: Graph, cfg, placement: str, board: dict | None) -> Partition:
 
 def _cheaper_on_cpu(node: Node, g: Graph, part: Partition, costs: _Costs, cfg, cpu_hz: int) -> str:
     """The reason of an NPU-capable layer `auto` left on the CPU, with both figures."""
+    if _is_view(node, g):
+        return "a view (no code runs for it on the CPU) next to layers that are cheaper on the CPU"
     cpu = part.cpu_cycles.get(node.name, 0)
     npu = part.npu_layer_cycles.get(node.name, 0)
     entry = costs.call_overhead([node]) * cpu_hz
@@ -292,14 +297,16 @@ def apply(g: Graph, part: Partition, cfg) -> Graph:
     for node in g.nodes:
         if node.name in first:
             i, r = first[node.name]
-            estimates = {"npu_cycles": r.vela.npu_cycles,
+            estimates = {"npu_cycles": r.vela.npu_cycles, "cpu_core": part.cpu_core,
+                         "call_cycles": round(ENTRY_CYCLES + COPY_CYCLES_PER_BYTE * copy_bytes(g, r.inputs, r.outputs)),
                          "layer_npu_cycles": {n.name: part.npu_layer_cycles.get(n.name) for n in r.nodes},
-                         "layer_cpu_cycles": {n.name: part.cpu_cycles.get(n.name, 0) for n in r.nodes}}
+                         "layer_cpu_cycles": {n.name: part.cpu_cycles.get(n.name) for n in r.nodes}}
             nodes.append(Node(f"npu_region_{i}", "ethosu_region", list(r.inputs), list(r.outputs),
                               {"region": r.vela, "layers": [(n.name, n.op) for n in r.nodes], "config": cfg,
                                "tflite": r.tflite, "estimates": estimates}))
         elif node.name not in members:
             node.attrs["placement_reason"] = part.reasons.get(node.name, "not placed on the NPU")
+            node.attrs["cpu_estimate"] = {"cycles": part.cpu_cycles.get(node.name), "core": part.cpu_core}
             nodes.append(node)
     g.nodes = nodes
     g.remove_unused()
