@@ -229,3 +229,51 @@ def npu_refusal(node: Node, g: Graph, cfg) -> str | None:
         if not check(node, g, cfg):
             return message(check)
     return None
+
+
+def vela_operator_sets() -> tuple[list[str], list[str]]:
+    """(TFLite operators Vela 5.2 places on Ethos-U55/U65, those only Ethos-U85 adds), from Vela itself."""
+    from ethosu import regor
+
+    u55 = set(regor.tflite_operator_constraints("EthosU55"))
+    u85 = set(regor.tflite_operator_constraints("EthosU85"))
+    return sorted(u55), sorted(u85 - u55)
+
+
+def supported_ops_markdown() -> str:
+    """docs/SUPPORTED_NPU_OPS.md: every constraint's message, per kernel op, and Vela's operator sets."""
+    lines = [
+        "# Layers mcucomp places on an Ethos-U NPU",
+        "",
+        "Generated from the constraint docstrings in `mcucomp/npu/constraints.py` by "
+        "`python bench/npu_ops_doc.py --update`; do not edit (tests/npu/test_constraints.py checks it is current).",
+        "",
+        "A layer goes to the NPU when every constraint of its kernel op holds; otherwise it stays on the CPU and the "
+        "report gives the first failing constraint's text as its `placement_reason`. With `--npu-placement auto` a "
+        "supported layer may still stay on the CPU when the estimates say it is cheaper there (the reason then reads "
+        "`cheaper on CPU: X vs Y cycles`).",
+        "",
+        "## Every NPU layer",
+        "",
+    ]
+    lines += [f"- {message(check)}" for check in GENERIC]
+    lines += ["", "## Kernel ops written for the NPU, and their own constraints", ""]
+    for op, checks in CONSTRAINTS.items():
+        lines += [f"### `{op}` → {TFLITE_OPS[op]}", ""]
+        lines += [f"- {message(check)}" for check in checks if check not in GENERIC]
+        lines.append("")
+    lines += ["## Kernel ops kept on the CPU", ""]
+    lines += [f"- `{op}`: {why}" for op, why in CPU_ONLY_OPS.items()]
+    lines += ["- every other kernel op: no NPU lowering in mcucomp yet (it runs mcucomp's CPU kernel).", ""]
+    u55, u85_only = vela_operator_sets()
+    lines += [
+        "## What Vela 5.2 itself accepts, per product",
+        "",
+        "mcucomp writes only the operators above; Vela's own lists (from `ethosu.regor.tflite_operator_constraints`) "
+        "say what a future lowering could use.",
+        "",
+        f"- Ethos-U55 and Ethos-U65 ({len(u55)} TFLite operators): " + ", ".join(u55) + ".",
+        f"- Ethos-U85 adds {len(u85_only)}: " + ", ".join(u85_only) + ".",
+        "",
+    ]
+    return "\n".join(lines)
