@@ -224,7 +224,8 @@ def npu_refusal(node: Node, g: Graph, cfg) -> str | None:
         return CPU_ONLY_OPS[node.op]
     checks = CONSTRAINTS.get(node.op)
     if checks is None:
-        return f"no NPU lowering in mcucomp for kernel op '{node.op}' (it runs mcucomp's CPU kernel)."
+        floating = "" if int8_feature_maps(node, g, cfg) else ", a float layer: the NPU computes int8 and int16 only"
+        return f"no NPU lowering in mcucomp for kernel op '{node.op}'{floating} (it runs mcucomp's CPU kernel)."
     for check in checks:
         if not check(node, g, cfg):
             return message(check)
