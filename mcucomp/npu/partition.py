@@ -293,6 +293,7 @@ def apply(g: Graph, part: Partition, cfg) -> Graph:
     """Replace each region's layers by one ethosu_region node; give every CPU layer its placement_reason."""
     first = {r.nodes[0].name: (i, r) for i, r in enumerate(part.regions)}
     members = {n.name for r in part.regions for n in r.nodes}
+    taken = {n.name for n in g.nodes}
     nodes = []
     for node in g.nodes:
         if node.name in first:
@@ -301,7 +302,10 @@ def apply(g: Graph, part: Partition, cfg) -> Graph:
                          "call_cycles": round(ENTRY_CYCLES + COPY_CYCLES_PER_BYTE * copy_bytes(g, r.inputs, r.outputs)),
                          "layer_npu_cycles": {n.name: part.npu_layer_cycles.get(n.name) for n in r.nodes},
                          "layer_cpu_cycles": {n.name: part.cpu_cycles.get(n.name) for n in r.nodes}}
-            nodes.append(Node(f"npu_region_{i}", "ethosu_region", list(r.inputs), list(r.outputs),
+            name = f"npu_region_{i}"
+            while name in taken:  # a model layer already has that name
+                name += "_"
+            nodes.append(Node(name, "ethosu_region", list(r.inputs), list(r.outputs),
                               {"region": r.vela, "layers": [(n.name, n.op) for n in r.nodes], "config": cfg,
                                "tflite": r.tflite, "estimates": estimates}))
         elif node.name not in members:

@@ -70,9 +70,12 @@ def _fmt(value) -> str:
 
 
 def placement_rows(placement: dict) -> list[list[str]]:
-    """The per-layer placement table as text cells (HEADER's columns)."""
-    return [[r["name"], r["op"], r["placement"].upper(), r["region"] or "", _fmt(r["cpu_cycles_estimated"]),
-             _fmt(r["npu_cycles_vela_estimated"]), r.get("placement_reason", "")] for r in placement["layers"]]
+    """The per-layer placement table as text cells (HEADER's columns; model text through display_text)."""
+    from mcucomp.report.tables import display_text
+
+    return [[display_text(r["name"]), r["op"], r["placement"].upper(), r["region"] or "",
+             _fmt(r["cpu_cycles_estimated"]), _fmt(r["npu_cycles_vela_estimated"]),
+             display_text(r.get("placement_reason", ""))] for r in placement["layers"]]
 
 
 def totals_text(placement: dict) -> str:

@@ -44,7 +44,7 @@ def format_text(report: dict) -> str:
 def npu_placement_lines(report: dict) -> list[str]:
     """The NPU placement table (every original layer: CPU or NPU, why, estimated cycles) and its totals."""
     placement = report["npu_placement"]
-    rows = [[display_text(c) for c in row] for row in placement_rows(placement)]
+    rows = placement_rows(placement)
     return ([f"NPU placement ({display_text(report['npu']['label'])}):"]
             + ["  " + line for line in fixed_table(NPU_HEADER, rows, right={4, 5})]
             + ["  " + totals_text(placement)])

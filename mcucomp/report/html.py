@@ -31,8 +31,8 @@ figure { margin: 0; overflow-x: auto; }
 """
 
 #: Columns right-aligned per table (by header text).
-_NUMERIC = {"CPU cycles (estimated)", "NPU cycles (Vela-estimated)", "step", "MACs", "weight B", "live RAM B", "est. cycles", "est. us", "bytes", "offset", "end", "first step", "last step",
-            "needed B", "size B", "used"}
+_NUMERIC = {"step", "MACs", "weight B", "live RAM B", "est. cycles", "est. us", "bytes", "offset", "end", "first step",
+            "last step", "needed B", "size B", "used", "CPU cycles (estimated)", "NPU cycles (Vela-estimated)"}
 
 
 def _table(cls: str, header: list[str], rows: list[list[str]], row_class) -> str:
