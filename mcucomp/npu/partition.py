@@ -204,8 +204,7 @@ def _compile_all(compiler: _Compiler, groups: list[list[Node]], reasons: dict) -
             regions += _compile_all(compiler, [[n] for n in nodes if not _is_view(n, compiler.g)], reasons)
             continue
         kept = [n for n in nodes if n.name not in refused]
-        regroup = [run for run in _runs_of(kept, nodes, compiler.g)]
-        regions += _compile_all(compiler, regroup, reasons)
+        regions += _compile_all(compiler, _runs_of(kept, nodes, compiler.g), reasons)
     return regions
 
 

@@ -73,6 +73,26 @@ def test_an_op_the_u55_cannot_run_stays_on_the_cpu_and_the_rest_goes_to_the_npu(
     assert placement["regions"] == 2
 
 
+def test_a_layer_vela_refuses_stays_on_the_cpu_with_velas_message(monkeypatch):
+    from mcucomp.npu import partition
+    from mcucomp.npu.vela import NpuCompileError
+
+    real = partition.compile_region
+
+    def refuse_l05(tflite, cfg, io_names=None):
+        if b"L05_dwconv_w" in tflite:
+            raise NpuCompileError("Vela 5.2 could not compile an NPU region for ethos-u55-128: test refusal")
+        return real(tflite, cfg, io_names)
+
+    monkeypatch.setattr(partition, "compile_region", refuse_l05)
+    placement = _placement(shared_model("mlperf_tiny/kws_dscnn_qdq.onnx"), "max")["npu_placement"]
+    rows = {r["name"]: r for r in placement["layers"]}
+    assert rows["L05_dwconv_f/Conv"]["placement"] == "cpu"
+    assert rows["L05_dwconv_f/Conv"]["placement_reason"].startswith("Vela refused it: ") \
+        and "test refusal" in rows["L05_dwconv_f/Conv"]["placement_reason"]
+    assert placement["regions"] == 2 and placement["npu_layers"] == 11
+
+
 def test_analyze_prints_the_placement_table_and_json_has_placement(tmp_path_factory):
     path = int8_model("dilated", tmp_path_factory)
     text = run_cli("analyze", path, "--board", "corstone-300", "--io-dtype", "int8", "--npu-placement", "max")
