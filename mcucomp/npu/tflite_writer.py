@@ -218,9 +218,7 @@ class _Writer:
         bias_name = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
         y = node.outputs[0]
         wt = self.g.tensors[w_name]
-        w = np.asarray(wt.data)
-        if wt.layout == "nhwc":  # stored O, KH, KW, I
-            w = w.transpose(0, 3, 1, 2)
+        w = np.asarray(wt.data)  # constants keep ONNX order: OC, IC/group, KH, KW
         oc, icg, kh, kw = w.shape
         group = a.get("group", 1)
         ws = self.weight_scales(node, x, y, oc)
