@@ -99,3 +99,14 @@ def test_cli_npu_goes_into_report_json(tmp_path):
     assert report["npu"]["accelerator"] == "ethos-u65-256" and report["npu"]["macs_per_cycle"] == 256
     assert report["npu"]["regions"] == []
     assert "npu" not in report["options"]
+
+
+def test_npu_targets_doc_lists_every_config_with_its_defaults():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "NPU_TARGETS.md").read_text()
+    for name in NPU_CONFIGS:
+        cfg = make_config(name)
+        row = f"| `{name}` | {cfg.product} | {cfg.macs} | `{cfg.system_config}` | `{cfg.memory_mode}` | " \
+              f"{cfg.clock_hz // 1_000_000} |"
+        assert row in doc, row
