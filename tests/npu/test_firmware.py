@@ -60,3 +60,15 @@ def test_firmware_standin_refuses_a_stream_for_another_npu(kws_u55, defines, mes
     run = _run(kws_u55, defines, sets=1)
     assert run.status == "crash" and run.exit_code == 11, run.console
     assert message in run.console
+
+
+@pytest.mark.parametrize("board_id", ["nucleo-l4r5zi", "nucleo-g0b1re"])
+def test_npu_region_builds_warning_free_for_other_cores(tmp_path, board_id):
+    """`--npu` on a board without an NPU adds one: the same region call cross-compiles with -Werror for the
+    Cortex-M4 and the Cortex-M0+ and links for their memory maps."""
+    write_region_model(tmp_path / "m", board=board_id, npu="ethos-u55-128")
+    board = load_board(board_id)
+    report = json.loads((tmp_path / "m" / "report.json").read_text())
+    fw = build_firmware(tmp_path / "m", tmp_path / "fw", board, board_memory_map(board),
+                        report["fit"]["ram_parts"]["stack"])
+    assert fw.elf.is_file() and f"-mcpu={board['compiler']['mcpu']}" in fw.command
