@@ -12,7 +12,9 @@ import pytest
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[1] / "npu")]
 
+from mcucomp.boards import load_board  # noqa: E402
 from mcucomp.ops import REGISTRY  # noqa: E402
+from mcucomp.pipeline import plan_lowered, write_planned  # noqa: E402
 from mcucomp.ops.ethosu_region import scratch_bytes  # noqa: E402
 from region_model import region_lowered, vela_region, write_region_model  # noqa: E402
 from standin_host import build_standin, report_of  # noqa: E402
@@ -102,3 +104,25 @@ def test_call_refuses_a_tensor_that_is_not_the_size_vela_compiled_for():
     g.tensors["in0"].shape = (49, 10, 2)
     with pytest.raises(ValueError, match="Vela's command stream expects 490"):
         REGISTRY["ethosu_region"].call(node, g)
+
+
+def test_io_in_its_own_region_is_passed_in_place_and_must_be_aligned(tmp_path):
+    """An input Vela puts in a region of its own (region 3, as with --separate-io-regions) becomes that region's
+    base address, no copy: with --io caller the caller's buffer itself, which must be 16-byte aligned
+    (<NAME>_ERR_ALIGN otherwise, before the driver is reached)."""
+    import dataclasses
+
+    cfg, region = vela_region("kws_ref_model.tflite", "ethos-u55-128", "Ethos_U55_High_End_Embedded", "Shared_Sram")
+    region = dataclasses.replace(region, inputs=[dataclasses.replace(region.inputs[0], region=3)])
+    planned = plan_lowered(region_lowered(cfg, region, io="caller"), "npu_model", load_board("corstone-300"),
+                           "kws", "test")
+    report = write_planned(planned, tmp_path / "model").report
+    assert report["arena_bytes"] < region.scratch_bytes + 32  # no copy of the input in the arena
+    ffi, lib = build_standin(tmp_path / "build", report, tmp_path / "model", [], RUN_CDEF)
+    raw = ffi.new("uint8_t[]", report["arena_bytes"] + 16 + 490 + 32)
+    base = (int(ffi.cast("uintptr_t", raw)) + 15) // 16 * 16
+    arena, x = ffi.cast("void *", base), (base + report["arena_bytes"] + 15) & ~15
+    y = ffi.new("int8_t[]", 12)
+    assert lib.npu_model_run(ffi.cast("int8_t *", x), y, arena) == 0, ffi.string(lib.fw_ethosu_standin_error())
+    assert lib.npu_model_run(ffi.cast("int8_t *", x + 4), y, arena) == -2
+    assert lib.fw_ethosu_standin_invokes() == 1
