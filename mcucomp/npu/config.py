@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ..errors import OptionError
+from ..errors import McucompError, OptionError
 
 #: Every accelerator configuration Vela 5.2 compiles for (its --accelerator-config choices): product and MACs/cycle.
 NPU_CONFIGS = (
@@ -63,7 +63,11 @@ class NpuConfig:
 def vela_ini() -> configparser.ConfigParser:
     """Vela's own Arm/vela.ini (system configs and memory modes), as shipped in the installed ethos-u-vela."""
     parser = configparser.ConfigParser()
-    text = resources.files("ethosu").joinpath("config_files/Arm/vela.ini").read_text()
+    try:
+        text = resources.files("ethosu").joinpath("config_files/Arm/vela.ini").read_text()
+    except ModuleNotFoundError:
+        raise McucompError("NPU builds need Arm's Vela compiler, which is not installed: "
+                           "python -m pip install ethos-u-vela==5.2.0 (a dependency of mcucomp).") from None
     parser.read_string(text)
     return parser
 
