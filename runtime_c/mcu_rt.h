@@ -34,21 +34,87 @@ static inline int32_t mcu_sat(int32_t v, int32_t lo, int32_t hi)
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/** Requantize with an int32 multiplier in Q31 and a right shift (fixed-point mode, no FPU needed). */
+/* The 32-bit-only fixed-point sequence on cores without a 32x32->64 multiply instruction (ARMv6-M, ARMv8-M
+ * baseline: a 64-bit product is a library call there); the host tests define MCU_REQUANT_MUL32 to check it. */
+#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
+#define MCU_REQUANT_MUL32 1
+#endif
+
+/** TFLite's SaturatingRoundingDoublingHighMul for m >= 0: floor((x * m + 2^30) / 2^31), exact for every int32 x. */
+static inline int32_t mcu_doubling_high_mul(int32_t x, int32_t m)
+{
+#if defined(MCU_REQUANT_MUL32)
+    /* x = xh 2^16 + xl, m = mh 2^16 + ml (xl, ml, mh unsigned): four 16x16 products that fit 32 bits, summed as a
+     * 64-bit (hi, lo) pair with explicit carries; the result is bits 31..62 of x * m + 2^30 */
+    const uint32_t xl = (uint32_t)x & 0xFFFFu, ml = (uint32_t)m & 0xFFFFu, mh = (uint32_t)m >> 16;
+    const int32_t xh = x >> 16;
+    const uint32_t ll = xl * ml, lh = xl * mh;
+    const int32_t hl = xh * (int32_t)ml;
+    const uint32_t mid_lo = ((uint32_t)hl & 0xFFFFu) + (lh & 0xFFFFu);
+    uint32_t hi = (uint32_t)(xh * (int32_t)mh) + (uint32_t)(hl >> 16) + (lh >> 16) + (mid_lo >> 16);
+    uint32_t lo = ll + (mid_lo << 16);
+    hi += lo < ll;
+    lo += 1u << 30;
+    hi += lo < (1u << 30);
+    return (int32_t)((hi << 1) | (lo >> 31));
+#else
+    return (int32_t)(((int64_t)x * m + (1 << 30)) >> 31);
+#endif
+}
+
+/** TFLite's RoundingDivideByPOT: x / 2^e (0 <= e <= 31), rounded half away from zero. */
+static inline int32_t mcu_rounding_divide_by_pot(int32_t x, int32_t e)
+{
+    const int32_t mask = (int32_t)((1u << e) - 1u);
+    const int32_t threshold = (mask >> 1) + (x < 0);
+    return (x >> e) + ((x & mask) > threshold);
+}
+
+/** Fixed-point parameters of one output channel, unpacked once: real multiplier = mult * 2^(left - right - 31). */
+typedef struct {
+    int32_t mult, left, right;
+} mcu_rq_fixed;
+
+/** Unpack a (mult, shift) pair of mcucomp/fixedpoint.py (shift < 0 is a left shift). */
+static inline mcu_rq_fixed mcu_rq_fixed_unpack(int32_t mult, int32_t shift)
+{
+    mcu_rq_fixed f;
+    f.mult = mult;
+    f.left = shift < 0 ? -shift : 0;
+    f.right = shift > 0 ? shift : 0;
+    return f;
+}
+
+/** TFLite's MultiplyByQuantizedMultiplier: (acc << left, wrapping) times mult in Q31, then a rounding right shift. */
+static inline int32_t mcu_requant_scale_fixed(int32_t acc, mcu_rq_fixed f)
+{
+    return mcu_rounding_divide_by_pot(mcu_doubling_high_mul((int32_t)((uint32_t)acc << f.left), f.mult), f.right);
+}
+
+/** Requantize with a Q31 multiplier and shift (fixed-point mode, TFLite's arithmetic, no FPU needed): saturated to
+ * [qmin - zp, qmax - zp] before zp is added, so the sum cannot overflow. */
 static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift, int32_t zp, int32_t qmin,
                                         int32_t qmax)
 {
-    int64_t prod = (int64_t)acc * (int64_t)mult;
-    int32_t total = 31 + shift;
-    int64_t rounded = (prod + ((int64_t)1 << (total - 1))) >> total;
-    int64_t v = rounded + zp;
-    return (int32_t)(v < qmin ? qmin : (v > qmax ? qmax : v));
+    return mcu_sat(mcu_requant_scale_fixed(acc, mcu_rq_fixed_unpack(mult, shift)), qmin - zp, qmax - zp) + zp;
+}
+
+/** Float-mode requantization of one value: (float)acc * scale [/ div when div != 0], clamp to [lo, hi] =
+ * [qmin - zp, qmax - zp], round half to even (no libm), add zp. */
+static inline int32_t mcu_requant_float(int32_t acc, float scale, float div, float lo, float hi, int32_t zp)
+{
+    float v = (float)acc * scale;
+    if (div != 0.0f) {
+        v = v / div;
+    }
+    return mcu_round_even(mcu_clampf(v, lo, hi)) + zp;
 }
 
 /** How an int32 accumulator becomes an 8-bit value.
  * float mode (mult == NULL): v = (float)acc * scale[c]; if div != 0, v = v / div (a DequantizeLinear followed by a
  * QuantizeLinear); clamp to [qmin - zp, qmax - zp]; round half to even; add zp — onnxruntime's integer kernels.
- * fixed mode (mult != NULL): Q31 multiplier and right shift per channel, round half up (see mcucomp/fixedpoint.py). */
+ * fixed mode (mult != NULL): Q31 multiplier and shift per channel, TFLite's double rounding
+ * (see mcucomp/fixedpoint.py). */
 typedef struct {
     const float *scale;
     const int32_t *mult;
@@ -62,16 +128,40 @@ typedef struct {
 static inline int32_t mcu_requant_apply(const mcu_requant *rq, int32_t acc, int32_t ch)
 {
     const int32_t c = rq->per_channel ? ch : 0;
-    float v;
     if (rq->mult != NULL) {
         return mcu_requant_fixed(acc, rq->mult[c], rq->shift[c], rq->zp, rq->qmin, rq->qmax);
     }
-    v = (float)acc * rq->scale[c];
-    if (rq->div != 0.0f) {
-        v = v / rq->div;
+    return mcu_requant_float(acc, rq->scale[c], rq->div, (float)(rq->qmin - rq->zp), (float)(rq->qmax - rq->zp),
+                             rq->zp);
+}
+
+/** Requantize n accumulators to int8: element i belongs to channel ch0 + i * ch_step (1: one pixel's channels,
+ * 0: one channel's pixels) and is stored at y[i * y_step]. The mode and the division are decided once per row and
+ * the range is computed once, so the float path without div is one multiply, a clamp and the rounding trick. */
+static inline void mcu_requant_row(const mcu_requant *rq, const int32_t *acc, int32_t n, int32_t ch0, int32_t ch_step,
+                                   int8_t *y, int32_t y_step)
+{
+    const int32_t step = rq->per_channel ? ch_step : 0;
+    const int32_t c0 = rq->per_channel ? ch0 : 0;
+    const int32_t zp = rq->zp, lo = rq->qmin - zp, hi = rq->qmax - zp;
+    int32_t i;
+    if (rq->mult != NULL) {
+        for (i = 0; i < n; ++i) {
+            const int32_t c = c0 + i * step;
+            const int32_t v = mcu_requant_scale_fixed(acc[i], mcu_rq_fixed_unpack(rq->mult[c], rq->shift[c]));
+            y[i * y_step] = (int8_t)(mcu_sat(v, lo, hi) + zp);
+        }
+    } else if (rq->div == 0.0f) {
+        const float flo = (float)lo, fhi = (float)hi;
+        for (i = 0; i < n; ++i) {
+            y[i * y_step] = (int8_t)mcu_requant_float(acc[i], rq->scale[c0 + i * step], 0.0f, flo, fhi, zp);
+        }
+    } else {
+        for (i = 0; i < n; ++i) {
+            y[i * y_step] = (int8_t)mcu_requant_float(acc[i], rq->scale[c0 + i * step], rq->div, (float)lo,
+                                                      (float)hi, zp);
+        }
     }
-    v = mcu_clampf(v, (float)(rq->qmin - rq->zp), (float)(rq->qmax - rq->zp));
-    return mcu_round_even(v) + rq->zp;
 }
 
 /** Geometry shared by convolutions and pooling (NCHW, 1-D ops use h = 1). */

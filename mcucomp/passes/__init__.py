@@ -13,6 +13,7 @@ from . import (
     lower_onnx_ops,
     lower_qdq,
     lower_qoperator,
+    npu_partition,
     quantized_io,
     remove_identity,
     split_variadic,
@@ -29,6 +30,7 @@ PIPELINE = (
     lower_qdq.run,
     fuse_activation.run,
     lower_onnx_ops.run,
+    npu_partition.run,
     eliminate_dead_code.run,
     check_supported.run,
 )
