@@ -145,7 +145,7 @@ def validate_board(data: dict, where: str) -> dict:
             raise OptionError(f"{where}: field '{field}' = '{data[field]}' is not a memory region; use one of: "
                               f"{', '.join(names)}.")
     if "npu" in data:
-        validate_npu_table(data["npu"], where)
+        validate_npu_table(data["npu"], where, names)
     return data
 
 

@@ -66,6 +66,8 @@ def test_every_listed_config_is_one_vela_accepts():
     (lambda npu: npu.update(memory_mode="Fast"), "memory_mode 'Fast' is not in Vela's"),
     (lambda npu: npu.update(macs=128), "unknown field 'macs'"),
     (lambda npu: npu.update(memory_mode=3), "must be a string"),
+    (lambda npu: npu.update(regions=["sram", "flash"]), "field 'regions' must list memory regions of the board"),
+    (lambda npu: npu.update(regions=[]), "field 'regions' must list memory regions of the board"),
 ])
 def test_board_npu_table_errors_name_the_field(spoil, message):
     data = _corstone()
@@ -110,3 +112,21 @@ def test_npu_targets_doc_lists_every_config_with_its_defaults():
         row = f"| `{name}` | {cfg.product} | {cfg.macs} | `{cfg.system_config}` | `{cfg.memory_mode}` | " \
               f"{cfg.clock_hz // 1_000_000} |"
         assert row in doc, row
+
+
+def test_npu_builds_keep_arena_and_weights_where_the_npu_reaches(tmp_path):
+    """corstone-300's NPU reaches sram and ddr, not the TCMs: the fit, which otherwise picks the DTCM for a small
+    arena, puts an NPU build's arena (Vela's scratch) in the SRAM, and refuses --arena-region dtcm."""
+    from mcucomp.boards import load_board
+    from region_model import region_lowered, vela_region, write_region_model
+    from mcucomp.pipeline import plan_lowered
+
+    report = write_region_model(tmp_path / "m")
+    assert report["fit"]["arena_region"] == "sram" and report["fit"]["weights_region"] == "ddr"
+    assert "the NPU reaches only sram, ddr" in report["fit"]["arena_region_why"]
+    cfg, region = vela_region("kws_ref_model.tflite", "ethos-u55-128", "Ethos_U55_High_End_Embedded", "Shared_Sram")
+    with pytest.raises(OptionError, match="--arena-region 'dtcm': the Ethos-U of board 'corstone-300' cannot reach"):
+        plan_lowered(region_lowered(cfg, region), "npu_model", load_board("corstone-300"), "kws", "test",
+                     arena_region="dtcm")
+    plain = run_cli("analyze", str(save(two_conv_model(), tmp_path / "m.onnx")), "--board", "corstone-300", "--json")
+    assert json.loads(plain.stdout)["fit"]["arena_region"] == "dtcm"  # no NPU region: the fastest RAM
