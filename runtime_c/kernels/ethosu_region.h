@@ -2,9 +2,9 @@
 #define MCU_ETHOSU_REGION_H
 #include "mcu_rt.h"
 
-/* Arm ethos-u-core-driver API this kernel calls (ethosu_driver.h, driver API 0.16 and later, 1.x included); the
- * firmware links the driver and calls ethosu_init() once at startup. The declarations match the driver's own, so
- * including both headers is fine. */
+/* Arm ethos-u-core-driver API this kernel calls (ethosu_driver.h of driver API 0.16 and later); the firmware links
+ * the driver and calls ethosu_init() once at startup. Declared as driver API 1.x does; releases that declare
+ * `const uint64_t *base_addr` take the same arguments. */
 struct ethosu_driver;
 struct ethosu_driver *ethosu_reserve_driver(void);
 void ethosu_release_driver(struct ethosu_driver *drv);

@@ -126,3 +126,24 @@ def test_io_in_its_own_region_is_passed_in_place_and_must_be_aligned(tmp_path):
     assert lib.npu_model_run(ffi.cast("int8_t *", x), y, arena) == 0, ffi.string(lib.fw_ethosu_standin_error())
     assert lib.npu_model_run(ffi.cast("int8_t *", x + 4), y, arena) == -2
     assert lib.fw_ethosu_standin_invokes() == 1
+
+
+@pytest.mark.parametrize("base_addr", ["uint64_t *const base_addr", "const uint64_t *base_addr"])
+def test_header_compiles_with_the_drivers_own_header_included_first(tmp_path, base_addr):
+    """An application including ethosu_driver.h (either form of ethosu_invoke_v3's base_addr) before <name>.h."""
+    import subprocess
+
+    out = tmp_path / "model"
+    write_region_model(out)
+    (tmp_path / "ethosu_driver.h").write_text(
+        "#ifndef ETHOSU_DRIVER_H\n#define ETHOSU_DRIVER_H\n#include <stddef.h>\n#include <stdint.h>\n"
+        "struct ethosu_driver;\nstruct ethosu_driver *ethosu_reserve_driver(void);\n"
+        "void ethosu_release_driver(struct ethosu_driver *drv);\n"
+        "int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr, const int custom_data_size, "
+        f"{base_addr}, const size_t *base_addr_size, const int num_base_addr, void *user_arg);\n#endif\n")
+    (tmp_path / "app.c").write_text('#include "ethosu_driver.h"\n#include "npu_model.h"\n'
+                                    "int app(void);\nint app(void) { return NPU_MODEL_NPU_MACS; }\n")
+    flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"]
+    proc = subprocess.run(["cc", *flags, "-I", str(tmp_path), "-I", str(out), str(tmp_path / "app.c")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
