@@ -145,7 +145,7 @@ def validate_board(data: dict, where: str) -> dict:
             raise OptionError(f"{where}: field '{field}' = '{data[field]}' is not a memory region; use one of: "
                               f"{', '.join(names)}.")
     if "npu" in data:
-        validate_npu_table(data["npu"], where)
+        validate_npu_table(data["npu"], where, names)
     return data
 
 
@@ -193,16 +193,18 @@ def describe_boards() -> list[dict]:
         flash = region(b, b["flash_region"])["size"]
         rows.append({"id": board_id, "core": b["core"], "mhz": b["clock_hz"] // 1_000_000, "fpu": b["fpu"],
                      "ram_kb": ram // 1024, "flash_kb": flash // 1024, "qemu": b["qemu_machine"],
+                     "npu": b["npu"]["accelerator"] if "npu" in b else "-",
                      "default": board_id == DEFAULT_BOARD, "name": b["name"]})
     return rows
 
 
 def format_board_table(rows: list[dict]) -> str:
     """The `mcucomp boards` table."""
-    header = f"{'id':<22} {'core':<14} {'MHz':>4} {'FPU':<4} {'RAM KB':>7} {'code KB':>8}  {'QEMU':<11} name"
+    header = (f"{'id':<22} {'core':<14} {'MHz':>4} {'FPU':<4} {'RAM KB':>7} {'code KB':>8}  {'QEMU':<11} "
+              f"{'NPU':<14} name")
     lines = [header]
     for r in rows:
         star = " (default)" if r["default"] else ""
         lines.append(f"{r['id']:<22} {r['core']:<14} {r['mhz']:>4} {r['fpu']:<4} {r['ram_kb']:>7} "
-                     f"{r['flash_kb']:>8}  {r['qemu']:<11} {r['name']}{star}")
+                     f"{r['flash_kb']:>8}  {r['qemu']:<11} {r['npu']:<14} {r['name']}{star}")
     return "\n".join(lines)

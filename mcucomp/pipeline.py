@@ -214,10 +214,10 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
     program = build_program(g, order, calls, layout, name, header)
     cycles = estimate_model(g, order, board_info)
     report = build_report(g, order, layout, program, calls, name, board_info, opts, sha256, cycles)
+    report["npu"] = npu_report(npu_cfg, order, g, name)
     report["fit"] = estimate_fit(report, board_info, arena_region, weights_region)
     report["requant"] = {"mode": opts["requant"], "why": requant_why}
     report["float_layers"] = float_layers(g, order)
-    report["npu"] = npu_report(npu_cfg, order, g, name)
     report["npu_placement"] = placement_report(order, npu_cfg, opts.get("npu_placement", "auto"),
                                                board_info["clock_hz"])
     if npu_cfg is not None:

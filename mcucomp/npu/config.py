@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ..errors import OptionError
+from ..errors import McucompError, OptionError
 
 #: Every accelerator configuration Vela 5.2 compiles for (its --accelerator-config choices): product and MACs/cycle.
 NPU_CONFIGS = (
@@ -33,7 +33,7 @@ PRODUCT_DEFAULTS = {
 }
 
 _NPU_FIELDS = {"accelerator": str, "source": str}
-_OPTIONAL_NPU_FIELDS = {"system_config": str, "memory_mode": str}
+_OPTIONAL_NPU_FIELDS = {"system_config": str, "memory_mode": str, "regions": list}
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,11 @@ class NpuConfig:
 def vela_ini() -> configparser.ConfigParser:
     """Vela's own Arm/vela.ini (system configs and memory modes), as shipped in the installed ethos-u-vela."""
     parser = configparser.ConfigParser()
-    text = resources.files("ethosu").joinpath("config_files/Arm/vela.ini").read_text()
+    try:
+        text = resources.files("ethosu").joinpath("config_files/Arm/vela.ini").read_text()
+    except ModuleNotFoundError:
+        raise McucompError("NPU builds need Arm's Vela compiler, which is not installed: "
+                           "python -m pip install ethos-u-vela==5.2.0 (a dependency of mcucomp).") from None
     parser.read_string(text)
     return parser
 
@@ -104,9 +108,10 @@ def make_config(accelerator: str, system_config: str | None = None, memory_mode:
     return NpuConfig(accelerator, product, int(macs), system_config, memory_mode, clock)
 
 
-def validate_npu_table(table, where: str) -> NpuConfig:
-    """Check a board file's [npu] table (accelerator, source; optional system_config, memory_mode) and return its
-    NpuConfig; OptionError naming the field otherwise."""
+def validate_npu_table(table, where: str, region_names: list[str] = ()) -> NpuConfig:
+    """Check a board file's [npu] table (accelerator, source; optional system_config, memory_mode, and regions: the
+    board memory regions the NPU's bus masters reach, among region_names) and return its NpuConfig; OptionError
+    naming the field otherwise."""
     where = f"{where}: [npu]"
     if not isinstance(table, dict):
         raise OptionError(f"{where} must be a table with fields accelerator and source.")
@@ -117,7 +122,12 @@ def validate_npu_table(table, where: str) -> NpuConfig:
         if key not in _NPU_FIELDS and key not in _OPTIONAL_NPU_FIELDS:
             known = ", ".join(sorted({**_NPU_FIELDS, **_OPTIONAL_NPU_FIELDS}))
             raise OptionError(f"{where}: unknown field '{key}'. Known fields: {known}.")
-        if not isinstance(value, str):
+        if key == "regions":
+            if not value or any(name not in region_names for name in value):
+                raise OptionError(f"{where}: field 'regions' must list memory regions of the board (the ones the "
+                                  f"NPU can read and write), got {value!r}; the board's regions: "
+                                  f"{', '.join(region_names)}.")
+        elif not isinstance(value, str):
             raise OptionError(f"{where}: field '{key}' must be a string, got {value!r}.")
     return make_config(table["accelerator"], table.get("system_config"), table.get("memory_mode"), where)
 
@@ -127,7 +137,8 @@ def npu_config(board: dict, override: str | None = None) -> NpuConfig | None:
     adds one). An override of the board's product keeps the board's system config and memory mode; another
     product gets that product's defaults. None when neither gives an NPU."""
     table = board.get("npu")
-    base = validate_npu_table(table, f"Board '{board['id']}'") if table is not None else None
+    regions = [r["name"] for r in board["memory"]]
+    base = validate_npu_table(table, f"Board '{board['id']}'", regions) if table is not None else None
     if override is None:
         return base
     if override not in NPU_CONFIGS:

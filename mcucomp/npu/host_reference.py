@@ -54,6 +54,8 @@ class NpuHost:
             self.regions[spec["command_stream_sha256"]] = (RegionReference(tflite), spec)
         self.error: BaseException | None = None
         self.invocations = 0
+        #: When a list: the bytes of every region output written, in call order (on-target verify replays them).
+        self.record: list[bytes] | None = None
 
     def invoke(self, ffi, cmd, length: int, base, sizes, count: int) -> int:
         """Run the region whose command stream is at `cmd` with LiteRT; 0, or -1 after recording the error."""
@@ -69,7 +71,10 @@ class NpuHost:
             outputs = reference.run([read_io(memory(io["region"]), io) for io in spec["inputs"]])
             for io, value in zip(spec["outputs"], outputs):
                 target = memory(io["region"])
-                target[io["offset"]:io["offset"] + io["bytes"]] = np.ascontiguousarray(value).view(np.uint8).reshape(-1)
+                data = np.ascontiguousarray(value).view(np.uint8).reshape(-1)
+                target[io["offset"]:io["offset"] + io["bytes"]] = data
+                if self.record is not None:
+                    self.record.append(data.tobytes())
             self.invocations += 1
             return 0
         except BaseException as exc:  # reported by HostModel.run: the C only sees the driver's error code

@@ -30,6 +30,8 @@ int mcu_ethosu_region(const mcu_ethosu_region_params *p, const void *const *xs, 
         const mcu_ethosu_io *io = &p->inputs[i];
         if (io->region == MCU_ETHOSU_REGION_SCRATCH) {
             memcpy(work + io->offset, xs[i], io->bytes);
+        } else if (((uintptr_t)xs[i] & 15u) != 0u) {
+            return MCU_ETHOSU_ERR_ALIGN;
         } else {
             base[io->region] = (uint64_t)(uintptr_t)xs[i];
             size[io->region] = io->bytes;
@@ -37,10 +39,14 @@ int mcu_ethosu_region(const mcu_ethosu_region_params *p, const void *const *xs, 
     }
     for (i = 0; i < p->n_outputs; i++) {
         const mcu_ethosu_io *io = &p->outputs[i];
-        if (io->region != MCU_ETHOSU_REGION_SCRATCH) {
-            base[io->region] = (uint64_t)(uintptr_t)ys[i];
-            size[io->region] = io->bytes;
+        if (io->region == MCU_ETHOSU_REGION_SCRATCH) {
+            continue;
         }
+        if (((uintptr_t)ys[i] & 15u) != 0u) {
+            return MCU_ETHOSU_ERR_ALIGN;
+        }
+        base[io->region] = (uint64_t)(uintptr_t)ys[i];
+        size[io->region] = io->bytes;
     }
     drv = ethosu_reserve_driver();
     if (drv == NULL) {

@@ -2,9 +2,9 @@
 #define MCU_ETHOSU_REGION_H
 #include "mcu_rt.h"
 
-/* Arm ethos-u-core-driver API this kernel calls (ethosu_driver.h, driver API 0.16 and later, 1.x included); the
- * firmware links the driver and calls ethosu_init() once at startup. The declarations match the driver's own, so
- * including both headers is fine. */
+/* Arm ethos-u-core-driver API this kernel calls (ethosu_driver.h of driver API 0.16 and later); the firmware links
+ * the driver and calls ethosu_init() once at startup. Declared as driver API 1.x does; releases that declare
+ * `const uint64_t *base_addr` take the same arguments. */
 struct ethosu_driver;
 struct ethosu_driver *ethosu_reserve_driver(void);
 void ethosu_release_driver(struct ethosu_driver *drv);
@@ -21,6 +21,7 @@ int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr, con
 #define MCU_ETHOSU_REGION_SCRATCH_FAST 2
 
 /* Status codes of mcu_ethosu_region (the model's run function returns them unchanged). */
+#define MCU_ETHOSU_ERR_ALIGN (-2)
 #define MCU_ETHOSU_ERR_INVOKE (-3)
 #define MCU_ETHOSU_ERR_NO_DRIVER (-4)
 
@@ -45,8 +46,9 @@ typedef struct {
 
 /** Run one NPU region: copy the inputs to their places, reserve a driver, invoke the command stream with the base
  * addresses {weights, scratch, fast scratch, I/O...}, release the driver, copy the outputs out. Returns 0,
+ * MCU_ETHOSU_ERR_ALIGN (an I/O tensor that is its own region's base address is not 16-byte aligned),
  * MCU_ETHOSU_ERR_NO_DRIVER (ethosu_reserve_driver gave none) or MCU_ETHOSU_ERR_INVOKE (the driver refused or the NPU
- * failed; outputs are not written). */
+ * failed); outputs are written only on success. */
 int mcu_ethosu_region(const mcu_ethosu_region_params *p, const void *const *xs, void *const *ys, void *scratch);
 
 #endif

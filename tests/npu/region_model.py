@@ -32,15 +32,15 @@ def _tensor(name: str, io) -> Tensor:
     return Tensor(name, dims, io.dtype, quant)
 
 
-def region_lowered(cfg, region, name: str = "npu_model") -> LoweredModel:
-    """A LoweredModel of graph input(s) → one ethosu_region node → graph output(s)."""
+def region_lowered(cfg, region, name: str = "npu_model", io: str = "arena") -> LoweredModel:
+    """A LoweredModel of graph input(s) → one ethosu_region node → graph output(s) (io: the --io option)."""
     ins = [f"in{i}" for i in range(len(region.inputs))]
     outs = [f"out{i}" for i in range(len(region.outputs))]
     tensors = {n: _tensor(n, io) for n, io in zip(ins + outs, region.inputs + region.outputs)}
     node = Node("npu_region_0", "ethosu_region", ins, outs,
                 {"region": region, "layers": [("whole model", "TFLite")], "config": cfg})
     g = Graph(tensors, [node], ins, outs, name=name)
-    return LoweredModel(g, [node], "0" * 64, {"requant": "fixed", "io": "arena", "io_dtype": "float", "npu": cfg})
+    return LoweredModel(g, [node], "0" * 64, {"requant": "fixed", "io": io, "io_dtype": "float", "npu": cfg})
 
 
 def write_region_model(out_dir, tflite: str = "kws_ref_model.tflite", board: str = "corstone-300",

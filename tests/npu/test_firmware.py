@@ -60,3 +60,53 @@ def test_firmware_standin_refuses_a_stream_for_another_npu(kws_u55, defines, mes
     run = _run(kws_u55, defines, sets=1)
     assert run.status == "crash" and run.exit_code == 11, run.console
     assert message in run.console
+
+
+@pytest.mark.parametrize("board_id", ["nucleo-l4r5zi", "nucleo-g0b1re"])
+def test_npu_region_builds_warning_free_for_other_cores(tmp_path, board_id):
+    """`--npu` on a board without an NPU adds one: the same region call cross-compiles with -Werror for the
+    Cortex-M4 and the Cortex-M0+ and links for their memory maps."""
+    write_region_model(tmp_path / "m", board=board_id, npu="ethos-u55-128")
+    board = load_board(board_id)
+    report = json.loads((tmp_path / "m" / "report.json").read_text())
+    fw = build_firmware(tmp_path / "m", tmp_path / "fw", board, board_memory_map(board),
+                        report["fit"]["ram_parts"]["stack"])
+    assert fw.elf.is_file() and f"-mcpu={board['compiler']['mcpu']}" in fw.command
+
+
+@pytest.fixture(scope="module")
+def kws_npu_build(tmp_path_factory):
+    """KWS DS-CNN (QDQ) compiled for corstone-300 with every supported layer on the NPU (Softmax stays on the CPU)."""
+    from mcucomp.pipeline import compile_model
+    from shared_models import shared_model
+
+    out = tmp_path_factory.mktemp("kws_npu")
+    report = compile_model(shared_model("mlperf_tiny/kws_dscnn_qdq.onnx"), out, board="corstone-300",
+                           npu_placement="max").report
+    assert report["npu"]["regions"] and any(layer["placement"] == "cpu" for layer in report["layers"])
+    return out
+
+
+def test_on_target_verify_of_an_npu_build_replays_the_regions_and_checks_the_cpu_layers(kws_npu_build):
+    """verify --on-target: the stand-in checks every region call on the M55 and writes the host reference's region
+    outputs; the CPU Softmax after the region then runs on the target and must equal the host's bits."""
+    from mcucomp.target.verify import verify_on_target
+
+    result = verify_on_target(kws_npu_build, "corstone-300", inputs=3)
+    assert result.ok, result.detail
+    assert result.npu_replay_bytes == 3 * 12 and result.mismatching == {"Identity": 0}
+
+
+def test_on_target_verify_of_an_npu_build_sees_wrong_region_outputs(kws_npu_build, monkeypatch):
+    """The same run with every replayed byte zeroed: the target's outputs differ from the host's."""
+    from mcucomp.target import verify as target_verify
+
+    real = target_verify.host_outputs
+
+    def zeroed(host, feeds):
+        expected, replay = real(host, feeds)
+        return expected, bytes(len(replay))
+
+    monkeypatch.setattr(target_verify, "host_outputs", zeroed)
+    result = target_verify.verify_on_target(kws_npu_build, "corstone-300", inputs=3)
+    assert result.status == "ok" and result.mismatching["Identity"] > 0

@@ -10,13 +10,23 @@
 #define FW_DA_NOP 0x05u
 #define FW_FIXED_REGIONS 3 /* weights, scratch, fast scratch */
 #define FW_MAX_REGIONS 8
+#define FW_NPU_MAX_OUTPUTS 8
+
+#ifdef FW_NPU_REPLAY
+#include "fw_semihost.h"
+#endif
 
 struct ethosu_driver {
     int reserved;
 };
 
 typedef struct {
-    uint32_t cmd_bytes, weights_bytes, scratch_bytes, scratch_fast_bytes;
+    uint32_t region, offset, bytes;
+} fw_npu_place;
+
+typedef struct {
+    uint32_t cmd_bytes, weights_bytes, scratch_bytes, scratch_fast_bytes, n_outputs;
+    fw_npu_place outputs[FW_NPU_MAX_OUTPUTS];
 } fw_npu_region_expect;
 
 static const fw_npu_region_expect fw_expect[] = FW_NPU_EXPECT;
@@ -100,8 +110,35 @@ static int fw_check_payload(const uint32_t *words, uint32_t n_words)
     return 0;
 }
 
-/** The base addresses and sizes against fw_expect (matched by command stream length). */
-static int fw_check_regions(uint32_t cmd_bytes, const uint64_t *base, const size_t *size, int n)
+#ifdef FW_NPU_REPLAY
+/** Write the region's outputs from the host file npu_replay.bin (the host reference's outputs of the same region
+ * call, in call order), so the CPU layers after it compute what the host build computes. */
+static int fw_replay_outputs(const fw_npu_region_expect *e, const uint64_t *base, const size_t *size, int n)
+{
+    static int handle = -1;
+    uint32_t k;
+    if (handle < 0) {
+        handle = fw_open("npu_replay.bin", FW_MODE_RB);
+        if (handle < 0) {
+            return fw_fail("ethosu stand-in: cannot open npu_replay.bin\n");
+        }
+    }
+    for (k = 0; k < e->n_outputs; k++) {
+        const fw_npu_place *o = &e->outputs[k];
+        if ((int)o->region >= n || (size_t)o->offset + o->bytes > size[o->region]) {
+            return fw_fail("ethosu stand-in: a region output lies outside its base-address region\n");
+        }
+        if (fw_read(handle, (void *)(uintptr_t)(base[o->region] + o->offset), o->bytes) != 0u) {
+            return fw_fail("ethosu stand-in: npu_replay.bin ends before this region call\n");
+        }
+    }
+    return 0;
+}
+#endif
+
+/** The base addresses and sizes against fw_expect (matched by command stream length); *found is the entry. */
+static int fw_check_regions(uint32_t cmd_bytes, const uint64_t *base, const size_t *size, int n,
+                            const fw_npu_region_expect **found)
 {
     const fw_npu_region_expect *e = NULL;
     size_t k;
@@ -134,6 +171,7 @@ static int fw_check_regions(uint32_t cmd_bytes, const uint64_t *base, const size
     if (e->scratch_fast_bytes != 0u && base[1] < base[2] + size[2] && base[2] < base[1] + size[1]) {
         return fw_fail("ethosu stand-in: scratch and fast scratch overlap\n");
     }
+    *found = e;
     return 0;
 }
 
@@ -141,6 +179,7 @@ int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr, con
                      uint64_t *const base_addr, const size_t *base_addr_size, const int num_base_addr,
                      void *user_arg)
 {
+    const fw_npu_region_expect *expect = NULL;
     (void)user_arg;
     fw_error = "";
     if (drv != &fw_driver || !fw_driver.reserved) {
@@ -156,9 +195,16 @@ int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr, con
         return fw_fail("ethosu stand-in: no base addresses\n");
     }
     if (fw_check_payload((const uint32_t *)custom_data_ptr, (uint32_t)custom_data_size / 4u) != 0 ||
-        fw_check_regions((uint32_t)custom_data_size, base_addr, base_addr_size, num_base_addr) != 0) {
+        fw_check_regions((uint32_t)custom_data_size, base_addr, base_addr_size, num_base_addr, &expect) != 0) {
         return -1;
     }
+#ifdef FW_NPU_REPLAY
+    if (fw_replay_outputs(expect, base_addr, base_addr_size, num_base_addr) != 0) {
+        return -1;
+    }
+#else
+    (void)expect;
+#endif
     fw_invokes++;
     return 0;
 }

@@ -5,8 +5,11 @@
  * The NPU it pretends to be and the regions it expects come from fw_npu_expect.h (generated from report.json):
  *   FW_NPU_PRODUCT    0 Ethos-U55, 1 Ethos-U65, 2 Ethos-U85 (the product field of the stream's config word)
  *   FW_NPU_MACS_LOG2  log2 of the MACs per cycle (the stream's config word, bits 0-3)
- *   FW_NPU_EXPECT     one {command stream bytes, weights bytes, scratch bytes, fast scratch bytes} per region
- * each overridable with -D to play another NPU. */
+ *   FW_NPU_EXPECT     per region: command stream, weights, scratch and fast scratch bytes, and where its outputs
+ *                     go ({base-address region, offset, bytes} each)
+ * the first two overridable with -D to play another NPU. Built with -DFW_NPU_REPLAY (test firmware with
+ * semihosting), it writes each region call's outputs from the host file npu_replay.bin: the outputs the host's
+ * reference computed for the same call, so the CPU layers after an NPU region can be checked bit for bit. */
 #ifndef FW_ETHOSU_STANDIN_H
 #define FW_ETHOSU_STANDIN_H
 
