@@ -185,6 +185,9 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
     board_info = load_board(board)
     requant_given = "requant" in options
     npu_cfg = npu_config(board_info, npu)
+    if npu_cfg is None and options.get("npu_placement") == "max":
+        raise OptionError(f"--npu-placement max: board '{board_info['id']}' has no NPU. Add one with --npu CONFIG "
+                          "(e.g. --npu ethos-u55-128), or choose a board with an [npu] table (corstone-300).")
     on_npu = npu_cfg is not None and options.get("npu_placement", "auto") != "off"
     options.setdefault("requant", "fixed" if on_npu else default_requant(board_info))
     lowered = lower_model(model, shapes, alignment=board_info["alignment"], npu=npu_cfg, board=board_info,

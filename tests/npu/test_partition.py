@@ -114,3 +114,10 @@ def test_bad_placement_option_is_a_one_line_error():
     result = run_cli("analyze", shared_model("mlperf_tiny/kws_dscnn_qdq.onnx"), "--board", "corstone-300",
                      "--npu-placement", "most")
     assert result.returncode == 1 and "Traceback" not in result.stderr and "--npu-placement" in result.stderr
+
+
+def test_max_placement_on_a_board_without_an_npu_is_a_one_line_error():
+    result = run_cli("analyze", shared_model("mlperf_tiny/kws_dscnn_qdq.onnx"), "--board", "nucleo-l4r5zi",
+                     "--npu-placement", "max")
+    assert result.returncode == 1 and "has no NPU" in result.stderr and "--npu CONFIG" in result.stderr
+    assert "Traceback" not in result.stderr
