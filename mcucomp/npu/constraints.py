@@ -23,6 +23,8 @@ TFLITE_OPS = {
     "avgpool_s8": "DEPTHWISE_CONV_2D with all-one weights (the integer whole-window average)",
     "reshape": "RESHAPE",
     "maxpool_f32": "MAX_POOL_2D (int8 data)",
+    "concat": "CONCATENATION",
+    "resize": "RESIZE_NEAREST_NEIGHBOR",
 }
 
 #: Why a kernel op with no TFLite writer stays on the CPU (ops not listed: "no NPU lowering in mcucomp").
@@ -33,8 +35,9 @@ CPU_ONLY_OPS = {
               "MUL rounds differently, so it stays on the CPU to keep NPU builds bit-equal to CPU builds.",
     "softmax_s8": "int8 Softmax: mcucomp's arithmetic (onnxruntime's, via float32) differs from TFLite's and "
                   "Ethos-U's exp lookup table, so it stays on the CPU to keep NPU builds bit-equal.",
-    "lut8": "int8 lookup-table activation (Sigmoid, Tanh, ...): mcucomp builds the table in float32 with its own "
-            "math; Vela builds its own, so it stays on the CPU to keep NPU builds bit-equal.",
+    "lut8": "int8 lookup table (an activation such as Sigmoid or Tanh, or a rescale folded into a table): mcucomp "
+            "builds the table in float32 with its own math and Vela builds its own, so it stays on the CPU to keep NPU "
+            "builds bit-equal.",
 }
 
 _INT8 = ("int8",)
@@ -204,12 +207,42 @@ def order_preserving_reshape(node: Node, g: Graph, cfg) -> bool:
     return all(same_order(g.tensors[n]) for n in (node.inputs[0], node.outputs[0]))
 
 
+def nchw_or_flat(node: Node, g: Graph, cfg) -> bool:
+    """Concatenation and resize go to the NPU for tensors in ONNX order (not yet channels-last ones)."""
+    return all(g.tensors[n].layout != "nhwc" for n in node.inputs[:1] + node.outputs if n)
+
+
+def one_quantization(node: Node, g: Graph, cfg) -> bool:
+    """All inputs and the output of a concatenation must share one scale and zero point (mcucomp copies the codes;
+    with different ones TFLite would rescale)."""
+    out = g.tensors[node.outputs[0]].quant
+    return out is not None and all(g.tensors[n].quant is not None and g.tensors[n].quant.same_as(out)
+                                   for n in node.inputs)
+
+
+def nearest_as_tflite(node: Node, g: Graph, cfg) -> bool:
+    """A resize goes to the NPU only in nearest mode on int8 H and W, when TFLite's RESIZE_NEAREST_NEIGHBOR (with
+    some align_corners / half_pixel_centers flags) reads exactly mcucomp's source pixels."""
+    from .tflite_writer import resize_flags
+
+    mode = node.attrs.get("mode", b"nearest")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    if mode != "nearest" or g.tensors[node.inputs[0]].dtype != "int8":
+        return False
+    try:
+        return resize_flags(node, g) is not None
+    except (KeyError, ValueError, TypeError):
+        return False
+
+
 CONSTRAINTS = {
     "conv2d_s8": GENERIC + CONV,
     "fc_s8": GENERIC + FC,
     "avgpool_s8": GENERIC + (integer_average, average_kernel_size),
     "maxpool_f32": GENERIC + (int8_max_pool, max_pool_limits),
     "reshape": GENERIC + (order_preserving_reshape,),
+    "concat": GENERIC + (nchw_or_flat, one_quantization),
+    "resize": GENERIC + (nchw_or_flat, nearest_as_tflite),
 }
 
 

@@ -352,6 +352,80 @@ class _Writer:
                                                  FilterWidth=kw, FilterHeight=kh, FusedActivationFunction=0)))
 
 
+    def concat(self, node: Node) -> None:
+        """CONCATENATION along the NHWC axis of the ONNX axis; all inputs and the output share one quantisation
+        (constraints), written as the first input's, so TFLite copies bytes as mcucomp does."""
+        first = self.m.tensors[self.activation(node.inputs[0])]
+        y = node.outputs[0]
+        if y not in self.m.index:
+            t = self.g.tensors[y]
+            self.m.add(_Tensor(y, tflite_shape(t), t.dtype, first.scale, first.zero_point))
+        inputs = []
+        for name in node.inputs:
+            idx = self.activation(name)
+            it = self.m.tensors[idx]
+            if not np.array_equal(it.scale, first.scale):  # same real scale, so same power of two: never taken
+                raise AssertionError(f"concat {node.name}: inputs written with different scales")
+            inputs.append(idx)
+        axis = nhwc_axis(self.g.tensors[y], node.attrs["axis"])
+        self.m.ops.append(_Op(2, inputs, [self.activation(y)], 10,
+                              lambda b: _options(b, "ConcatenationOptions", Axis=axis, FusedActivationFunction=0)))
+
+    def resize(self, node: Node) -> None:
+        """RESIZE_NEAREST_NEIGHBOR with the flags whose source pixels are mcucomp's (resize_flags)."""
+        x, y = node.inputs[0], node.outputs[0]
+        align, half = resize_flags(node, self.g)
+        _, h, w, _ = tflite_shape(self.g.tensors[y])
+        size = self.const(f"{node.name}/size", np.array([h, w], np.int32))
+        x_idx = self.activation(x)
+        if y not in self.m.index:  # nearest resize copies codes: the output keeps the input's quantisation
+            xt = self.m.tensors[x_idx]
+            self.m.add(_Tensor(y, tflite_shape(self.g.tensors[y]), xt.dtype, xt.scale, xt.zero_point))
+        self.m.ops.append(_Op(97, [x_idx, size], [self.activation(y)], 74,
+                              lambda b: _options(b, "ResizeNearestNeighborOptions", AlignCorners=align,
+                                                 HalfPixelCenters=half)))
+
+
+def nhwc_axis(t, axis: int) -> int:
+    """The TFLite (NHWC) axis of an ONNX-order axis of a rank-4 tensor; other ranks keep theirs."""
+    rank = len(t.shape)
+    axis %= rank
+    return {0: 0, 1: 3, 2: 1, 3: 2}[axis] if rank == 4 else axis
+
+
+def tflite_nearest(in_len: int, out_len: int, align: bool, half: bool) -> np.ndarray:
+    """TFLite's RESIZE_NEAREST_NEIGHBOR source index of every output position of one axis (its float32
+    arithmetic; TfLiteRound rounds half away from zero)."""
+    f32 = np.float32
+    scale = f32(in_len - 1) / f32(out_len - 1) if align and out_len > 1 else f32(in_len) / f32(out_len)
+    x = (np.arange(out_len, dtype=f32) + f32(0.5 if half else 0.0)) * scale
+    src = np.floor(x + f32(0.5)) if align else np.floor(x)
+    return np.clip(src.astype(np.int64), 0, in_len - 1)
+
+
+def resize_flags(node: Node, g: Graph) -> tuple[bool, bool] | None:
+    """(align_corners, half_pixel_centers) making TFLite pick mcucomp's nearest source pixels on H and W (N and C
+    not resized), or None when no flag combination does."""
+    from mcucomp.ops.resize import axis_plan, axis_taps
+
+    plan = axis_plan(node, g)
+    if len(plan) != 4 or plan[0][4] or plan[1][4]:
+        return None
+    sources = []
+    for in_len, out_len, scale, roi, resized in plan[2:]:
+        if not resized:
+            sources.append((in_len, out_len, np.arange(out_len)))
+            continue
+        src, _, extrapolated = axis_taps(node, in_len, out_len, scale, roi)
+        if src.shape[1] != 1 or (extrapolated is not None and np.any(extrapolated)):
+            return None
+        sources.append((in_len, out_len, np.asarray(src)[:, 0]))
+    for align, half in ((False, False), (False, True), (True, False), (True, True)):
+        if all(np.array_equal(tflite_nearest(i, o, align, half), s) for i, o, s in sources):
+            return align, half
+    return None
+
+
 @dataclass
 class _Clamp:
     zp: int
@@ -531,7 +605,7 @@ def _serialise(m: RegionModel) -> bytes:
     return bytes(b.Output())
 
 
-EMITTERS = ("conv2d_s8", "fc_s8", "avgpool_s8", "reshape", "maxpool_f32")
+EMITTERS = ("conv2d_s8", "fc_s8", "avgpool_s8", "reshape", "maxpool_f32", "concat", "resize")
 
 
 def region_model(g: Graph, nodes: list[Node], inputs: list[str], outputs: list[str]) -> RegionModel:

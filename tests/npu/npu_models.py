@@ -9,7 +9,7 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 from cli_models import make_model
-from int8_models import autoencoder, quantize_qdq
+from int8_models import autoencoder, quantize_qdq, unet
 
 
 def _conv_stack(middle: str) -> object:
@@ -46,11 +46,12 @@ def _conv_stack(middle: str) -> object:
 @lru_cache(maxsize=None)
 def _quantized(kind: str, directory: str) -> Path:
     """The int8 QDQ model of `kind` written under `directory` (cached per session)."""
-    model = autoencoder() if kind == "autoencoder" else _conv_stack(kind)
+    model = {"autoencoder": autoencoder, "unet": unet}.get(kind, lambda: _conv_stack(kind))()
     model.ir_version = 8
     return Path(quantize_qdq(model, Path(directory) / f"{kind}.onnx"))
 
 
 def int8_model(kind: str, tmp_path_factory) -> Path:
-    """Path of the int8 model `kind` ('autoencoder', 'dilated' or 'erf') in a session temporary directory."""
+    """Path of the int8 model `kind` ('autoencoder', 'unet', 'dilated' or 'erf') in a session temporary
+    directory."""
     return _quantized(kind, str(tmp_path_factory.getbasetemp()))

@@ -8,6 +8,8 @@ import pytest
 
 from mcucomp.fixedpoint import quantize_multiplier
 from mcucomp.intref import run_graph
+from mcucomp.npu.constraints import npu_refusal
+from mcucomp.npu.partition import region_io
 from mcucomp.npu.reference import run_region
 from mcucomp.npu.tflite_writer import EMITTERS, needs_transpose, round_trip_multipliers, tflite_multiplier, \
     write_region
@@ -27,13 +29,14 @@ def _check_layers(lowered, trials: int, seed: int = 0) -> int:
     """Write every NPU-writable layer alone, run it with LiteRT on the reference's inputs; return layers checked."""
     g, order = lowered.graph, lowered.order
     rng = np.random.default_rng(seed)
-    layers = [n for n in order if n.op in EMITTERS and not (n.attrs.get("rq") and n.attrs["rq"].div)]
+    layers = [n for n in order if n.op in EMITTERS and npu_refusal(n, g, None) is None]
     for _ in range(trials):
         x = rng.integers(-128, 128, g.tensors[g.inputs[0]].shape).astype(np.int8)
         values = run_graph(g, order, "fixed", {g.inputs[0]: x}, keep_all=True)
         for node in layers:
-            tflite = write_region(g, [node], [node.inputs[0]], [node.outputs[0]])
-            (y,) = run_region(tflite, [values[node.inputs[0]]])
+            ins, outs = region_io(g, [node])
+            tflite = write_region(g, [node], ins, [node.outputs[0]])
+            (y,) = run_region(tflite, [values[name] for name in ins])
             ref = values[node.outputs[0]]
             assert np.array_equal(y.reshape(ref.shape), ref), f"{node.name} ({node.op}) differs from mcucomp"
     return len(layers)
@@ -46,6 +49,13 @@ def test_every_layer_of_the_shared_models_equals_fixed_mode(model):
 
 def test_autoencoder_layers_equal_fixed_mode(tmp_path_factory):
     assert _check_layers(_lowered(int8_model("autoencoder", tmp_path_factory)), trials=5) == 10
+
+
+def test_unet_layers_with_pools_resizes_and_concats_equal_fixed_mode(tmp_path_factory):
+    lowered = _lowered(int8_model("unet", tmp_path_factory))
+    ops = {n.op for n in lowered.order if npu_refusal(n, lowered.graph, None) is None}
+    assert {"maxpool_f32", "resize", "concat", "conv2d_s8"} <= ops
+    assert _check_layers(lowered, trials=2) >= 13
 
 
 def test_a_region_of_many_layers_with_nchw_boundaries_equals_fixed_mode():
