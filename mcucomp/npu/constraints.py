@@ -200,6 +200,7 @@ def order_preserving_reshape(node: Node, g: Graph, cfg) -> bool:
     """A reshape goes to the NPU only where the NCHW and NHWC element orders agree (channels or spatial size 1 on
     both sides); others would need a transpose and stay on the CPU."""
     def same_order(t) -> bool:
+        """True when the tensor's NCHW and NHWC bytes are the same."""
         if len(t.shape) != 4:
             return True
         _, c, h, w = t.onnx_shape

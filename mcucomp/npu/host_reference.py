@@ -64,6 +64,7 @@ class NpuHost:
             reference, spec = self.regions[key]
 
             def memory(region: int) -> np.ndarray:
+                """The bytes of one base-address region, writable."""
                 if region >= count:
                     raise ValueError(f"region {region} has no base address (only {count})")
                 return np.frombuffer(ffi.buffer(ffi.cast("char *", base[region]), sizes[region]), np.uint8)

@@ -234,12 +234,14 @@ class _Writer:
         mult = oc // group
         if depthwise:
             def opts(act):
+                """The options table builder for fused activation `act`."""
                 return lambda b: _options(b, "DepthwiseConv2DOptions", Padding=padding, StrideW=sw, StrideH=sh,
                                           DepthMultiplier=mult, FusedActivationFunction=act,
                                           DilationWFactor=dw, DilationHFactor=dh)
             self.output(node, y, 4, [x_idx, w_idx, b_idx], 2, opts)
         else:
             def opts(act):
+                """The options table builder for fused activation `act`."""
                 return lambda b: _options(b, "Conv2DOptions", Padding=padding, StrideW=sw, StrideH=sh,
                                           FusedActivationFunction=act, DilationWFactor=dw, DilationHFactor=dh)
             self.output(node, y, 3, [x_idx, w_idx, b_idx], 1, opts)
@@ -284,6 +286,7 @@ class _Writer:
         b_idx = self.bias(node, bias_name, x, ws)
 
         def opts(act):
+            """The options table builder for fused activation `act`."""
             return lambda b: _options(b, "Conv2DOptions", Padding=1, StrideW=1, StrideH=1,
                                       FusedActivationFunction=act, DilationWFactor=1, DilationHFactor=1)
         self.output(node, f"{y}/out4", 3, [x4, w_idx, b_idx], 1, opts)
@@ -552,6 +555,7 @@ def _serialise(m: RegionModel) -> bytes:
         op_offsets.append(Operator.OperatorEnd(b))
 
     def table_vector(offsets):
+        """A vector of table offsets."""
         b.StartVector(4, len(offsets), 4)
         for o in reversed(offsets):
             b.PrependUOffsetTRelative(o)

@@ -20,6 +20,7 @@ def _conv_stack(middle: str) -> object:
     inits, nodes = [], []
 
     def conv(x, c_in, c_out, k, name, **attrs):
+        """A seeded Conv with bias."""
         w = (rng.standard_normal((c_out, c_in, k, k)) * np.sqrt(2.0 / (c_in * k * k))).astype(np.float32)
         b = (0.05 * rng.standard_normal(c_out)).astype(np.float32)
         inits.extend([numpy_helper.from_array(w, f"{name}_w"), numpy_helper.from_array(b, f"{name}_b")])
@@ -28,6 +29,7 @@ def _conv_stack(middle: str) -> object:
         return name
 
     def relu(x, name):
+        """A Relu."""
         nodes.append(helper.make_node("Relu", [x], [name], name=name))
         return name
 

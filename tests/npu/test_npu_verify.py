@@ -35,6 +35,7 @@ def test_verify_catches_a_region_that_computes_something_else(monkeypatch, tmp_p
     real_run = reference.RegionReference.run
 
     def off_by_one(self, inputs):
+        """LiteRT's outputs plus one."""
         return [(y.astype(np.int16) + 1).clip(-128, 127).astype(y.dtype) for y in real_run(self, inputs)]
 
     monkeypatch.setattr(reference.RegionReference, "run", off_by_one)
@@ -55,6 +56,7 @@ def test_missing_litert_is_a_clear_error(monkeypatch):
     real_import = builtins.__import__
 
     def no_litert(name, *args, **kwargs):
+        """import, failing for ai_edge_litert."""
         if name.startswith("ai_edge_litert"):
             raise ImportError("no LiteRT")
         return real_import(name, *args, **kwargs)

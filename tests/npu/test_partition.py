@@ -80,6 +80,7 @@ def test_a_layer_vela_refuses_stays_on_the_cpu_with_velas_message(monkeypatch):
     real = partition.compile_region
 
     def refuse_l05(tflite, cfg, io_names=None):
+        """Vela, refusing any region holding L05."""
         if b"L05_dwconv_w" in tflite:
             raise NpuCompileError("Vela 5.2 could not compile an NPU region for ethos-u55-128: test refusal")
         return real(tflite, cfg, io_names)
