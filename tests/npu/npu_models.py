@@ -45,15 +45,30 @@ def _conv_stack(middle: str) -> object:
                       inits)
 
 
+def _pad_clip() -> object:
+    """x[1,4,12,12] → Conv 2x2 padded top-left only (not TFLite SAME: a PAD op) → Clip(0.5, 3) (a clamp that is
+    not a Relu: MAXIMUM and MINIMUM ops) → Conv 3x3 stride (2, 1), pads (0, 2, 1, 0) → y."""
+    rng = np.random.default_rng(5)
+    arrays = {"w1": rng.standard_normal((8, 4, 2, 2)).astype(np.float32), "b1": np.zeros(8, np.float32),
+              "w2": (0.2 * rng.standard_normal((8, 8, 3, 3))).astype(np.float32), "b2": np.zeros(8, np.float32),
+              "lo": np.float32(0.5), "hi": np.float32(3.0)}
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["h"], name="c1", kernel_shape=[2, 2], pads=[1, 1, 0, 0]),
+             helper.make_node("Clip", ["h", "lo", "hi"], ["hc"], name="clip"),
+             helper.make_node("Conv", ["hc", "w2", "b2"], ["y"], name="c2", kernel_shape=[3, 3], pads=[0, 2, 1, 0],
+                              strides=[2, 1])]
+    return make_model(nodes, [("x", TensorProto.FLOAT, [1, 4, 12, 12])], [("y", TensorProto.FLOAT, [1, 8, 6, 12])],
+                      [numpy_helper.from_array(a, n) for n, a in arrays.items()])
+
+
 @lru_cache(maxsize=None)
 def _quantized(kind: str, directory: str) -> Path:
     """The int8 QDQ model of `kind` written under `directory` (cached per session)."""
-    model = {"autoencoder": autoencoder, "unet": unet}.get(kind, lambda: _conv_stack(kind))()
+    model = {"autoencoder": autoencoder, "unet": unet, "padclip": _pad_clip}.get(kind, lambda: _conv_stack(kind))()
     model.ir_version = 8
     return Path(quantize_qdq(model, Path(directory) / f"{kind}.onnx"))
 
 
 def int8_model(kind: str, tmp_path_factory) -> Path:
-    """Path of the int8 model `kind` ('autoencoder', 'unet', 'dilated' or 'erf') in a session temporary
-    directory."""
+    """Path of the int8 model `kind` ('autoencoder', 'unet', 'padclip', 'dilated' or 'erf') in a session
+    temporary directory."""
     return _quantized(kind, str(tmp_path_factory.getbasetemp()))
