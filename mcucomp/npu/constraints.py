@@ -84,15 +84,14 @@ def fixed_requant(node: Node, g: Graph, cfg) -> bool:
     return node.attrs.get("requant", "fixed") == "fixed"
 
 
-def float32_multiplier(node: Node, g: Graph, cfg) -> bool:
-    """The layer's requantization multiplier must be one float32 value per channel (the QDQ and QLinearConv
-    lowerings): a multiplier divided by a second scale in double precision (the MatMulInteger lowering) has more
-    bits than TFLite's float32 tensor scales can carry, so the NPU's result could differ in the last bit."""
+def float32_divisor(node: Node, g: Graph, cfg) -> bool:
+    """A requantization divided by a second scale (the MatMulInteger lowering) needs that divisor to be a float32
+    value, which the layer's written output scale then carries (such a layer ends its NPU region)."""
     rq = node.attrs.get("rq")
-    return rq is None or not rq.div
+    return rq is None or not rq.div or float(np.float32(rq.div)) == rq.div
 
 
-GENERIC = (int8_feature_maps, quantized_feature_maps, batch_one, rank_2_or_4, fixed_requant, float32_multiplier)
+GENERIC = (int8_feature_maps, quantized_feature_maps, batch_one, rank_2_or_4, fixed_requant, float32_divisor)
 
 
 # -- convolution and fully connected -------------------------------------------------------------------------------

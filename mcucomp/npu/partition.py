@@ -124,9 +124,26 @@ class _Compiler:
         return self.cache[key]
 
 
+def ends_region(node: Node) -> bool:
+    """True for a layer whose written output scale carries its requant divisor (tflite_writer.weight_scales): no
+    other layer of its region may read that output, so the region ends with it."""
+    rq = node.attrs.get("rq")
+    return rq is not None and bool(rq.div)
+
+
 def _runs(g: Graph, capable: set[str]) -> list[list[Node]]:
-    """Maximal runs of NPU-capable layers consecutive in graph order, views trimmed from both ends."""
-    return _runs_of([n for n in g.nodes if n.name in capable], g.nodes, g)
+    """Maximal runs of NPU-capable layers consecutive in graph order, cut after layers that end a region, views
+    trimmed from both ends."""
+    runs = []
+    for run in _runs_of([n for n in g.nodes if n.name in capable], g.nodes, g):
+        current = []
+        for node in run:
+            current.append(node)
+            if ends_region(node):
+                runs += _trimmed(current, g)
+                current = []
+        runs += _trimmed(current, g)
+    return runs
 
 
 class _Costs:
@@ -159,7 +176,7 @@ def _split_run(run: list[Node], layer_npu: dict[str, int], costs: _Costs, g: Gra
         best[end], choice[end] = cpu, (end - 1, False)
         for start in range(end):
             seg = run[start:end]
-            if all(_is_view(x, g) for x in seg):
+            if all(_is_view(x, g) for x in seg) or any(ends_region(x) for x in seg[:-1]):
                 continue
             t = best[start] + sum(costs.npu(layer_npu.get(x.name, 0)) for x in seg) + costs.call_overhead(seg)
             if t < best[end]:

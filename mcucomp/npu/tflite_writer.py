@@ -175,13 +175,26 @@ class _Writer:
 
     # -- shared pieces -------------------------------------------------------------------------------------
     def weight_scales(self, node: Node, x: str, y: str, n_out: int) -> np.ndarray:
-        """Per-channel weight scales that make TFLite's multiplier equal mcucomp's (module docstring)."""
+        """Per-channel weight scales that make TFLite's multiplier equal mcucomp's (module docstring). A requant
+        with a divisor (scale / div in double) writes its output scale as div: (in · scale / in) / div is then
+        exactly mcucomp's quotient; the partition ends the region at such a layer, so no layer inside reads it."""
         rq = node.attrs["rq"]
         real = np.broadcast_to(np.asarray(rq.scale, np.float32).reshape(-1), (n_out,))
-        ratio = float(self.scale_of(y)) / float(self.scale_of(x))
+        if rq.div:
+            self.written_output(y, np.float32(rq.div))
+        ratio = float(self.scale_of(y)) / float(self.scale_of(x)) / (float(np.float32(rq.div)) if rq.div else 1.0)
         w = (real.astype(np.float64) * ratio).astype(np.float32)
-        round_trip_multipliers(node.name, real, float(self.scale_of(x)), w, float(self.scale_of(y)))
+        target = real.astype(np.float64) / (rq.div if rq.div else 1.0)
+        round_trip_multipliers(node.name, target, float(self.scale_of(x)), w, float(self.scale_of(y)))
         return w
+
+    def written_output(self, y: str, scale: np.float32) -> None:
+        """Add activation `y` with this written scale (and its zero point) before anything else adds it."""
+        if y in self.m.index:
+            raise AssertionError(f"tensor {y} was written before the layer that sets its scale")
+        t = self.g.tensors[y]
+        self.m.add(_Tensor(y, tflite_shape(t), t.dtype, np.array([scale], np.float32),
+                           np.array([feature_map_zero_point(self.g, y)], np.int64)))
 
     def bias(self, node: Node, bias_name: str | None, x: str, w_scale: np.ndarray) -> int:
         """The int32 bias (zeros when the node has none) with scale input × weight."""
@@ -464,8 +477,9 @@ def same_pads(size: int, k: int, s: int, d: int) -> tuple[int, int]:
 
 def round_trip_multipliers(layer: str, real: np.ndarray, in_scale: float, w_scale: np.ndarray,
                            out_scale: float) -> None:
-    """Assert TFLite's multiplier from the written scales equals mcucomp's fixed-mode one, channel by channel."""
-    for c, (r, w) in enumerate(zip(np.asarray(real, np.float32).reshape(-1), w_scale)):
+    """Assert TFLite's multiplier from the written scales equals mcucomp's fixed-mode one (of `real`, the real
+    multiplier per channel as mcucomp computes it), channel by channel."""
+    for c, (r, w) in enumerate(zip(np.asarray(real, np.float64).reshape(-1), w_scale)):
         ours = quantize_multiplier(float(r))
         theirs = tflite_multiplier(float(np.float64(in_scale) * np.float64(w) / np.float64(out_scale)))
         if ours != theirs:
