@@ -12,8 +12,12 @@ LiteRT's pip build, CMSIS-NN's default build (arm_nn_requantize) and Ethos-U (Ve
   zero of TFLite amount to this for every x, since mult ≥ 0 never overflows), then RoundingDivideByPOT by
   right = max(0, shift): round half away from zero; then + zp, saturated to [qmin, qmax].
 
-CMSIS-NN built with CMSIS_NN_USE_SINGLE_ROUNDING (and TOSA RESCALE with double_round = false) round once and may
-differ from this by 1 LSB on products within one rounding step of a half-way point.
+Two roundings per op, as LiteRT 2.3's reference kernels compute them (bench/litert_requant_check.py): "double" (the
+above: CONV_2D, DEPTHWISE_CONV_2D) and "single" (FULLY_CONNECTED; TFLITE_SINGLE_ROUNDING's
+MultiplyByQuantizedMultiplier, CMSIS_NN_USE_SINGLE_ROUNDING, TOSA RESCALE with double_round = false):
+round_half_up(acc · mult / 2^(31 + shift)) from the exact 64-bit product. The kernel op decides which one its
+requantization uses (mcucomp.quant.Requant.rounding). Double rounding with a right shift r moves the outputs whose
+exact value lies within 2^-(r+1) below a half-way point up by one: with r = 1, a quarter of them.
 """
 
 from __future__ import annotations
@@ -61,10 +65,34 @@ def wrap_int32(x: np.ndarray) -> np.ndarray:
     return ((np.asarray(x, np.int64) + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
 
 
-def requant_fixed(acc: np.ndarray, mult: np.ndarray, shift: np.ndarray, zp: int, qmin: int, qmax: int) -> np.ndarray:
-    """Reference: TFLite's MultiplyByQuantizedMultiplier(acc, mult, -shift) + zp, saturated (acc int32)."""
+ROUNDINGS = ("double", "single")
+
+
+def multiply_by_quantized_multiplier(x: np.ndarray, mult: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """TFLite's MultiplyByQuantizedMultiplier (double rounding) with TFLite's shift sign: shift > 0 is a left shift."""
     shift = np.asarray(shift, np.int64)
-    left = np.maximum(-shift, 0)
-    x = wrap_int32(np.asarray(acc, np.int64) << left)
-    scaled = rounding_divide_by_pot(doubling_high_mul(x, mult), np.maximum(shift, 0))
+    x = wrap_int32(np.asarray(x, np.int64) << np.maximum(shift, 0))
+    return rounding_divide_by_pot(doubling_high_mul(x, mult), np.maximum(-shift, 0))
+
+
+def quantize_multiplier_tflite(real: float) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplier with its shift sign (shift > 0 is a left shift): (mult, -quantize_multiplier's)."""
+    mult, shift = quantize_multiplier(real)
+    return mult, -shift
+
+
+def single_rounding(acc: np.ndarray, mult: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """round_half_up(acc · mult / 2^(31 + shift)) from the exact product (shift >= -30)."""
+    total = 31 + np.asarray(shift, np.int64)
+    return (np.asarray(acc, np.int64) * np.asarray(mult, np.int64) + (np.int64(1) << (total - 1))) >> total
+
+
+def requant_fixed(acc: np.ndarray, mult: np.ndarray, shift: np.ndarray, zp: int, qmin: int, qmax: int,
+                  rounding: str = "double") -> np.ndarray:
+    """Reference: acc (int32) times the multiplier in the given rounding ("double": TFLite's
+    MultiplyByQuantizedMultiplier(acc, mult, -shift); "single": one round-half-up), + zp, saturated."""
+    if rounding == "single":
+        scaled = single_rounding(acc, mult, shift)
+    else:
+        scaled = multiply_by_quantized_multiplier(acc, mult, -np.asarray(shift, np.int64))
     return np.clip(scaled + zp, qmin, qmax)

@@ -1,6 +1,7 @@
-"""Fixed-point requantization: mcucomp.fixedpoint is TFLite's arithmetic (QuantizeMultiplier's edge cases,
+"""Requantization helpers. Fixed point: mcucomp.fixedpoint is TFLite's arithmetic (QuantizeMultiplier's edge cases,
 SaturatingRoundingDoublingHighMul written as TFLite writes it, RoundingDivideByPOT); the C helpers of mcu_rt.h (the
-64-bit product and the 32-bit-only ARMv6-M sequence) equal it on every edge value and random int32 inputs; and
+64-bit product and the 32-bit-only ARMv6-M sequence) equal it on every edge value and random int32 inputs. Float: the integer rounding
+of mcu_round_even_sat (cores without an FPU, and the host) equals numpy's rint, saturated. And
 both requantization modes on the MLPerf Tiny int8 models: the generated C equals the package's integer reference
 (mcucomp.intref) bit for bit."""
 
@@ -109,6 +110,14 @@ def _tflite_requant(acc: int, mult: int, shift: int, zp: int, qmin: int, qmax: i
     return min(max(v + zp, qmin), qmax)
 
 
+def test_single_rounding_is_round_half_up_of_the_exact_product():
+    """"single": Python's exact integers, floor(acc · mult / 2^(31 + shift) + 1/2), on the edge grid."""
+    grid = [(a, m, s) for a in EDGE_ACC for m in EDGE_MULT for s in EDGE_SHIFT if s >= -30]
+    acc, mult, shift = (np.array(v, np.int64) for v in zip(*grid))
+    want = [min(max((2 * a * m + (1 << (31 + s))) // (1 << (32 + s)) + 3, -128), 127) for a, m, s in grid]
+    assert requant_fixed(acc, mult, shift, 3, -128, 127, "single").tolist() == want
+
+
 def test_quantize_multiplier_edges():
     """TFLite's QuantizeMultiplier: mantissa rounded half away from zero, 2^31 carried into the exponent,
     exponents below -31 give a zero multiplier, left shifts up to 30."""
@@ -143,14 +152,17 @@ def rq_lib(request, tmp_path_factory):
     32-bit-only sequence ARMv6-M runs."""
     build = tmp_path_factory.mktemp(f"rq_{request.param}")
     ffi = cffi.FFI()
-    ffi.cdef("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t zp, int32_t qmin,"
-             " int32_t qmax, int32_t *out, int n);"
-             "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n);")
-    body = ("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t zp, int32_t qmin,"
-            " int32_t qmax, int32_t *out, int n) { int i; for (i = 0; i < n; ++i) out[i] = mcu_requant_fixed(acc[i],"
-            " mult[i], shift[i], zp, qmin, qmax); }\n"
+    ffi.cdef("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t single,"
+             " int32_t zp, int32_t qmin, int32_t qmax, int32_t *out, int n);"
+             "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n);"
+             "void rq_round(const float *v, int32_t *out, int n);")
+    body = ("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t single, int32_t zp,"
+            " int32_t qmin, int32_t qmax, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
+            " out[i] = mcu_requant_fixed(acc[i], mult[i], shift[i], single, zp, qmin, qmax); }\n"
             "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
-            " out[i] = mcu_doubling_high_mul(x[i], m[i]); }\n")
+            " out[i] = mcu_doubling_high_mul(x[i], m[i]); }\n"
+            "void rq_round(const float *v, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
+            " out[i] = mcu_round_even_sat(v[i]); }\n")
     defines = ["-DMCU_REQUANT_MUL32=1"] if request.param == "mul32" else []
     module = f"_rq_test_{request.param}"
     ffi.set_source(module, '#include "mcu_rt.h"\n' + body, include_dirs=[str(RUNTIME)],
@@ -163,22 +175,24 @@ def rq_lib(request, tmp_path_factory):
     return mod
 
 
-def _c_requant(lib, acc, mult, shift, zp, qmin, qmax) -> np.ndarray:
+def _c_requant(lib, acc, mult, shift, zp, qmin, qmax, rounding) -> np.ndarray:
     """mcu_requant_fixed over int32 arrays of one length."""
     acc, mult, shift = (np.ascontiguousarray(v, np.int32) for v in (acc, mult, shift))
     out = np.empty_like(acc)
     ptr = lambda a: lib.ffi.cast("int32_t *", a.ctypes.data)  # noqa: E731
-    lib.lib.rq_fixed(ptr(acc), ptr(mult), ptr(shift), zp, qmin, qmax, ptr(out), out.size)
+    lib.lib.rq_fixed(ptr(acc), ptr(mult), ptr(shift), int(rounding == "single"), zp, qmin, qmax, ptr(out), out.size)
     return out
 
 
-def test_c_helpers_on_edge_values(rq_lib):
-    """Every (edge acc, edge mult, edge shift) and the doubling high multiply alone, against the reference."""
+@pytest.mark.parametrize("rounding", ["double", "single"])
+def test_c_helpers_on_edge_values(rq_lib, rounding):
+    """Every (edge acc, edge mult, edge shift) in both roundings, and the doubling high multiply alone, against the
+    reference."""
     grid = [(a, m, s) for a in EDGE_ACC for m in EDGE_MULT for s in EDGE_SHIFT]
     acc, mult, shift = (np.array(v, np.int64) for v in zip(*grid))
     for zp, qmin, qmax in ((0, I32_MIN, I32_MAX), (-7, -128, 127), (100, -128, 127), (-128, -128, 127)):
-        got = _c_requant(rq_lib, acc, mult, shift, zp, qmin, qmax)
-        want = requant_fixed(acc, mult, shift, zp, qmin, qmax)
+        got = _c_requant(rq_lib, acc, mult, shift, zp, qmin, qmax, rounding)
+        want = requant_fixed(acc, mult, shift, zp, qmin, qmax, rounding)
         bad = np.flatnonzero(got != want)
         assert bad.size == 0, f"zp {zp}: first mismatch at (acc, mult, shift) = {grid[bad[0]]}: {got[bad[0]]} != " \
                               f"{want[bad[0]]}"
@@ -190,8 +204,8 @@ def test_c_helpers_on_edge_values(rq_lib):
 
 
 @settings(max_examples=50, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_c_helpers_on_random_int32(rq_lib, seed):
+@given(seed=st.integers(0, 2**32 - 1), rounding=st.sampled_from(["double", "single"]))
+def test_c_helpers_on_random_int32(rq_lib, seed, rounding):
     """20,000 random accumulators, multipliers in [2^30, 2^31) and shifts in [-30, 31] per example."""
     rng = np.random.default_rng(seed)
     n = 20000
@@ -199,5 +213,23 @@ def test_c_helpers_on_random_int32(rq_lib, seed):
     mult = rng.integers(1 << 30, 1 << 31, n)
     shift = rng.integers(-30, 32, n)
     zp = int(rng.integers(-128, 128))
-    got = _c_requant(rq_lib, acc, mult, shift, zp, -128, 127)
-    assert np.array_equal(got, requant_fixed(acc, mult, shift, zp, -128, 127))
+    got = _c_requant(rq_lib, acc, mult, shift, zp, -128, 127, rounding)
+    assert np.array_equal(got, requant_fixed(acc, mult, shift, zp, -128, 127, rounding))
+
+
+def test_round_even_sat_equals_rint(rq_lib):
+    """mcu_round_even_sat's bit manipulation: every half-integer up to 2^24, ties at both signs, powers of two, values
+    past ±2^31 and infinities, and 10^6 random floats of every exponent; rint saturated to int32."""
+    rng = np.random.default_rng(5)
+    halves = np.arange(-(1 << 16), 1 << 16, dtype=np.float64) + 0.5
+    edges = [0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, 0.49999997, 2.0 ** 23 - 0.5, 2.0 ** 23, 2.0 ** 30, 2.0 ** 31,
+             -(2.0 ** 31), 2.0 ** 31 - 128, -(2.0 ** 31) + 128, 3e38, -3e38, np.inf, -np.inf, 1e-45, -1e-45,
+             16777215.0, 16777217.0, 8388609.5]
+    bits = rng.integers(0, 1 << 32, 1_000_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    v = np.concatenate([halves.astype(np.float32), np.float32(edges), bits[~np.isnan(bits)]])
+    out = np.empty(v.size, np.int32)
+    rq_lib.lib.rq_round(rq_lib.ffi.cast("float *", v.ctypes.data), rq_lib.ffi.cast("int32_t *", out.ctypes.data),
+                        v.size)
+    want = np.clip(np.rint(v.astype(np.float64)), I32_MIN, I32_MAX).astype(np.int64)
+    bad = np.flatnonzero(out != want)
+    assert bad.size == 0, f"{bad.size} differ, first {v[bad[0]]!r}: {out[bad[0]]} != {want[bad[0]]}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..ir import Graph, Node
@@ -9,6 +11,15 @@ from ._cost import params_dict, requant_terms
 from .base import ArrayRef, KernelCall, KernelOp, shape
 
 BLOCK = 4  # MCU_FC_S8_BLOCK in runtime_c/kernels/fc_s8.h
+CHUNK = 32  # FC_S8_CHUNK in runtime_c/kernels/fc_s8.c: outputs requantized per mcu_requant_row call
+#: `--requant fixed` rounds once here: LiteRT 2.3's FULLY_CONNECTED does (bench/litert_requant_check.py, and the
+#: lead's per-op decision), its convolutions twice.
+ROUNDING = "single"
+
+
+def fc_requant(rq):
+    """The node's Requant with this kernel's fixed-point rounding (the C and mcucomp.intref.fc_s8 both use it)."""
+    return dataclasses.replace(rq, rounding=ROUNDING)
 
 
 def pack_weights(w: np.ndarray) -> np.ndarray:
@@ -52,7 +63,7 @@ class FcS8(KernelOp):
         w = g.const(node.inputs[1])
         out_f, in_f = w.shape
         rows = g.tensors[node.inputs[0]].size // in_f
-        rq_fields, arrays = a["rq"].params(node.name)
+        rq_fields, arrays = fc_requant(a["rq"]).params(node.name)
         w_zp = a.get("w_zp")
         has_wzp = w_zp is not None and np.any(np.asarray(w_zp) != 0)
         bias = g.const(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
@@ -66,12 +77,14 @@ class FcS8(KernelOp):
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]], arrays)
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """Per row and block of 4 outputs a 4-feature loop (k4 steps) and the feature tail; the last out % 4
-        outputs one dot product each; per output a requantization; per row an input sum with weight zero points."""
+        """Per row and chunk of 32 outputs a bias copy and a requantization call; per block of 4 outputs a 4-feature
+        loop (k4 steps) and the feature tail; the last out % 4 outputs one dot product each; per output a
+        requantization; per row an input sum with weight zero points."""
         p = params_dict(self.call(node, g))
         rows, n_in, n_out = p["rows"], p["in_features"], p["out_features"]
         blocks, rest = divmod(n_out, BLOCK)
-        terms = {"calls": 1, "rows": rows, **requant_terms(p["rq"], rows * n_out),
+        terms = {"calls": 1, "rows": rows, "chunks": rows * -(-n_out // CHUNK),
+                 **requant_terms(p["rq"], rows * n_out),
                  "block_steps": rows * blocks * (n_in // 4), "blocks": rows * blocks,
                  "tail_macs": rows * blocks * BLOCK * (n_in % 4), "single_macs": rows * rest * n_in}
         if p["w_zp"] != "NULL":
