@@ -19,7 +19,8 @@ from mcucomp.ir import Graph, Node
 #: The IR kernel op → the TFLite operator(s) mcucomp writes for it (mcucomp/npu/tflite_writer.py).
 TFLITE_OPS = {
     "conv2d_s8": "CONV_2D, DEPTHWISE_CONV_2D (+ PAD for pads other than SAME)",
-    "fc_s8": "CONV_2D 1x1 between RESHAPEs (LiteRT's int8 FULLY_CONNECTED rounds once, mcucomp twice)",
+    "fc_s8": "FULLY_CONNECTED when its requant rounds once (LiteRT's FULLY_CONNECTED does), else a 1x1 CONV_2D "
+             "between RESHAPEs (two roundings, as LiteRT's CONV_2D)",
     "avgpool_s8": "DEPTHWISE_CONV_2D with all-one weights (the integer whole-window average)",
     "reshape": "RESHAPE",
     "maxpool_f32": "MAX_POOL_2D (int8 data)",
@@ -152,7 +153,14 @@ def fc_flat_input(node: Node, g: Graph, cfg) -> bool:
     return len(t.shape) == 2 or (len(t.shape) == 4 and t.onnx_shape[2] * t.onnx_shape[3] == 1)
 
 
-CONV = (symmetric_weights, int32_bias, weight_sum_limit, plain_or_depthwise, conv_stride, conv_kernel_size)
+def double_rounding(node: Node, g: Graph, cfg) -> bool:
+    """A convolution's requantization must round twice (TFLite's MultiplyByQuantizedMultiplier, which LiteRT's
+    CONV_2D and DEPTHWISE_CONV_2D compute); a single-rounding convolution has no TFLite twin to check it against."""
+    rq = node.attrs.get("rq")
+    return rq is None or rq.mode != "fixed" or rq.rounding == "double"
+
+
+CONV = (double_rounding, symmetric_weights, int32_bias, weight_sum_limit, plain_or_depthwise, conv_stride, conv_kernel_size)
 FC = (symmetric_weights, int32_bias, weight_sum_limit, fc_flat_input)
 
 

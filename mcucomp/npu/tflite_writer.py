@@ -32,6 +32,7 @@ import numpy as np
 
 from mcucomp.fixedpoint import quantize_multiplier
 from mcucomp.ir import Graph, Node
+from mcucomp.ops.fc_s8 import fc_requant
 
 _TYPES = {"int8": 9, "int32": 2, "uint8": 3, "int16": 7}  # tflite TensorType
 
@@ -279,24 +280,28 @@ class _Writer:
         return padded, 1
 
     def fc_s8(self, node: Node) -> None:
-        """A fully connected layer as RESHAPE [rows, in] → [1, 1, rows, in], 1x1 CONV_2D, RESHAPE back.
-
-        Not FULLY_CONNECTED: LiteRT's int8 FULLY_CONNECTED rounds once (64-bit MultiplyByQuantizedMultiplier),
-        unlike its CONV_2D and mcucomp's fixed mode (TFLite's two roundings), so the reference would differ from
-        the CPU build in the last bit; a 1x1 convolution computes the same sums with the same rounding."""
+        """A fully connected layer, in the TFLite operator that rounds as the node's Requant does: LiteRT's int8
+        FULLY_CONNECTED rounds once (64-bit MultiplyByQuantizedMultiplier), its CONV_2D twice (TFLite's
+        SaturatingRoundingDoublingHighMul then RoundingDivideByPOT). 'single' → FULLY_CONNECTED on [rows, in];
+        'double' → RESHAPE to [1, 1, rows, in], 1x1 CONV_2D, RESHAPE back."""
         x, w_name, y = node.inputs[0], node.inputs[1], node.outputs[0]
         bias_name = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
         w = np.asarray(self.g.tensors[w_name].data)
         n_out, n_in = w.shape
         ws = self.weight_scales(node, x, y, n_out)
         x_idx = self.activation(x)
+        y_idx = self.activation(y)
+        b_idx = self.bias(node, bias_name, x, ws)
+        if fc_requant(node.attrs["rq"]).rounding == "single":  # the rounding mcu_fc_s8 and its reference use
+            w_idx = self.const(w_name, w.astype(np.int8), ws, np.zeros(n_out), 0)
+            self.output(node, y, 9, [x_idx, w_idx, b_idx], 8,
+                        lambda act: (lambda b: _options(b, "FullyConnectedOptions", FusedActivationFunction=act)))
+            return
         rows = int(np.prod(self.m.tensors[x_idx].shape)) // n_in
         x4 = self.reshaped(x_idx, (1, 1, rows, n_in), f"{node.name}/in4")
-        y_idx = self.activation(y)
         y4 = self.m.add(_Tensor(f"{y}/out4", (1, 1, rows, n_out), self.m.tensors[y_idx].dtype,
                                 self.m.tensors[y_idx].scale, self.m.tensors[y_idx].zero_point))
         w_idx = self.const(w_name, w.reshape(n_out, 1, 1, n_in).astype(np.int8), ws, np.zeros(n_out), 0)
-        b_idx = self.bias(node, bias_name, x, ws)
 
         def opts(act):
             """The options table builder for fused activation `act`."""
