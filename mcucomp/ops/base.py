@@ -28,6 +28,8 @@ class KernelCall:
     args: list[str]
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
     scratch_bytes: int = 0
+    #: True when the C function returns an int status (0 = done) that the model's run function returns on failure.
+    returns_status: bool = False
 
 
 @dataclass(frozen=True)
