@@ -26,7 +26,9 @@ def format_build_target(result: dict) -> list[str]:
             f"  flash: ELF {result['flash_bytes']:,} B, predicted {result['predicted_flash_bytes']:,} B "
             f"({result['flash_error_percent']:+.1f}%)",
             f"  RAM:   ELF {result['ram_bytes']:,} B, predicted {result['predicted_ram_bytes']:,} B "
-            f"({result['ram_error_percent']:+.1f}%)"]
+            f"({result['ram_error_percent']:+.1f}%)"] + (
+        ["  NPU: linked with mcucomp's driver stand-in (checks, no NPU results), not Arm's ethos-u-core-driver: "
+         "a test firmware"] if result.get("npu_standin") else [])
 
 
 def cmd_build_target(args: argparse.Namespace, compile_fn) -> int:

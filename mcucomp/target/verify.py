@@ -53,6 +53,7 @@ def build_target(model_dir: Path, board_id: str | None) -> dict:
     sizes = elf_sizes(fw)
     result = {"board": board["id"], "elf": str(fw.elf), "command": fw.command, **sizes,
               "arena": arena_placement(fw), "weights_region": fit["weights_region"],
+              "npu_standin": bool(report.get("npu") and report["npu"]["regions"]),
               "predicted_flash_bytes": fit["flash_bytes"], "predicted_ram_bytes": fit["ram_bytes"],
               "flash_error_percent": 100.0 * (fit["flash_bytes"] - sizes["flash_bytes"]) / sizes["flash_bytes"],
               "ram_error_percent": 100.0 * (fit["ram_bytes"] - sizes["ram_bytes"]) / sizes["ram_bytes"]}

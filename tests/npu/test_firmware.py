@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mcucomp.boards import load_board
@@ -23,7 +24,7 @@ def _run(model_dir: Path, defines: list[str] = (), sets: int = 2):
     report = json.loads((model_dir / "report.json").read_text())
     board = load_board("corstone-300")
     fw = build_firmware(model_dir, model_dir / "fw", board, qemu_memory_map(MACHINE, []), 65536, list(defines))
-    size = sum(int(__import__("numpy").prod(i["shape"])) for i in report["inputs"])
+    size = sum(int(np.prod(i["shape"])) for i in report["inputs"])
     return run_firmware(fw.elf, MACHINE, bytes(size * sets), model_dir / "fw" / "run", 120.0)
 
 
