@@ -31,9 +31,9 @@ PIPELINE = (
     lower_qdq.run,
     fuse_activation.run,
     lower_onnx_ops.run,
-    npu_partition.run,
     eliminate_dead_code.run,
     layout.run,
+    npu_partition.run,
     check_supported.run,
 )
 
