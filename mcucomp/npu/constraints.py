@@ -26,6 +26,8 @@ TFLITE_OPS = {
     "maxpool_f32": "MAX_POOL_2D (int8 data)",
     "concat": "CONCATENATION",
     "resize": "RESIZE_NEAREST_NEIGHBOR",
+    "transpose": "no operator of its own (a layout conversion: one NHWC tensor on the NPU; a TRANSPOSE where a "
+                 "channels-first tensor enters or leaves a region)",
 }
 
 #: Why a kernel op with no TFLite writer stays on the CPU (ops not listed: "no NPU lowering in mcucomp").
@@ -204,20 +206,20 @@ def max_pool_limits(node: Node, g: Graph, cfg) -> bool:
 
 # -- data movement -------------------------------------------------------------------------------------------------
 def order_preserving_reshape(node: Node, g: Graph, cfg) -> bool:
-    """A reshape goes to the NPU only where the NCHW and NHWC element orders agree (channels or spatial size 1 on
-    both sides); others would need a transpose and stay on the CPU."""
-    def same_order(t) -> bool:
-        """True when the tensor's NCHW and NHWC bytes are the same."""
-        if len(t.shape) != 4:
-            return True
-        _, c, h, w = t.onnx_shape
-        return c == 1 or h * w == 1
-    return all(same_order(g.tensors[n]) for n in (node.inputs[0], node.outputs[0]))
+    """A reshape goes to the NPU only where its tensors are stored in TFLite's NHWC element order (channels-last,
+    such as a Flatten into a fully connected layer whose weights mcucomp permuted, or with channels or spatial size
+    1); a reshape of a channels-first image would need a transpose and stays on the CPU."""
+    from .tflite_writer import needs_transpose
+
+    return not any(needs_transpose(g.tensors[n]) for n in (node.inputs[0], node.outputs[0]))
 
 
-def nchw_or_flat(node: Node, g: Graph, cfg) -> bool:
-    """Concatenation and resize go to the NPU for tensors in ONNX order (not yet channels-last ones)."""
-    return all(g.tensors[n].layout != "nhwc" for n in node.inputs[:1] + node.outputs if n)
+def layout_conversion(node: Node, g: Graph, cfg) -> bool:
+    """A transpose goes to the NPU only when it is a layout conversion (the same tensor stored channels-first on one
+    side and channels-last on the other): on the NPU both sides are one NHWC tensor. Other transposes stay on the
+    CPU."""
+    x, y = g.tensors[node.inputs[0]], g.tensors[node.outputs[0]]
+    return x.onnx_shape == y.onnx_shape and {x.layout, y.layout} == {"", "nhwc"}
 
 
 def one_quantization(node: Node, g: Graph, cfg) -> bool:
@@ -249,8 +251,9 @@ CONSTRAINTS = {
     "avgpool_s8": GENERIC + (integer_average, average_kernel_size),
     "maxpool_f32": GENERIC + (int8_max_pool, max_pool_limits),
     "reshape": GENERIC + (order_preserving_reshape,),
-    "concat": GENERIC + (nchw_or_flat, one_quantization),
-    "resize": GENERIC + (nchw_or_flat, nearest_as_tflite),
+    "concat": GENERIC + (one_quantization,),
+    "resize": GENERIC + (nearest_as_tflite,),
+    "transpose": GENERIC + (layout_conversion,),
 }
 
 

@@ -79,7 +79,8 @@ class RegionModel:
 
 
 def tflite_shape(t) -> tuple:
-    """The NHWC shape TFLite uses for an IR tensor inside a region (rank 4: N, H, W, C whatever the IR layout)."""
+    """The NHWC shape TFLite uses for an IR tensor inside a region (rank 4: N, H, W, C whether the IR stores it
+    channels-last, layout "nhwc", or channels-first)."""
     if len(t.shape) == 4:
         n, c, h, w = t.onnx_shape
         return (n, h, w, c)
@@ -360,6 +361,11 @@ class _Writer:
         self.m.ops.append(_Op(22, [x_idx, s_idx], [y_idx], 17,
                               lambda b: _options(b, "ReshapeOptions", NewShape=list(shape))))
 
+    def transpose(self, node: Node) -> None:
+        """A layout conversion (constraints.layout_conversion) writes no op: its input and output are one NHWC tensor
+        in TFLite, so the output is the input's tensor (a channels-first side gets its TRANSPOSE at the boundary)."""
+        self.m.index[node.outputs[0]] = self.activation(node.inputs[0])
+
     def maxpool_f32(self, node: Node) -> None:
         """MAX_POOL_2D of int8 data (raw compares), SAME or VALID padding."""
         a = node.attrs
@@ -427,9 +433,11 @@ def tflite_nearest(in_len: int, out_len: int, align: bool, half: bool) -> np.nda
 def resize_flags(node: Node, g: Graph) -> tuple[bool, bool] | None:
     """(align_corners, half_pixel_centers) making TFLite pick mcucomp's nearest source pixels on H and W (N and C
     not resized), or None when no flag combination does."""
+    from mcucomp.ops._layout import is_nhwc, to_nchw_perm
     from mcucomp.ops.resize import axis_plan, axis_taps
 
-    plan = axis_plan(node, g)
+    plan = axis_plan(node, g)  # in stored order: back to ONNX order (N, C, H, W) for a channels-last node
+    plan = [plan[a] for a in to_nchw_perm(len(plan))] if is_nhwc(node) else plan
     if len(plan) != 4 or plan[0][4] or plan[1][4]:
         return None
     sources = []
@@ -628,7 +636,7 @@ def _serialise(m: RegionModel) -> bytes:
     return bytes(b.Output())
 
 
-EMITTERS = ("conv2d_s8", "fc_s8", "avgpool_s8", "reshape", "maxpool_f32", "concat", "resize")
+EMITTERS = ("conv2d_s8", "fc_s8", "avgpool_s8", "reshape", "maxpool_f32", "concat", "resize", "transpose")
 
 
 def region_model(g: Graph, nodes: list[Node], inputs: list[str], outputs: list[str]) -> RegionModel:

@@ -11,8 +11,10 @@ from mcucomp.intref import run_graph
 from mcucomp.npu.constraints import npu_refusal
 from mcucomp.npu.partition import region_io
 from mcucomp.npu.reference import run_region
-from mcucomp.npu.tflite_writer import EMITTERS, needs_transpose, round_trip_multipliers, tflite_multiplier, \
-    write_region
+from mcucomp.ir import Node
+from mcucomp.ir.graph import Tensor
+from mcucomp.npu.tflite_writer import EMITTERS, needs_transpose, region_model, round_trip_multipliers, \
+    tflite_multiplier, write_region
 from mcucomp.pipeline import lower_model
 from npu_models import int8_model
 from shared_models import shared_model
@@ -58,19 +60,48 @@ def test_unet_layers_with_pools_resizes_and_concats_equal_fixed_mode(tmp_path_fa
     assert _check_layers(lowered, trials=2) >= 13
 
 
-def test_a_region_of_many_layers_with_nchw_boundaries_equals_fixed_mode():
+def _check_region(lowered, nodes, ins, outs, values_of, trials: int = 4) -> None:
+    """Write `nodes` as one region, run it with LiteRT on the fixed-mode values of `ins`; each output must equal
+    the fixed mode's value of it (values_of(values) adds tensors the test made)."""
+    g, order = lowered.graph, lowered.order
+    tflite = write_region(g, nodes, ins, outs)
+    rng = np.random.default_rng(1)
+    for _ in range(trials):
+        x = rng.integers(-128, 128, g.tensors[g.inputs[0]].shape).astype(np.int8)
+        values = values_of(run_graph(g, order, "fixed", {g.inputs[0]: x}, keep_all=True))
+        for name, y in zip(outs, run_region(tflite, [values[t] for t in ins])):
+            assert y.shape == g.tensors[name].shape and np.array_equal(y, values[name]), name
+
+
+def test_a_region_of_many_channels_last_layers_has_no_transpose_and_equals_fixed_mode():
     lowered = _lowered(shared_model("mlperf_tiny/ic_resnet8_qdq.onnx"))
     g, order = lowered.graph, lowered.order
     nodes = [n for n in order if n.name.startswith(("L04", "L05", "L06"))]
     ins, outs = ["L03_add"], ["L05_conv", "L06_conv"]
-    assert all(needs_transpose(g.tensors[t]) for t in ins + outs)  # the boundary transposes are exercised
-    tflite = write_region(g, nodes, ins, outs)
-    rng = np.random.default_rng(1)
-    for _ in range(4):
-        x = rng.integers(-128, 128, g.tensors[g.inputs[0]].shape).astype(np.int8)
-        values = run_graph(g, order, "fixed", {g.inputs[0]: x}, keep_all=True)
-        for name, y in zip(outs, run_region(tflite, [values[t] for t in ins])):
-            assert np.array_equal(y, values[name]), name
+    assert all(g.tensors[t].layout == "nhwc" and not needs_transpose(g.tensors[t]) for t in ins + outs)
+    model = region_model(g, nodes, ins, outs)
+    assert 39 not in {op.code for op in model.ops}  # no TRANSPOSE: TFLite's NHWC is mcucomp's stored layout
+    _check_region(lowered, nodes, ins, outs, lambda values: values)
+
+
+def test_layout_conversions_and_channels_first_boundaries_in_a_region_equal_fixed_mode():
+    """The graph input (channels-first) enters through the layout pass's transpose; a channels-first output leaves
+    through a transpose the test adds: both become TRANSPOSE ops at the region's boundary."""
+    lowered = _lowered(shared_model("mlperf_tiny/ic_resnet8_qdq.onnx"))
+    g, order = lowered.graph, lowered.order
+    y = g.tensors["L01_conv"]
+    g.tensors["L01_conv_nchw"] = Tensor("L01_conv_nchw", y.onnx_shape, y.dtype, y.quant)
+    to_nchw = Node("L01_conv_to_nchw", "transpose", ["L01_conv"], ["L01_conv_nchw"], {"perm": [0, 3, 1, 2]})
+    nodes = [n for n in order if n.name.startswith(("input_1", "L00", "L01"))] + [to_nchw]
+    assert nodes[0].op == "transpose" and all(npu_refusal(n, g, None) is None for n in nodes)
+    ins, outs = [g.inputs[0]], ["L00_conv", "L01_conv_nchw"]
+    assert [needs_transpose(g.tensors[t]) for t in ins + outs] == [True, False, True]
+    assert [op.code for op in region_model(g, nodes, ins, outs).ops].count(39) == 2
+
+    def with_nchw(values):
+        """The fixed-mode values plus the channels-first copy of L01_conv."""
+        return {**values, "L01_conv_nchw": np.transpose(values["L01_conv"], (0, 3, 1, 2))}
+    _check_region(lowered, nodes, ins, outs, with_nchw)
 
 
 def test_tflite_multiplier_equals_mcucomp_on_float32_multipliers():
