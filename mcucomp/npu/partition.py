@@ -12,6 +12,11 @@
    estimated slower than either.
 4. Each region is replaced by one `ethosu_region` node (attrs: region, layers, config, tflite, estimates); every
    CPU layer gets attrs["placement_reason"].
+
+The partition runs after the layout pass: a region's tensors keep the layouts that pass gave them (no conversion is
+added or removed for a region). Inside a region every image is one NHWC TFLite tensor, so channels-last tensors cross
+its boundary as they are, channels-first ones through a TRANSPOSE in the .tflite, and the layout pass's own
+conversions (transposes and free reshapes) between NPU layers join the region as no-ops.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass, field
 
 from mcucomp.ir import Graph, Node
 from mcucomp.ops import REGISTRY
+from mcucomp.ops._layout import NHWC
 
 from .constraints import npu_refusal
 from .tflite_writer import write_region
@@ -321,9 +327,12 @@ def apply(g: Graph, part: Partition, cfg) -> Graph:
             name = f"npu_region_{i}"
             while name in taken:  # a model layer already has that name
                 name += "_"
-            nodes.append(Node(name, "ethosu_region", list(r.inputs), list(r.outputs),
-                              {"region": r.vela, "layers": [(n.name, n.op) for n in r.nodes], "config": cfg,
-                               "tflite": r.tflite, "estimates": estimates}))
+            region = Node(name, "ethosu_region", list(r.inputs), list(r.outputs),
+                          {"region": r.vela, "layers": [(n.name, n.op) for n in r.nodes], "config": cfg,
+                           "tflite": r.tflite, "estimates": estimates})
+            if REGISTRY["ethosu_region"].channels_last(region, g):  # its tensors keep the layout pass's layouts
+                region.attrs["layout"] = NHWC
+            nodes.append(region)
         elif node.name not in members:
             node.attrs["placement_reason"] = part.reasons.get(node.name, "not placed on the NPU")
             node.attrs["cpu_estimate"] = {"cycles": part.cpu_cycles.get(node.name), "core": part.cpu_core}

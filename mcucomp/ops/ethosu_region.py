@@ -13,6 +13,7 @@ import numpy as np
 
 from ..ir import Graph, Node
 from ..npu.vela import SCRATCH_FAST_REGION, SCRATCH_REGION, WEIGHTS_REGION
+from ._layout import NHWC, activations, is_image
 from .base import ArrayRef, KernelCall, KernelOp, numel
 
 #: MCU_ETHOSU_MAX_IO and MCU_ETHOSU_MAX_REGIONS in runtime_c/kernels/ethosu_region.h.
@@ -94,6 +95,13 @@ class EthosuRegion(KernelOp):
         ]
         return KernelCall(self.name, params, [tuple(node.inputs), tuple(node.outputs)], arrays,
                           scratch_bytes(region), returns_status=True)
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """True when every image the region reads or writes is stored channels-last: the region was written for
+        the layouts its tensors had (the partition runs after the layout pass; TFLite's NHWC needs no TRANSPOSE
+        there), so it runs channels-last exactly when they all are."""
+        images = [g.tensors[n] for n in activations(node, g) if is_image(g.tensors[n].shape)]
+        return bool(images) and all(t.layout == NHWC for t in images)
 
     def macs(self, node: Node, g: Graph) -> int:
         """The MACs of the layers the region replaces, as Vela counts them."""

@@ -37,6 +37,40 @@ def test_max_places_every_supported_layer_and_explains_the_rest(model):
         assert layer["placement"] == "npu" or layer["placement_reason"]
 
 
+def _tflite_operators(tflite: bytes) -> list[str]:
+    """The builtin operator names of a region's .tflite, in subgraph order."""
+    from ethosu.vela.tflite.BuiltinOperator import BuiltinOperator
+    from ethosu.vela.tflite.Model import Model
+
+    names = {v: k for k, v in vars(BuiltinOperator).items() if not k.startswith("_")}
+    model = Model.GetRootAsModel(tflite, 0)
+    sub = model.Subgraphs(0)
+    return [names[model.OperatorCodes(sub.Operators(i).OpcodeIndex()).BuiltinCode()]
+            for i in range(sub.OperatorsLength())]
+
+
+@pytest.mark.parametrize("model", ["ic_resnet8_qdq", "unet"])
+def test_regions_keep_the_layout_pass_layouts_and_transpose_only_channels_first_io(model, tmp_path_factory):
+    """The layout pass converts the channels-first graph input once; that conversion joins the first region
+    (a TRANSPOSE in its .tflite) and every other region tensor crosses channels-last, with no TRANSPOSE."""
+    from mcucomp.npu.tflite_writer import needs_transpose
+    from mcucomp.ops import REGISTRY
+
+    path = int8_model(model, tmp_path_factory) if model == "unet" else shared_model(f"mlperf_tiny/{model}.onnx")
+    planned = plan_model(str(path), board="corstone-300", io_dtype="int8", npu_placement="max")
+    g = planned.graph
+    regions = [n for n in planned.order if n.op == "ethosu_region"]
+    assert regions and not [n.name for n in planned.order if n.op == "transpose"]  # conversions went to the NPU
+    channels_first = []
+    for node in regions:
+        nchw = [t for t in node.inputs + node.outputs if needs_transpose(g.tensors[t])]
+        channels_first += nchw
+        assert _tflite_operators(node.attrs["tflite"]).count("TRANSPOSE") == len(nchw), node.name
+        assert (node.attrs.get("layout") == "nhwc") == (not nchw)
+        assert REGISTRY["ethosu_region"].channels_last(node, g) == (not nchw)
+    assert channels_first == g.inputs
+
+
 @pytest.mark.parametrize("model", ["kws_dscnn_qdq", "ic_resnet8_qdq", "autoencoder"])
 def test_auto_is_never_estimated_slower_than_all_npu_or_all_cpu(model, tmp_path_factory):
     path = int8_model(model, tmp_path_factory) if model == "autoencoder" else \
