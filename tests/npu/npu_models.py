@@ -60,15 +60,32 @@ def _pad_clip() -> object:
                       [numpy_helper.from_array(a, n) for n, a in arrays.items()])
 
 
+def _flatten_fc() -> object:
+    """x[1,4,6,6] → Conv 3x3 → Relu → Flatten → Gemm 288 → 10 → y: the Flatten of a channels-last 6x6 image, whose
+    fully connected weights the layout pass permutes into the channels-last order."""
+    rng = np.random.default_rng(7)
+    arrays = {"w1": (0.3 * rng.standard_normal((8, 4, 3, 3))).astype(np.float32),
+              "b1": (0.1 * rng.standard_normal(8)).astype(np.float32),
+              "w2": (0.1 * rng.standard_normal((10, 288))).astype(np.float32),
+              "b2": (0.1 * rng.standard_normal(10)).astype(np.float32)}
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["h"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["h"], ["hr"], name="relu"),
+             helper.make_node("Flatten", ["hr"], ["flat"], name="flatten"),
+             helper.make_node("Gemm", ["flat", "w2", "b2"], ["y"], name="fc", transB=1)]
+    return make_model(nodes, [("x", TensorProto.FLOAT, [1, 4, 6, 6])], [("y", TensorProto.FLOAT, [1, 10])],
+                      [numpy_helper.from_array(a, n) for n, a in arrays.items()])
+
+
 @lru_cache(maxsize=None)
 def _quantized(kind: str, directory: str) -> Path:
     """The int8 QDQ model of `kind` written under `directory` (cached per session)."""
-    model = {"autoencoder": autoencoder, "unet": unet, "padclip": _pad_clip}.get(kind, lambda: _conv_stack(kind))()
+    model = {"autoencoder": autoencoder, "unet": unet, "padclip": _pad_clip, "flatten": _flatten_fc}.get(kind, lambda: _conv_stack(kind))()
     model.ir_version = 8
     return Path(quantize_qdq(model, Path(directory) / f"{kind}.onnx"))
 
 
 def int8_model(kind: str, tmp_path_factory) -> Path:
-    """Path of the int8 model `kind` ('autoencoder', 'unet', 'padclip', 'dilated' or 'erf') in a session
+    """Path of the int8 model `kind` ('autoencoder', 'unet', 'padclip', 'flatten', 'dilated'
+    or 'erf') in a session
     temporary directory."""
     return _quantized(kind, str(tmp_path_factory.getbasetemp()))

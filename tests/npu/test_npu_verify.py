@@ -31,13 +31,14 @@ def test_autoencoder_on_u65(tmp_path_factory, tmp_path):
     assert result.ok and result.npu_regions == 1 and result.npu_invocations == 4
 
 
-@pytest.mark.parametrize("kind", ["padclip", "unet"])
-def test_pads_clamps_pools_resizes_and_concats(kind, tmp_path_factory):
+@pytest.mark.parametrize("kind", ["padclip", "unet", "flatten"])
+def test_pads_clamps_pools_resizes_concats_and_flattens(kind, tmp_path_factory):
     result = verify_model(str(int8_model(kind, tmp_path_factory)), inputs=4, board="corstone-300", io_dtype="int8",
                           npu_placement="max", progress=None)
     assert result.ok and result.npu_regions >= 1
     rows = result.report["npu_placement"]["layers"]
-    assert all(r["placement"] == "npu" for r in rows if r["op"] in ("conv2d_s8", "maxpool_f32", "resize", "concat"))
+    assert all(r["placement"] == "npu" for r in rows
+               if r["op"] in ("conv2d_s8", "maxpool_f32", "resize", "concat", "fc_s8", "transpose"))
 
 
 def test_verify_catches_a_region_that_computes_something_else(monkeypatch, tmp_path):

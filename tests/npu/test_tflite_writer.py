@@ -104,6 +104,22 @@ def test_layout_conversions_and_channels_first_boundaries_in_a_region_equal_fixe
     _check_region(lowered, nodes, ins, outs, with_nchw)
 
 
+def test_a_flatten_of_a_channels_last_image_into_permuted_fc_weights_equals_fixed_mode(tmp_path_factory):
+    lowered = _lowered(int8_model("flatten", tmp_path_factory))
+    g, order = lowered.graph, lowered.order
+    (flatten,) = [n for n in order if n.op == "reshape" and len(g.tensors[n.outputs[0]].shape) == 2]
+    x = g.tensors[flatten.inputs[0]]
+    assert x.layout == "nhwc" and needs_transpose(Tensor(x.name, x.onnx_shape, x.dtype, x.quant))  # HW, C > 1
+    (fc,) = [n for n in order if n.op == "fc_s8"]
+    assert fc.inputs[0] == flatten.outputs[0] and fc.inputs[1].endswith("_nhwc")  # the permuted weights
+    assert _check_layers(lowered, trials=3) == 4  # the input's layout transpose, conv, flatten, fc
+    nodes = list(order)
+    assert [n.op for n in nodes] == ["transpose", "conv2d_s8", "reshape", "fc_s8"]
+    assert all(npu_refusal(n, g, None) is None for n in nodes)
+    ins, outs = region_io(g, nodes)
+    _check_region(lowered, nodes, ins, outs, lambda values: values)
+
+
 def test_tflite_multiplier_equals_mcucomp_on_float32_multipliers():
     rng = np.random.default_rng(0)
     reals = np.concatenate([rng.uniform(1e-6, 1.0, 5000), 2.0 ** rng.uniform(-40, 10, 5000)]).astype(np.float32)
