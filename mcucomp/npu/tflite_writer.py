@@ -4,6 +4,14 @@ Written with the TFLite schema classes that ship inside Vela (``ethosu.vela.tfli
 builder: version 3, identifier "TFL3", buffer 0 empty, NHWC tensors, per-channel symmetric int8 weights (zero
 point 0) and int32 biases whose scale is input scale × weight scale.
 
+Layouts. Inside a region every image is one NHWC TFLite tensor, whatever the IR stores: the layout pass's
+channels-last tensors (layout "nhwc", the IR's stored shape is already N, H, W, C) cross the region's boundary as
+they are; a channels-first one (layout "", C > 1 and H·W > 1) gets a TRANSPOSE at the boundary, so the region reads
+and writes the bytes mcucomp's arena holds. The layout pass's own conversions between NPU layers (a transpose, or a
+free reshape) are no-ops there. Concat axes and resize axes are the ONNX ones mapped to NHWC; a Flatten of a
+channels-last image is a RESHAPE of the NHWC tensor, the order in which the layout pass permuted the fully connected
+weights after it.
+
 Rescale semantics (why the written scales are not the model's scales). TFLite, LiteRT and Vela derive each
 layer's Q31 multiplier from the tensor scales in double precision, (double)in · (double)w[c] / (double)out,
 while mcucomp's fixed mode quantizes the float32 product its lowering computed (Requant.scale, onnxruntime's

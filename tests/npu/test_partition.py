@@ -66,8 +66,9 @@ def test_regions_keep_the_layout_pass_layouts_and_transpose_only_channels_first_
         nchw = [t for t in node.inputs + node.outputs if needs_transpose(g.tensors[t])]
         channels_first += nchw
         assert _tflite_operators(node.attrs["tflite"]).count("TRANSPOSE") == len(nchw), node.name
-        assert (node.attrs.get("layout") == "nhwc") == (not nchw)
-        assert REGISTRY["ethosu_region"].channels_last(node, g) == (not nchw)
+        images = [t for t in node.inputs + node.outputs if len(g.tensors[t].shape) == 4]
+        assert (node.attrs.get("layout") == "nhwc") == (bool(images) and not nchw)
+        assert REGISTRY["ethosu_region"].channels_last(node, g) == (bool(images) and not nchw)
     assert channels_first == g.inputs
 
 
