@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from mcucomp.ir import Graph, Node
 from mcucomp.ops import REGISTRY
 from mcucomp.ops._layout import NHWC
+from mcucomp.ops.ethosu_region import MAX_IO
 
 from .constraints import npu_refusal
 from .tflite_writer import write_region
@@ -203,11 +204,26 @@ def estimated_total(g: Graph, regions: list[Region], costs: _Costs) -> float:
     return cpu + sum(costs.call_overhead(r.nodes) + costs.npu(r.vela.npu_cycles) for r in regions)
 
 
+def io_limited(nodes: list[Node], g: Graph) -> list[list[Node]]:
+    """`nodes` cut into consecutive groups of at most MAX_IO inputs and MAX_IO outputs each (the region call's
+    limit, ethosu_region.h), views trimmed from both ends; a layer that alone exceeds it stays in a group of its own
+    (the region op then refuses it with a clear error)."""
+    groups, current = [], []
+    for node in nodes:
+        inputs, outputs = region_io(g, current + [node])
+        if current and (len(inputs) > MAX_IO or len(outputs) > MAX_IO):
+            groups += _trimmed(current, g)
+            current = []
+        current.append(node)
+    return groups + _trimmed(current, g)
+
+
 def _compile_all(compiler: _Compiler, groups: list[list[Node]], reasons: dict) -> list[Region]:
-    """Compile each group. When Vela refuses a group, each of its layers is compiled alone: the layers Vela
-    refuses alone stay on the CPU with Vela's message as the reason, and the rest is regrouped and compiled."""
+    """Compile each group (cut to the region call's I/O limit). When Vela refuses a group, each of its layers is
+    compiled alone: the layers Vela refuses alone stay on the CPU with Vela's message as the reason, and the rest is
+    regrouped and compiled."""
     regions = []
-    for nodes in groups:
+    for nodes in [part for group in groups for part in io_limited(group, compiler.g)]:
         try:
             regions.append(compiler.region(nodes))
             continue

@@ -76,16 +76,30 @@ def _flatten_fc() -> object:
                       [numpy_helper.from_array(a, n) for n, a in arrays.items()])
 
 
+def _fanout() -> object:
+    """x[1,4,6,6] → ten Conv 3x3 → y0..y9: one candidate region with ten outputs, more than a region call takes."""
+    rng = np.random.default_rng(11)
+    nodes, inits = [], []
+    for i in range(10):
+        inits += [numpy_helper.from_array((0.3 * rng.standard_normal((4, 4, 3, 3))).astype(np.float32), f"w{i}"),
+                  numpy_helper.from_array(np.zeros(4, np.float32), f"b{i}")]
+        nodes.append(helper.make_node("Conv", ["x", f"w{i}", f"b{i}"], [f"y{i}"], name=f"conv{i}",
+                                      kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    return make_model(nodes, [("x", TensorProto.FLOAT, [1, 4, 6, 6])],
+                      [(f"y{i}", TensorProto.FLOAT, [1, 4, 6, 6]) for i in range(10)], inits)
+
+
 @lru_cache(maxsize=None)
 def _quantized(kind: str, directory: str) -> Path:
     """The int8 QDQ model of `kind` written under `directory` (cached per session)."""
-    model = {"autoencoder": autoencoder, "unet": unet, "padclip": _pad_clip, "flatten": _flatten_fc}.get(kind, lambda: _conv_stack(kind))()
+    model = {"autoencoder": autoencoder, "unet": unet, "padclip": _pad_clip, "flatten": _flatten_fc,
+             "fanout": _fanout}.get(kind, lambda: _conv_stack(kind))()
     model.ir_version = 8
     return Path(quantize_qdq(model, Path(directory) / f"{kind}.onnx"))
 
 
 def int8_model(kind: str, tmp_path_factory) -> Path:
-    """Path of the int8 model `kind` ('autoencoder', 'unet', 'padclip', 'flatten', 'dilated'
-    or 'erf') in a session
+    """Path of the int8 model `kind` ('autoencoder', 'unet', 'padclip', 'flatten', 'fanout',
+    'dilated' or 'erf') in a session
     temporary directory."""
     return _quantized(kind, str(tmp_path_factory.getbasetemp()))

@@ -10,6 +10,7 @@ import pytest
 from cli_models import run_cli
 from mcucomp.npu.constraints import CONSTRAINTS, message
 from mcucomp.pipeline import plan_model
+from mcucomp.verify import verify_model
 from npu_models import int8_model
 from shared_models import shared_model
 
@@ -70,6 +71,19 @@ def test_regions_keep_the_layout_pass_layouts_and_transpose_only_channels_first_
         assert (node.attrs.get("layout") == "nhwc") == (bool(images) and not nchw)
         assert REGISTRY["ethosu_region"].channels_last(node, g) == (bool(images) and not nchw)
     assert channels_first == g.inputs
+
+
+def test_regions_are_cut_to_the_region_calls_io_limit(tmp_path_factory):
+    from mcucomp.ops.ethosu_region import MAX_IO
+
+    result = verify_model(str(int8_model("fanout", tmp_path_factory)), inputs=2, board="corstone-300",
+                          io_dtype="int8", npu_placement="max", progress=None)
+    assert result.ok
+    placement = result.report["npu_placement"]
+    assert all(r["placement"] == "npu" for r in placement["layers"] if r["op"] == "conv2d_s8")
+    regions = result.report["npu"]["regions"]
+    assert len(regions) >= 2 and sum(len(r["outputs"]) for r in regions) >= 10
+    assert all(len(r["inputs"]) <= MAX_IO and len(r["outputs"]) <= MAX_IO for r in regions)
 
 
 @pytest.mark.parametrize("model", ["kws_dscnn_qdq", "ic_resnet8_qdq", "autoencoder"])
