@@ -46,6 +46,18 @@ class CallSite:
     params: list[tuple[str, object]]
     args: list[str]
     comment: str
+    returns_status: bool = False  # the function returns an int status, passed on by <name>_run when non-zero
+
+
+@dataclass
+class NpuInfo:
+    """The Ethos-U configuration a program's command streams were compiled for (they run on nothing else)."""
+
+    accelerator: str        # Vela's name, e.g. "ethos-u55-128"
+    product: str            # "U55", "U65" or "U85"
+    macs: int               # MACs per cycle
+    label: str              # accelerator, Vela system config, memory mode and clock, for comments
+    regions: int            # number of NPU region calls
 
 
 @dataclass
@@ -62,3 +74,4 @@ class Program:
     runtime_files: list[str]
     copies_in: list[tuple[str, int, int]] = field(default_factory=list)   # (c_name, offset, bytes)
     copies_out: list[tuple[str, int, int]] = field(default_factory=list)
+    npu: NpuInfo | None = None  # set when the program calls an Ethos-U NPU

@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import OptionError
+from .npu.config import validate_npu_table
 
 DEFAULT_BOARD = "nucleo-l4r5zi"
 
@@ -29,7 +30,7 @@ _TOP_FIELDS = {
     "id": str, "name": str, "core": str, "clock_hz": int, "fpu": str, "dsp": bool, "mve": bool, "alignment": int,
     "qemu_machine": str, "ram_region": str, "flash_region": str, "compiler": dict, "sources": dict, "memory": list,
 }
-_OPTIONAL_TOP_FIELDS = {"burst_clock_hz": int}
+_OPTIONAL_TOP_FIELDS = {"burst_clock_hz": int, "npu": dict}
 #: A board id names files and appears in generated C comments and reports: a conservative spelling.
 BOARD_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 #: Region names become linker-script and C macro names (FW_REGION_<NAME>).
@@ -143,6 +144,8 @@ def validate_board(data: dict, where: str) -> dict:
         if data[field] not in names:
             raise OptionError(f"{where}: field '{field}' = '{data[field]}' is not a memory region; use one of: "
                               f"{', '.join(names)}.")
+    if "npu" in data:
+        validate_npu_table(data["npu"], where, names)
     return data
 
 
@@ -190,16 +193,18 @@ def describe_boards() -> list[dict]:
         flash = region(b, b["flash_region"])["size"]
         rows.append({"id": board_id, "core": b["core"], "mhz": b["clock_hz"] // 1_000_000, "fpu": b["fpu"],
                      "ram_kb": ram // 1024, "flash_kb": flash // 1024, "qemu": b["qemu_machine"],
+                     "npu": b["npu"]["accelerator"] if "npu" in b else "-",
                      "default": board_id == DEFAULT_BOARD, "name": b["name"]})
     return rows
 
 
 def format_board_table(rows: list[dict]) -> str:
     """The `mcucomp boards` table."""
-    header = f"{'id':<22} {'core':<14} {'MHz':>4} {'FPU':<4} {'RAM KB':>7} {'code KB':>8}  {'QEMU':<11} name"
+    header = (f"{'id':<22} {'core':<14} {'MHz':>4} {'FPU':<4} {'RAM KB':>7} {'code KB':>8}  {'QEMU':<11} "
+              f"{'NPU':<14} name")
     lines = [header]
     for r in rows:
         star = " (default)" if r["default"] else ""
         lines.append(f"{r['id']:<22} {r['core']:<14} {r['mhz']:>4} {r['fpu']:<4} {r['ram_kb']:>7} "
-                     f"{r['flash_kb']:>8}  {r['qemu']:<11} {r['name']}{star}")
+                     f"{r['flash_kb']:>8}  {r['qemu']:<11} {r['npu']:<14} {r['name']}{star}")
     return "\n".join(lines)

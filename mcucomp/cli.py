@@ -68,7 +68,7 @@ def _constants(items: list[str] | None) -> dict:
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
     options = {key: getattr(args, key) for key in ("requant", "io", "io_dtype", "io_layout", "arena_region",
-                                                      "weights_region")
+                                                      "weights_region", "npu", "npu_placement")
                if getattr(args, key, None) is not None}
     if getattr(args, "const", None):
         options["constants"] = _constants(args.const)
@@ -104,6 +104,12 @@ def _add_compile_args(p: argparse.ArgumentParser) -> None:
     _add_lowering_args(p)
     p.add_argument("--name", help="C symbol prefix and file stem (default: from the model file name)")
     p.add_argument("--board", help="board id or board .toml (default: nucleo-l4r5zi)")
+    p.add_argument("--npu", metavar="CONFIG",
+                   help="Ethos-U config the NPU regions are compiled for, e.g. ethos-u55-256 (overrides the board's "
+                        "[npu] table; on a board without one, adds it); `mcucomp boards` lists each board's")
+    p.add_argument("--npu-placement", choices=("auto", "max", "off"),
+                   help="on a board with an NPU: 'auto' (default) puts a layer on the NPU when the estimates say it "
+                        "is faster there, 'max' every layer the NPU supports, 'off' none")
     p.add_argument("--io", choices=("arena", "caller"),
                    help="'arena': inputs/outputs live in the arena (default); 'caller': in the caller's buffers")
     p.add_argument("--arena-region", metavar="NAME",
@@ -159,6 +165,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
     result = compile_model(args.model, args.out, name=args.name, board=args.board, shapes=_shapes(args.shape),
                            **_options(args))
     print("\n".join(_compile_summary(result.report, result.out_dir)))
+    if result.report.get("npu_placement"):
+        from .report.analyze import npu_placement_lines
+
+        print("\n".join(npu_placement_lines(result.report)))
     return 0
 
 
@@ -214,6 +224,11 @@ def _verify_lines(result) -> list[str]:
     if result.expected:
         lines.append(f"against the expected outputs in {result.data}:")
         lines += _table([header] + rows[len(result.outputs):])
+    if result.npu_regions:
+        lines.append(f"NPU: {result.npu_regions} Ethos-U region(s) reference-checked (not NPU-verified: no Ethos-U "
+                     f"simulator here): each of the {result.npu_invocations} region calls ran LiteRT's reference "
+                     "kernels on the exact .tflite handed to Vela; CPU layers ran the generated C; the reference is "
+                     "the all-CPU build's integer arithmetic (--requant fixed)")
     if result.against == "integer reference":
         lines.append("bound: every output identical to the integer reference")
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from emit_c import ArrayConst, CallSite, IOSpec, Program
+from emit_c import ArrayConst, CallSite, IOSpec, NpuInfo, Program
 from emit_c.identifiers import io_identifiers, sanitize
 
 from .ir import Graph, Node
@@ -88,7 +88,7 @@ def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], lay
         if call.scratch_bytes:
             args.append(f"(void *)(arena_u8 + {layout.offsets[layout.scratch[node.name]]})")
         params = [(k, em.param(v, call)) for k, v in call.params]
-        sites.append(CallSite(call.func, params, args, f"{node.name}: {node.op}"))
+        sites.append(CallSite(call.func, params, args, f"{node.name}: {node.op}", call.returns_status))
         op = REGISTRY[node.op]
         for stem in (*op.depends, call.func):
             for ext in ("h", "c"):
@@ -107,4 +107,13 @@ def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], lay
             if off is not None:
                 copies.append((io_names[name], off, t.nbytes))
     return Program(prefix, header, specs_in, specs_out, em.arrays, sites, layout.arena_size, runtime,
-                   copies_in, copies_out)
+                   copies_in, copies_out, npu_info(order))
+
+
+def npu_info(order: list[Node]) -> NpuInfo | None:
+    """The NPU config of the program's Ethos-U region calls (the partition compiles all for one config)."""
+    regions = [node for node in order if node.op == "ethosu_region"]
+    if not regions:
+        return None
+    cfg = regions[0].attrs["config"]
+    return NpuInfo(cfg.accelerator, cfg.product, cfg.macs, cfg.label, len(regions))

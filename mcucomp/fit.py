@@ -88,7 +88,7 @@ def _choose(what: str, option: str, asked: str | None, candidates: list[dict], d
             raise OptionError(f"{option} '{asked}': region '{asked}' starts at address 0, where the arena's pointer "
                               f"would be NULL. Use one of: {_region_list([r for r in candidates if r['base']])}.")
         return asked, f"chosen with {option}"
-    if len(candidates) == 1:
+    if len(candidates) == 1 and candidates[0]["name"] == default:
         return default, f"the board's only {'RAM' if what == 'arena' else 'flash'} region"
     usable = [r for r in candidates if what != "arena" or _not_for_arena(r) is None]
     usable.sort(key=lambda r: (KIND_RANK[r["kind"]], r.get("wait_states", 0), r["name"] != default))
@@ -99,19 +99,41 @@ def _choose(what: str, option: str, asked: str | None, candidates: list[dict], d
     return default, f"no region has room for it, so the board's default; {option} NAME chooses another"
 
 
+def _npu_reachable(what: str, option: str, asked: str | None, candidates: list[dict], reachable: list[str] | None,
+                   board: dict) -> list[dict]:
+    """The candidates the board's NPU can read and write (all when reachable is None: no NPU region in the build,
+    or a board whose [npu] table does not say); OptionError when `asked` is one the NPU cannot reach."""
+    if reachable is None:
+        return candidates
+    if asked is not None and asked in {r["name"] for r in candidates} and asked not in reachable:
+        raise OptionError(f"{option} '{asked}': the Ethos-U of board '{board['id']}' cannot reach that region, and "
+                          f"it reads and writes the {what} (Vela's scratch and the region I/O live in the arena; "
+                          f"the command streams and NPU weights are weights). Use one of: "
+                          f"{', '.join(r['name'] for r in candidates if r['name'] in reachable)}.")
+    return [r for r in candidates if r["name"] in reachable]
+
+
 def choose_regions(board: dict, ram_parts: dict, flash_parts: dict, arena_region: str | None = None,
-                   weights_region: str | None = None) -> dict:
-    """The arena's and the weights' regions with the reason for each (the asked ones, else the fastest with room)."""
+                   weights_region: str | None = None, npu_regions: list[str] | None = None) -> dict:
+    """The arena's and the weights' regions with the reason for each (the asked ones, else the fastest with room);
+    npu_regions (an NPU build on a board whose [npu] table lists them) limits both to what the NPU reaches."""
     ram_default, flash_default = board["ram_region"], board["flash_region"]
     shared_ram = ram_parts["io_buffers"] + ram_parts["stack"]
+    rams = _npu_reachable("arena", "--arena-region", arena_region, [r for r in board["memory"] if _is_ram(r)],
+                          npu_regions, board)
     arena, arena_why = _choose(
-        "arena", "--arena-region", arena_region, [r for r in board["memory"] if _is_ram(r)], ram_default, board,
+        "arena", "--arena-region", arena_region, rams, ram_default, board,
         lambda name: ram_parts["arena"] + (shared_ram if name == ram_default else 0))
     roms = [r for r in board["memory"]
             if r["kind"] == "flash" or r.get("external_type") == "flash" or r["name"] == flash_default]
+    roms = _npu_reachable("weights", "--weights-region", weights_region, roms, npu_regions, board)
     weights, weights_why = _choose(
         "weights", "--weights-region", weights_region, roms, flash_default, board,
         lambda name: flash_parts["weights"] + (flash_parts["code"] if name == flash_default else 0))
+    if npu_regions is not None:
+        reach = f"; the NPU reaches only {', '.join(npu_regions)}"
+        arena_why += reach if arena_region is None else ""
+        weights_why += reach if weights_region is None else ""
     return {"arena_region": arena, "arena_region_why": arena_why,
             "weights_region": weights, "weights_region_why": weights_why}
 
@@ -132,7 +154,9 @@ def estimate_fit(report: dict, board: dict, arena_region: str | None = None,
             + max((e["library"] for e in kernels.values()), default=0) + CALL_BYTES * calls)
     ram_parts = {"arena": max(report["arena_bytes"], 16), "io_buffers": io_bytes, "stack": stack}
     flash_parts = {"weights": report["weights_bytes"], "code": code}
-    chosen = choose_regions(board, ram_parts, flash_parts, arena_region, weights_region)
+    npu_build = bool(report.get("npu") and report["npu"]["regions"])
+    npu_regions = board.get("npu", {}).get("regions") if npu_build else None
+    chosen = choose_regions(board, ram_parts, flash_parts, arena_region, weights_region, npu_regions)
     where = {"arena": chosen["arena_region"], "io_buffers": board["ram_region"], "stack": board["ram_region"],
              "weights": chosen["weights_region"], "code": board["flash_region"]}
     regions: dict[str, dict] = {}

@@ -77,6 +77,7 @@ class HostModel:
         self.out_dir, self.report, self._lib, self._ffi = out_dir, report, lib, ffi
         self._run = getattr(lib, f"{report['name']}_run")
         self.layer_hook = None
+        self.npu = None  # mcucomp.npu.host_reference.NpuHost for builds with Ethos-U regions
 
     def _arena(self) -> np.ndarray:
         """A fresh 16-byte-aligned arena filled with a pattern, so reads of unwritten bytes show up."""
@@ -114,6 +115,10 @@ class HostModel:
         finally:
             self.layer_hook = None
         if status != 0:
+            if self.npu is not None and self.npu.error is not None:
+                error, self.npu.error = self.npu.error, None
+                raise McucompError(f"{self.report['name']}_run failed in an NPU region's LiteRT reference: "
+                                   f"{type(error).__name__}: {error}") from error
             raise McucompError(f"{self.report['name']}_run returned error {status}.")
         if capture is not None:
             outputs.update(captured)
@@ -163,12 +168,26 @@ def load(out_dir, layer_hook: bool = True) -> HostModel:
         (build / "hook.c").write_text(_HOOK_SHIM.format(hook=hook))
         defines = [f"-D{name.upper()}_PROFILE_END(i)={hook}(i)", "-include", str(build / "hook.h")]
         sources = sources + [build / "hook.c"]
+    npu = bool(report.get("npu") and report["npu"].get("regions"))
+    if npu:  # Ethos-U regions: the driver API answered by LiteRT (mcucomp/npu/host_reference.py)
+        from .npu.host_reference import HOST_DRIVER_C
+
+        (build / "ethosu_host.c").write_text(HOST_DRIVER_C)
+        sources = sources + [build / "ethosu_host.c"]
     if not library.exists():
         _build_library(sources, defines, library)
     ffi = cffi.FFI()
     ffi.cdef(_cdef(report) + (f"\nvoid {hook}_set(void (*)(int));" if layer_hook else ""))
+    if npu:
+        from .npu.host_reference import HOST_DRIVER_CDEF
+
+        ffi.cdef(HOST_DRIVER_CDEF)
     lib = ffi.dlopen(str(library))
     model = HostModel(out_dir, report, lib, ffi)
+    if npu:
+        from .npu.host_reference import attach
+
+        model.npu = attach(ffi, lib, out_dir, report)
     if layer_hook:
         def _layer_end(step):
             if model.layer_hook is not None:

@@ -20,7 +20,10 @@ from .errors import OptionError
 from .fit import check_fit, estimate_fit
 from .frontend import load_onnx
 from .ir import Graph, Node, build_graph
-from .memory import MemoryLayout, plan_memory
+from .memory import MemoryLayout, choose_scratch, plan_memory
+from .npu.config import NpuConfig, npu_config
+from .npu.files import region_details, region_files
+from .npu.report import layer_placement, placement_report
 from .ops import REGISTRY, KernelCall
 from .passes import run_passes
 from .perf.estimate import estimate_model
@@ -29,9 +32,12 @@ from .report.html import REPORT_HTML, render_report_html
 from .report.svg import MEMORY_SVG, render_memory_svg
 from .schedule import schedule
 
-DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float", "io_layout": "nchw"}
+DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float", "io_layout": "nchw",
+                   "npu_placement": "auto"}
 ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8"),
-           "io_layout": ("nchw", "nhwc")}
+           "io_layout": ("nchw", "nhwc"), "npu_placement": ("auto", "max", "off")}
+#: Options the passes read that are not command-line strings (kept out of the generated header's option line).
+PASS_CONTEXT = ("npu", "board")
 
 
 def default_requant(board: dict) -> str:
@@ -97,16 +103,23 @@ def scratch_sizes(calls: dict[str, KernelCall]) -> dict[str, int]:
 
 
 def lower_model(model, shapes: dict | None = None, constants: dict | None = None, alignment: int = 16,
-                **options) -> LoweredModel:
+                npu: NpuConfig | None = None, board: dict | None = None, **options) -> LoweredModel:
     """Load, lower and schedule a model (path or ModelProto) without planning memory or writing C.
 
+    `npu` (the board's Ethos-U config, mcucomp.npu.config.npu_config) reaches the passes as options["npu"]; None on
+    boards without an NPU. `board` (the loaded board) gives the NPU partition its CPU cycle estimates.
+
     The order has the lowest peak of live bytes found, counting the kernels' scratch, the io option and sizes
-    rounded up to `alignment` (the board's arena alignment), as plan_memory counts them.
+    rounded up to `alignment` (the board's arena alignment), as plan_memory counts them; then the scratches that
+    only buy speed are granted where they do not grow the arena (memory.choose_scratch).
     """
     opts = check_options(options)
+    opts["npu"] = npu
+    opts["board"] = board
     proto, sha256 = load_onnx(model, shapes, constants)
     g = run_passes(build_graph(proto), opts)
     order = schedule(g, scratch_sizes(kernel_calls(g, g.nodes)), opts["io"] == "arena", alignment)
+    choose_scratch(g, order, opts["io"] == "arena", alignment)
     return LoweredModel(g, order, sha256, opts)
 
 
@@ -128,7 +141,8 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
 
     if not is_int8_model(order):
         return []
-    quiet = set(INT8_KERNELS) | {"reshape", "copy", "recode8", "resize", "slice", "pad", "split", "gather"}
+    quiet = set(INT8_KERNELS) | {"reshape", "copy", "recode8", "resize", "slice", "pad", "split", "gather",
+                                 "ethosu_region"}
     rows = []
     for node in order:
         if node.op in quiet:
@@ -148,33 +162,73 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
     return rows
 
 
+def npu_report(cfg: NpuConfig | None, order: list[Node], g: Graph, name: str) -> dict | None:
+    """report.json's "npu": the Ethos-U config the build's command streams are compiled for and, per NPU region
+    call, the sizes of Vela's raw output, its .tflite file and I/O places (null: no NPU)."""
+    if cfg is None:
+        return None
+    regions = [{"layer": node.name, "command_stream_bytes": len(r.command_stream), "weights_bytes": len(r.weights),
+                "scratch_bytes": r.scratch_bytes, "scratch_fast_bytes": r.scratch_fast_bytes,
+                "npu_cycles_vela_estimated": r.npu_cycles, **region_details(g, node, name)}
+               for node in order if node.op == "ethosu_region" for r in [node.attrs["region"]]]
+    return {"accelerator": cfg.accelerator, "product": cfg.product, "macs_per_cycle": cfg.macs,
+            "system_config": cfg.system_config, "memory_mode": cfg.memory_mode, "clock_hz": cfg.clock_hz,
+            "label": cfg.label, "regions": regions}
+
+
 def plan_model(model, name: str | None = None, board: str | None = None, shapes: dict | None = None,
-               arena_region: str | None = None, weights_region: str | None = None, **options) -> PlannedModel:
+               arena_region: str | None = None, weights_region: str | None = None, npu: str | None = None,
+               **options) -> PlannedModel:
     """Lower, schedule and plan memory, build the C program and the report with its fit estimate; write nothing.
 
     arena_region/weights_region name the board memory regions the fit check puts the arena and the weights in
-    (default: the fastest with room)."""
+    (default: the fastest with room); npu names an Ethos-U config replacing the board's (`--npu`)."""
     name = default_name(model) if name is None else name
     _check_name(name)
     board_info = load_board(board)
     requant_given = "requant" in options
-    options.setdefault("requant", default_requant(board_info))
-    g, order, sha256, opts = lower_model(model, shapes, alignment=board_info["alignment"], **options)
+    npu_cfg = npu_config(board_info, npu)
+    if npu_cfg is None and options.get("npu_placement") == "max":
+        raise OptionError(f"--npu-placement max: board '{board_info['id']}' has no NPU. Add one with --npu CONFIG "
+                          "(e.g. --npu ethos-u55-128), or choose a board with an [npu] table (corstone-300).")
+    on_npu = npu_cfg is not None and options.get("npu_placement", "auto") != "off"
+    options.setdefault("requant", "fixed" if on_npu else default_requant(board_info))
+    lowered = lower_model(model, shapes, alignment=board_info["alignment"], npu=npu_cfg, board=board_info,
+                          **options)
+    source = os.path.basename(os.fspath(model)) if not hasattr(model, "graph") else "<ModelProto>"
+    requant_why = "--requant option" if requant_given else \
+        f"default with an NPU: the Ethos-U's integer arithmetic ({npu_cfg.accelerator})" if on_npu else \
+        f"default for {board_info['core']}, {'no FPU' if board_info['fpu'] == 'none' else 'has an FPU'}"
+    return plan_lowered(lowered, name, board_info, source, requant_why, arena_region, weights_region)
+
+
+def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str, requant_why: str,
+                 arena_region: str | None = None, weights_region: str | None = None) -> PlannedModel:
+    """plan_model after lowering: memory plan, C program and report of a lowered graph (source names the model
+    file in the generated comments; options["npu"] is the NpuConfig or None)."""
+    g, order, sha256, opts = lowered
+    npu_cfg = opts.get("npu")
+    opts = {k: v for k, v in opts.items() if k not in PASS_CONTEXT and (npu_cfg or k != "npu_placement")}
     calls = kernel_calls(g, order)
     layout = plan_memory(g, order, scratch_sizes(calls), opts["io"] == "arena", board_info["alignment"])
     header = [
         f"Generated by mcucomp {__version__}. Do not edit.",
-        f"model: {os.path.basename(os.fspath(model)) if not hasattr(model, 'graph') else '<ModelProto>'}",
+        f"model: {source}",
         f"model sha256: {sha256}",
         f"options: name={name} board={board_info['id']} " + " ".join(f"{k}={v}" for k, v in sorted(opts.items())),
-    ]
+    ] + ([f"npu: {npu_cfg.label}"] if npu_cfg else [])
     program = build_program(g, order, calls, layout, name, header)
     cycles = estimate_model(g, order, board_info)
     report = build_report(g, order, layout, program, calls, name, board_info, opts, sha256, cycles)
+    report["npu"] = npu_report(npu_cfg, order, g, name)
     report["fit"] = estimate_fit(report, board_info, arena_region, weights_region)
-    report["requant"] = {"mode": opts["requant"], "why": "--requant option" if requant_given else
-                         f"default for {board_info['core']}, {'no FPU' if board_info['fpu'] == 'none' else 'has an FPU'}"}
+    report["requant"] = {"mode": opts["requant"], "why": requant_why}
     report["float_layers"] = float_layers(g, order)
+    report["npu_placement"] = placement_report(order, npu_cfg, opts.get("npu_placement", "auto"),
+                                               board_info["clock_hz"])
+    if npu_cfg is not None:
+        for layer, node in zip(report["layers"], order):
+            layer.update(layer_placement(node))
     return PlannedModel(g, order, layout, program, report, board_info)
 
 
@@ -182,7 +236,11 @@ def compile_model(model, out_dir, name: str | None = None, board: str | None = N
                   **options) -> CompileResult:
     """Compile an ONNX model (path or ModelProto) to C in out_dir and return the report."""
     fit_check = options.pop("fit_check", True)
-    planned = plan_model(model, name, board, shapes, **options)
+    return write_planned(plan_model(model, name, board, shapes, **options), out_dir, fit_check)
+
+
+def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True) -> CompileResult:
+    """Check the fit (unless fit_check is False), then write a planned model's files into out_dir, all or none."""
     report = planned.report
     if fit_check:
         check_fit(report, planned.board, report["fit"])
@@ -190,6 +248,9 @@ def compile_model(model, out_dir, name: str | None = None, board: str | None = N
     staging = outdir.stage(out_dir)
     try:
         files = write_program(planned.program, staging)
+        for file_name, data in region_files(planned.program.name, planned.order).items():
+            (staging / file_name).write_bytes(data)
+            files.append(file_name)
         report["files"] = files + [MEMORY_SVG, REPORT_HTML, outdir.MANIFEST_FILE]
         svg = render_memory_svg(report)
         (staging / MEMORY_SVG).write_text(svg, encoding="utf-8")

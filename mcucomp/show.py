@@ -38,13 +38,16 @@ def format_tensor(g: Graph, name: str) -> str:
 
 
 def format_node(step: int, node: Node, g: Graph) -> str:
-    """One line: step, node name, kernel op (`op/nhwc` when it runs channels-last), inputs -> outputs, MACs (or
-    'alias' for views); ops are lowered."""
+    """One line: step, node name, kernel op (with its code path when it has several, and /nhwc when it runs
+    channels-last: `conv2d_s8.pointwise/nhwc`), inputs -> outputs, MACs (or 'alias' for views); ops are lowered."""
     op = REGISTRY[node.op]
-    cost = "alias" if op.aliases_input(node, g) else f"macs={op.macs(node, g):,}"
+    aliased = op.aliases_input(node, g)
+    cost = "alias" if aliased else f"macs={op.macs(node, g):,}"
+    path = "default" if aliased else op.cost_terms(node, g)[0]
+    kernel = node.op if path == "default" else f"{node.op}.{path}"
     ins = ", ".join(format_tensor(g, i) for i in node.inputs)
     outs = ", ".join(format_tensor(g, o) for o in node.outputs)
-    kernel = f"{node.op}/nhwc" if node.attrs.get("layout") == "nhwc" else node.op
+    kernel += "/nhwc" if node.attrs.get("layout") == "nhwc" else ""
     return f"{step:4d}  {display_text(node.name)}  {kernel}  {ins} -> {outs}  {cost}"
 
 

@@ -149,6 +149,10 @@ class VerifyResult:
     agreement: list[OrtAgreement] | None = None
     layer_checks: list[LayerCheck] | None = None
     layers_skipped: list[str] = field(default_factory=list)
+    #: NPU builds: how many Ethos-U regions the C called (each answered by LiteRT on the region's .tflite) and how
+    #: many region calls were made over all inputs
+    npu_regions: int = 0
+    npu_invocations: int = 0
 
     @property
     def ok(self) -> bool:
@@ -495,6 +499,8 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
                           against="integer reference" if int8 and not missing else "onnxruntime",
                           reference_missing=missing, agreement=agreement,
                           data=samples.source if samples is not None else None, expected=expected)
+    if host.npu is not None:
+        result.npu_regions, result.npu_invocations = len(host.npu.regions), host.npu.invocations
     if int8 and first_feeds is not None:
         _int8_checks(result, model_path, lowered, first_feeds, constants)
     if first_bad is not None or (bisect_always and first_feeds is not None):

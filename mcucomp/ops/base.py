@@ -28,6 +28,8 @@ class KernelCall:
     args: list[str]
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
     scratch_bytes: int = 0
+    #: True when the C function returns an int status (0 = done) that the model's run function returns on failure.
+    returns_status: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,11 @@ class KernelOp(abc.ABC):
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """How output 0 may overlap input 0 once input 0 dies at this node, proven from the C loop; None: not at all."""
         return None
+
+    def scratch_optional(self, node: Node, g: Graph) -> bool:
+        """True when the node's scratch only buys speed: setting node.attrs["scratch"] = False selects a variant
+        without one (memory.choose_scratch decides, from the planned arena, before anything reads the calls)."""
+        return False
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """True when this node can run on channels-last tensors (the layout pass then sets attrs["layout"] = "nhwc",

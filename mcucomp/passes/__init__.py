@@ -14,6 +14,7 @@ from . import (
     lower_onnx_ops,
     lower_qdq,
     lower_qoperator,
+    npu_partition,
     quantized_io,
     remove_identity,
     split_variadic,
@@ -32,6 +33,7 @@ PIPELINE = (
     lower_onnx_ops.run,
     eliminate_dead_code.run,
     layout.run,
+    npu_partition.run,
     check_supported.run,
 )
 

@@ -6,7 +6,9 @@ import csv
 import io
 import json
 
-from .tables import FIT_HEADER, LAYER_HEADER, fit_rows, layer_rows, summary_items
+from ..npu.report import HEADER as NPU_HEADER
+from ..npu.report import placement_rows, totals_text
+from .tables import FIT_HEADER, LAYER_HEADER, display_text, fit_rows, layer_rows, summary_items
 
 #: Marks the peak step in the text table (ASCII, so any terminal encoding prints it).
 PEAK_MARK = "<- peak"
@@ -26,6 +28,9 @@ def format_text(report: dict) -> str:
     lines = [f"analyze '{report['name']}' for {report['board']} (nothing written; live RAM = aligned bytes of "
              "arena buffers live at the step)"]
     lines += fixed_table(LAYER_HEADER[:-1] + [""], layer_rows(report, PEAK_MARK), right={0, 4, 5, 6, 7, 8})
+    if report.get("npu_placement"):
+        lines.append("")
+        lines += npu_placement_lines(report)
     lines.append("")
     summary = summary_items(report)
     width = max(len(label) for label, _ in summary)
@@ -34,6 +39,15 @@ def format_text(report: dict) -> str:
     lines.append(f"board fit ({report['fit']['core']}; code and stack estimated):")
     lines += ["  " + line for line in fixed_table(FIT_HEADER, fit_rows(report), right={2, 3, 4})]
     return "\n".join(lines)
+
+
+def npu_placement_lines(report: dict) -> list[str]:
+    """The NPU placement table (every original layer: CPU or NPU, why, estimated cycles) and its totals."""
+    placement = report["npu_placement"]
+    rows = placement_rows(placement)
+    return ([f"NPU placement ({display_text(report['npu']['label'])}):"]
+            + ["  " + line for line in fixed_table(NPU_HEADER, rows, right={4, 5})]
+            + ["  " + totals_text(placement)])
 
 
 def format_json(report: dict) -> str:

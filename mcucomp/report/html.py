@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
+from ..npu.report import CPU_LABEL, NPU_LABEL, placement_rows, totals_text
+from ..npu.report import HEADER as NPU_HEADER
 from .tables import (FIT_HEADER, LAYER_HEADER, TENSOR_HEADER, fit_rows, fit_verdict, float_layers, layer_rows,
                      summary_items, tensor_rows)
 
@@ -29,8 +31,8 @@ figure { margin: 0; overflow-x: auto; }
 """
 
 #: Columns right-aligned per table (by header text).
-_NUMERIC = {"step", "MACs", "weight B", "live RAM B", "est. cycles", "est. us", "bytes", "offset", "end", "first step", "last step",
-            "needed B", "size B", "used"}
+_NUMERIC = {"step", "MACs", "weight B", "live RAM B", "est. cycles", "est. us", "bytes", "offset", "end", "first step",
+            "last step", "needed B", "size B", "used", "CPU cycles (estimated)", "NPU cycles (Vela-estimated)"}
 
 
 def _table(cls: str, header: list[str], rows: list[list[str]], row_class) -> str:
@@ -59,6 +61,17 @@ def _float_warning(report: dict) -> str:
             f"usually causes this.</p><ul>{items}</ul></div>")
 
 
+def _npu_section(report: dict) -> str:
+    """The NPU placement table and its totals ('' without an NPU)."""
+    placement = report.get("npu_placement")
+    if not placement:
+        return ""
+    table = _table("npu", NPU_HEADER, placement_rows(placement), lambda r: "" if r[2] == "NPU" else "cpu")
+    return (f"<h2>NPU placement</h2>\n<p>{escape(report['npu']['label'])}. CPU cycles are {escape(CPU_LABEL)}; NPU "
+            f"cycles are {escape(NPU_LABEL)} (Vela's own estimate, compiling the layer alone); the two are only "
+            f"combined as time.</p>\n{table}\n<p>{escape(totals_text(placement))}</p>")
+
+
 def render_report_html(report: dict, svg: str) -> str:
     """The report page for one compiled model; `svg` is memory.svg's text, embedded inline.
 
@@ -84,6 +97,7 @@ def render_report_html(report: dict, svg: str) -> str:
 {fit}
 <p>{escape(report['fit']['note'])}</p>
 {_float_warning(report)}
+{_npu_section(report)}
 <h2>Summary</h2>
 <dl class="summary">{summary}</dl>
 <h2>Arena over time</h2>

@@ -26,7 +26,9 @@ def format_build_target(result: dict) -> list[str]:
             f"  flash: ELF {result['flash_bytes']:,} B, predicted {result['predicted_flash_bytes']:,} B "
             f"({result['flash_error_percent']:+.1f}%)",
             f"  RAM:   ELF {result['ram_bytes']:,} B, predicted {result['predicted_ram_bytes']:,} B "
-            f"({result['ram_error_percent']:+.1f}%)"]
+            f"({result['ram_error_percent']:+.1f}%)"] + (
+        ["  NPU: linked with mcucomp's driver stand-in (checks, no NPU results), not Arm's ethos-u-core-driver: "
+         "a test firmware"] if result.get("npu_standin") else [])
 
 
 def cmd_build_target(args: argparse.Namespace, compile_fn) -> int:
@@ -43,6 +45,10 @@ def format_on_target(result) -> list[str]:
             f"QEMU {result.status}, arena at {result.arena}",
             f"  {'output':<24} {'inputs':>6} {'differing':>9}"]
     rows += [f"  {name:<24} {result.inputs:>6} {bad:>9}" for name, bad in result.mismatching.items()]
+    if result.npu_replay_bytes is not None:
+        rows.append(f"  NPU regions: the driver stand-in's checks passed on every call (COP1 payload, 16-byte "
+                    f"alignment, region sizes, NPU config); QEMU has no Ethos-U, so it wrote the host reference's "
+                    f"region outputs ({result.npu_replay_bytes:,} B) and the CPU layers after them ran on the target")
     if result.stack_high_water is not None:
         rows.append(f"  stack: high-water {result.stack_high_water} B, estimated {result.stack_estimate} B")
     return rows

@@ -53,6 +53,7 @@ def build_target(model_dir: Path, board_id: str | None) -> dict:
     sizes = elf_sizes(fw)
     result = {"board": board["id"], "elf": str(fw.elf), "command": fw.command, **sizes,
               "arena": arena_placement(fw), "weights_region": fit["weights_region"],
+              "npu_standin": bool(report.get("npu") and report["npu"]["regions"]),
               "predicted_flash_bytes": fit["flash_bytes"], "predicted_ram_bytes": fit["ram_bytes"],
               "flash_error_percent": 100.0 * (fit["flash_bytes"] - sizes["flash_bytes"]) / sizes["flash_bytes"],
               "ram_error_percent": 100.0 * (fit["ram_bytes"] - sizes["ram_bytes"]) / sizes["ram_bytes"]}
@@ -75,6 +76,7 @@ class OnTargetResult:
     stack_estimate: int = 0
     arena: str = ""                                    # where the arena linked (region @ address)
     data: str | None = None                            # the --data file the inputs came from (None: seeded random)
+    npu_replay_bytes: int | None = None                # NPU builds: region output bytes the driver stand-in replayed
 
     @property
     def ok(self) -> bool:
@@ -90,6 +92,20 @@ def _stack_high_water(console: str) -> int | None:
     return None
 
 
+def host_outputs(host, feeds: list[dict]) -> tuple[list[dict], bytes | None]:
+    """The host build's outputs for every input set and, for an NPU build, the bytes of every NPU region output in
+    call order (the host's reference of each region; the target's driver stand-in writes them back, as QEMU has no
+    Ethos-U), else None."""
+    if host.npu is None:
+        return [host.run(f) for f in feeds], None
+    host.npu.record = []
+    try:
+        expected = [host.run(f) for f in feeds]
+        return expected, b"".join(host.npu.record)
+    finally:
+        host.npu.record = None
+
+
 def verify_on_target(model_dir: Path, board_id: str | None, inputs: int = 5, seed: int = 0,
                      timeout_s: float = 300.0, data=None) -> OnTargetResult:
     """Run model_dir's C in QEMU on the board's core with the seeded inputs of the host verify (or the samples of
@@ -103,7 +119,7 @@ def verify_on_target(model_dir: Path, board_id: str | None, inputs: int = 5, see
     feeds = (data_feeds(data, report) if data is not None
              else [random_feeds(report["inputs"], rng) for _ in range(inputs)])
     inputs = len(feeds)
-    expected = [host.run(f) for f in feeds]
+    expected, replay = host_outputs(host, feeds)
     blob = b"".join(np.ascontiguousarray(f[s["name"]]).tobytes() for f in feeds for s in report["inputs"])
     stack = report["fit"]["ram_parts"]["stack"]
     fit = report["fit"]
@@ -111,11 +127,16 @@ def verify_on_target(model_dir: Path, board_id: str | None, inputs: int = 5, see
                                                            ("weights_region", board["flash_region"]))
               if fit[key] != default]
     fw = build_firmware(model_dir, model_dir / "firmware-qemu", board, qemu_memory_map(machine, chosen),
-                        stack + QEMU_STACK_MARGIN)
-    run = run_firmware(fw.elf, machine, blob, model_dir / "firmware-qemu" / "run", timeout_s)
+                        stack + QEMU_STACK_MARGIN, ["-DFW_NPU_REPLAY"] if replay is not None else [])
+    run_dir = model_dir / "firmware-qemu" / "run"
+    if replay is not None:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "npu_replay.bin").write_bytes(replay)
+    run = run_firmware(fw.elf, machine, blob, run_dir, timeout_s)
     result = OnTargetResult(board["id"], machine, inputs, seed, run.status, run.console.strip(),
                             stack_high_water=_stack_high_water(run.console), stack_estimate=stack,
-                            arena=arena_placement(fw), data=None if data is None else str(data))
+                            arena=arena_placement(fw), data=None if data is None else str(data),
+                            npu_replay_bytes=None if replay is None else len(replay))
     if run.status != "ok":
         meaning = EXIT_MEANINGS.get(run.exit_code, "QEMU failed") if run.exit_code is not None else "no exit"
         result.detail = f"{meaning} (exit {run.exit_code}): {run.console.strip()[-500:]}"

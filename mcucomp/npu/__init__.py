@@ -1,0 +1,1 @@
+"""NPU offload (Arm Ethos-U through Vela): one module per stage."""
