@@ -45,6 +45,36 @@ static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift
     return (int32_t)(v < qmin ? qmin : (v > qmax ? qmax : v));
 }
 
+/* TFLite's MultiplyByQuantizedMultiplier (two roundings), the `fixed` mode of the elementwise kernels (add_s8,
+ * mul_s8); numpy reference in mcucomp/fixedpoint.py. H10b's version of these helpers wins at merge. */
+
+/** gemmlowp SaturatingRoundingDoublingHighMul: (a*b + nudge) / 2^31 truncated; INT32_MIN * INT32_MIN saturates. */
+static inline int32_t mcu_srdhm(int32_t a, int32_t b)
+{
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+    if (a == b && a == INT32_MIN) {
+        return INT32_MAX;
+    }
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/** gemmlowp RoundingDivideByPOT: x / 2^exponent rounded half away from zero (0 <= exponent <= 31). */
+static inline int32_t mcu_rdbpot(int32_t x, int32_t exponent)
+{
+    const int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+    const int32_t remainder = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/** TFLite MultiplyByQuantizedMultiplier: shift > 0 shifts x left first (wrapping), shift < 0 rounds right after. */
+static inline int32_t mcu_mbqm(int32_t x, int32_t mult, int32_t shift)
+{
+    const int32_t left = shift > 0 ? shift : 0;
+    return mcu_rdbpot(mcu_srdhm((int32_t)((uint32_t)x << left), mult), shift > 0 ? 0 : -shift);
+}
+
 /** How an int32 accumulator becomes an 8-bit value.
  * float mode (mult == NULL): v = (float)acc * scale[c]; if div != 0, v = v / div (a DequantizeLinear followed by a
  * QuantizeLinear); clamp to [qmin - zp, qmax - zp]; round half to even; add zp — onnxruntime's integer kernels.

@@ -162,13 +162,14 @@ def _binary_operands(g: Graph, node: Node):
 
 
 def _lower_qlinearadd(g: Graph, node: Node, mode: str) -> None:
-    """com.microsoft QLinearAdd(A, As, Az, B, Bs, Bz, Cs, Cz) → add_s8 in its arithmetic (MLAS QLinearAdd)."""
+    """com.microsoft QLinearAdd(A, As, Az, B, Bs, Bz, Cs, Cz) → add_s8 in its arithmetic (MLAS QLinearAdd), or TFLite
+    ADD's with --requant fixed."""
     operands = _binary_operands(g, node)
     if operands is None:
         return
     a, b, y, (a_s, a_z), (b_s, b_z), (y_s, y_z), (lo, hi) = operands
     off = 128 if g.tensors[y].dtype == "uint8" else 0
-    node.attrs = {"mode": "qlinear", "offsets": (off, off, off), "a_scale": a_s, "a_zp": a_z, "b_scale": b_s,
+    node.attrs = {"mode": "fixed" if mode == "fixed" else "qlinear", "offsets": (off, off, off), "a_scale": a_s, "a_zp": a_z, "b_scale": b_s,
                   "b_zp": b_z, "y_scale": y_s, "y_zp": y_z, "qmin": lo, "qmax": hi}
     node.inputs, node.op, node.domain = [a, b], "add_s8", ""
 
@@ -223,8 +224,9 @@ def _lower_qlinearmul(g: Graph, node: Node, mode: str) -> None:
         return
     a, b, y, (a_s, a_z), (b_s, b_z), (y_s, y_z), (lo, hi) = operands
     set_quant(g, y, const_quant(g, node.inputs[6], node.inputs[7] if len(node.inputs) > 7 else None))
-    node.attrs = {"a_scale": a_s, "a_zp": a_z, "b_scale": b_s, "b_zp": b_z, "y_scale": y_s, "y_zp": y_z,
-                  "qmin": lo, "qmax": hi, "y_off": 128 if g.tensors[y].dtype == "uint8" else 0}
+    node.attrs = {"mode": "fixed" if mode == "fixed" else "qlinear", "a_scale": a_s, "a_zp": a_z, "b_scale": b_s,
+                  "b_zp": b_z, "y_scale": y_s, "y_zp": y_z, "qmin": lo, "qmax": hi,
+                  "y_off": 128 if g.tensors[y].dtype == "uint8" else 0}
     node.inputs, node.op, node.domain = [a, b], "mul_s8", ""
 
 

@@ -4,6 +4,12 @@
 static int32_t add_one(const mcu_add_s8_params *p, int32_t a, int32_t b)
 {
     float v;
+    if (p->mode == MCU_ADD_S8_FIXED) {
+        /* TFLite reference_integer_ops::Add; the operands fit in 9 bits, so the left shift cannot overflow */
+        const int32_t sa = mcu_mbqm((a - p->a_zp) * (1 << p->left_shift), p->a_mult, p->a_shift);
+        const int32_t sb = mcu_mbqm((b - p->b_zp) * (1 << p->left_shift), p->b_mult, p->b_shift);
+        return mcu_sat(mcu_mbqm(sa + sb, p->y_mult, p->y_shift) + p->y_zp, p->qmin, p->qmax);
+    }
     if (p->mode == MCU_ADD_S8_QLINEAR) {
         /* MLAS QLinearAdd: the zero points live in `fixed`; b's term first, then a's; values in the integer type
          * onnxruntime uses for each tensor, since the float roundings depend on it. */

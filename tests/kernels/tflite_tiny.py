@@ -1,0 +1,107 @@
+"""A one-operator int8 .tflite written with the flatbuffers builder and Vela's schema classes, run by LiteRT: the
+oracle for `--requant fixed`, which must equal TFLite's int8 kernels bit for bit (the NPU path checks Ethos-U regions
+against LiteRT). Kept to what the elementwise tests need: 1-D int8 tensors, per-tensor quantization."""
+
+from __future__ import annotations
+
+import flatbuffers
+import numpy as np
+from ethosu.vela.tflite import (Buffer, BuiltinOperator, BuiltinOptions, LeakyReluOptions, Model, Operator,
+                                OperatorCode, QuantizationParameters, SubGraph, Tensor, TensorType)
+
+OPS = {"ADD": BuiltinOperator.BuiltinOperator.ADD, "MUL": BuiltinOperator.BuiltinOperator.MUL,
+       "LOGISTIC": BuiltinOperator.BuiltinOperator.LOGISTIC, "TANH": BuiltinOperator.BuiltinOperator.TANH,
+       "HARD_SWISH": BuiltinOperator.BuiltinOperator.HARD_SWISH,
+       "LEAKY_RELU": BuiltinOperator.BuiltinOperator.LEAKY_RELU}
+
+
+def _vector(b: flatbuffers.Builder, start, values, prepend) -> int:
+    """A flatbuffers vector of scalars (built back to front)."""
+    start(b, len(values))
+    for v in reversed(values):
+        prepend(v)
+    return b.EndVector()
+
+
+def _tensor(b: flatbuffers.Builder, name: str, length: int, scale: float, zp: int) -> int:
+    """An int8 tensor [length] with per-tensor quantization, on the empty buffer 0."""
+    q_scale = _vector(b, QuantizationParameters.StartScaleVector, [float(scale)], b.PrependFloat32)
+    q_zp = _vector(b, QuantizationParameters.StartZeroPointVector, [int(zp)], b.PrependInt64)
+    QuantizationParameters.Start(b)
+    QuantizationParameters.AddScale(b, q_scale)
+    QuantizationParameters.AddZeroPoint(b, q_zp)
+    quant = QuantizationParameters.End(b)
+    shape = _vector(b, Tensor.StartShapeVector, [length], b.PrependInt32)
+    name_off = b.CreateString(name)
+    Tensor.Start(b)
+    Tensor.AddShape(b, shape)
+    Tensor.AddType(b, TensorType.TensorType.INT8)
+    Tensor.AddBuffer(b, 0)
+    Tensor.AddName(b, name_off)
+    Tensor.AddQuantization(b, quant)
+    return Tensor.End(b)
+
+
+def elementwise_model(op: str, length: int, inputs: list[tuple[float, int]], output: tuple[float, int],
+                      alpha: float | None = None) -> bytes:
+    """The .tflite bytes of y = op(x0[, x1]) over int8 vectors of `length`; inputs/output as (scale, zero point)."""
+    b = flatbuffers.Builder(1024)
+    tensors = [_tensor(b, f"x{i}", length, s, z) for i, (s, z) in enumerate(inputs)]
+    tensors.append(_tensor(b, "y", length, *output))
+    options = 0
+    if alpha is not None:
+        LeakyReluOptions.Start(b)
+        LeakyReluOptions.AddAlpha(b, float(alpha))
+        options = LeakyReluOptions.End(b)
+    op_inputs = _vector(b, Operator.StartInputsVector, list(range(len(inputs))), b.PrependInt32)
+    op_outputs = _vector(b, Operator.StartOutputsVector, [len(inputs)], b.PrependInt32)
+    Operator.Start(b)
+    Operator.AddOpcodeIndex(b, 0)
+    Operator.AddInputs(b, op_inputs)
+    Operator.AddOutputs(b, op_outputs)
+    if alpha is not None:
+        Operator.AddBuiltinOptionsType(b, BuiltinOptions.BuiltinOptions.LeakyReluOptions)
+        Operator.AddBuiltinOptions(b, options)
+    operator = Operator.End(b)
+    sg_tensors = _vector(b, SubGraph.StartTensorsVector, tensors, b.PrependUOffsetTRelative)
+    sg_inputs = _vector(b, SubGraph.StartInputsVector, list(range(len(inputs))), b.PrependInt32)
+    sg_outputs = _vector(b, SubGraph.StartOutputsVector, [len(inputs)], b.PrependInt32)
+    sg_ops = _vector(b, SubGraph.StartOperatorsVector, [operator], b.PrependUOffsetTRelative)
+    SubGraph.Start(b)
+    SubGraph.AddTensors(b, sg_tensors)
+    SubGraph.AddInputs(b, sg_inputs)
+    SubGraph.AddOutputs(b, sg_outputs)
+    SubGraph.AddOperators(b, sg_ops)
+    subgraph = SubGraph.End(b)
+    code = OPS[op]
+    OperatorCode.Start(b)
+    OperatorCode.AddDeprecatedBuiltinCode(b, min(code, 127))
+    OperatorCode.AddBuiltinCode(b, code)
+    OperatorCode.AddVersion(b, 2)
+    opcode = OperatorCode.End(b)
+    Buffer.Start(b)
+    empty = Buffer.End(b)
+    codes = _vector(b, Model.StartOperatorCodesVector, [opcode], b.PrependUOffsetTRelative)
+    subgraphs = _vector(b, Model.StartSubgraphsVector, [subgraph], b.PrependUOffsetTRelative)
+    buffers = _vector(b, Model.StartBuffersVector, [empty], b.PrependUOffsetTRelative)
+    Model.Start(b)
+    Model.AddVersion(b, 3)
+    Model.AddOperatorCodes(b, codes)
+    Model.AddSubgraphs(b, subgraphs)
+    Model.AddBuffers(b, buffers)
+    b.Finish(Model.End(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def run_litert(model: bytes, *xs: np.ndarray) -> np.ndarray:
+    """LiteRT's output for int8 vector inputs, from its builtin kernels (the XNNPACK delegate, which LiteRT applies by
+    default and whose int8 arithmetic differs, is left out: TFLite Micro, CMSIS-NN and Vela follow the builtins)."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    interp = Interpreter(model_content=model,
+                         experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    interp.allocate_tensors()
+    for detail, x in zip(interp.get_input_details(), xs):
+        interp.set_tensor(detail["index"], np.asarray(x, np.int8))
+    interp.invoke()
+    return interp.get_tensor(interp.get_output_details()[0]["index"]).copy()
