@@ -1,6 +1,7 @@
 """int8 addition with broadcasting, in onnxruntime's QLinearAdd or float (DQ, Add, Q) arithmetic, or (`--requant
-fixed`) TFLite's int8 ADD (reference_integer_ops::Add: inputs shifted left by 20 bits, each rescaled by its own
-multiplier, summed, rescaled by the output multiplier; MultiplyByQuantizedMultiplier rounding)."""
+fixed`) TFLite's int8 ADD as LiteRT's builtin kernel computes it: inputs shifted left by 20 bits, each rescaled by
+its own multiplier with one rounding, summed, rescaled by the output multiplier with MultiplyByQuantizedMultiplier
+(reference_integer_ops::Add rounds the operands twice instead: see mcucomp/intref/add_s8.py)."""
 
 from __future__ import annotations
 

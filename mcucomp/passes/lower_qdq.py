@@ -13,6 +13,7 @@ import numpy as np
 
 from ..ir import Graph, Node, Tensor
 from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
+from ..ops._tflite_lut import tflite_table
 from ..ops._window import canonical_hw
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
@@ -331,9 +332,15 @@ def _table_function(g: Graph, node: Node):
     return None
 
 
+def _q_triple(g: Graph, name: str, q) -> tuple[float, int, str]:
+    """(scale, zero point, dtype) of a per-tensor quantized tensor."""
+    return float(scalar(q.scale)), int(scalar(q.zero_point)), g.tensors[name].dtype
+
+
 def _lower_lookup(grp: _Group, mode: str) -> None:
     """DQ → Sigmoid / Tanh / HardSwish / HardSigmoid / LeakyRelu / Relu / Clip → Q: one lut8 whose table holds the
-    quantized function value of every input code."""
+    quantized function value of every input code: onnxruntime's float32 arithmetic, or with --requant fixed TFLite's
+    int8 kernel's (mcucomp/ops/_tflite_lut.py; HardSigmoid, which TFLite lacks, keeps onnxruntime's)."""
     g, node = grp.g, grp.node
     src = dq_source(g, node.inputs[0])
     fn = _table_function(g, node)
@@ -342,7 +349,12 @@ def _lower_lookup(grp: _Group, mode: str) -> None:
         return
     y, yq, _ = grp.sink
     set_quant(g, y, yq)
-    grp.finish("lut8", [src[0]], _table_attrs(g, src[0], src[1], y, yq, fn))
+    table = None
+    if mode == "fixed":
+        clip = [None if not i else float(g.const(i)) for i in (node.inputs + ["", ""])[1:3]]
+        table = tflite_table(node.op, node.attrs, _q_triple(g, src[0], src[1]), _q_triple(g, y, yq), tuple(clip))
+    grp.finish("lut8", [src[0]], _table_attrs(g, src[0], src[1], y, yq, fn) if table is None else
+               {"table": table, "x_lo": QRANGE[g.tensors[src[0]].dtype][0], "y_shift": 0})
 
 
 LOWERINGS = {

@@ -1,13 +1,22 @@
 #include "add_s8.h"
 #include <math.h>
 
+/* x * mult / 2^(31 - shift), rounded half up once (shift <= 0: a multiplier below 1; |x| < 2^29, so the product
+ * fits in 64 bits) */
+static int32_t add_rescale(int32_t x, int32_t mult, int32_t shift)
+{
+    const int32_t total = 31 - shift;
+    return (int32_t)(((int64_t)x * mult + ((int64_t)1 << (total - 1))) >> total);
+}
+
 static int32_t add_one(const mcu_add_s8_params *p, int32_t a, int32_t b)
 {
     float v;
     if (p->mode == MCU_ADD_S8_FIXED) {
-        /* TFLite reference_integer_ops::Add; the operands fit in 9 bits, so the left shift cannot overflow */
-        const int32_t sa = mcu_mbqm((a - p->a_zp) * (1 << p->left_shift), p->a_mult, p->a_shift);
-        const int32_t sb = mcu_mbqm((b - p->b_zp) * (1 << p->left_shift), p->b_mult, p->b_shift);
+        /* TFLite int8 ADD as LiteRT's builtin kernel computes it: each operand shifted left by 20 and rescaled with
+         * one rounding, the sum rescaled by MultiplyByQuantizedMultiplier */
+        const int32_t sa = add_rescale((a - p->a_zp) * (1 << p->left_shift), p->a_mult, p->a_shift);
+        const int32_t sb = add_rescale((b - p->b_zp) * (1 << p->left_shift), p->b_mult, p->b_shift);
         return mcu_sat(mcu_mbqm(sa + sb, p->y_mult, p->y_shift) + p->y_zp, p->qmin, p->qmax);
     }
     if (p->mode == MCU_ADD_S8_QLINEAR) {

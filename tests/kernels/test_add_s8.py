@@ -81,3 +81,15 @@ def test_qlinearadd(dtype, tmp_path):
         qm.raw_output(f"s{i}_y", np.broadcast_shapes(a_shape, b_shape), dtype)
     ops = check_qmodel(qm, tmp_path, seeds=range(5))
     assert [ops[f"s{i}_y_node"] for i in range(5)] == ["add_s8"] * 5
+
+
+@pytest.mark.parametrize("qoperator", [False, True])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_fixed_mode_equals_litert(dtype, qoperator, tmp_path):
+    """--requant fixed: every pair of codes equals TFLite's int8 ADD (LiteRT's builtin kernel), QDQ Add and
+    QLinearAdd alike; one case with equal input scales, one output scale that saturates."""
+    from tflite_tiny import check_binary_fixed_against_litert
+
+    params = [((0.031, -7), (0.012, 20), (0.04, 3)), ((0.02, 0), (0.02, -50), (0.04, -128)),
+              ((0.11, 60), (0.0033, -1), (0.05, 9))]
+    check_binary_fixed_against_litert("Add", "ADD", dtype, qoperator, params, tmp_path)

@@ -12,7 +12,8 @@ from ethosu.vela.tflite import (Buffer, BuiltinOperator, BuiltinOptions, LeakyRe
 OPS = {"ADD": BuiltinOperator.BuiltinOperator.ADD, "MUL": BuiltinOperator.BuiltinOperator.MUL,
        "LOGISTIC": BuiltinOperator.BuiltinOperator.LOGISTIC, "TANH": BuiltinOperator.BuiltinOperator.TANH,
        "HARD_SWISH": BuiltinOperator.BuiltinOperator.HARD_SWISH,
-       "LEAKY_RELU": BuiltinOperator.BuiltinOperator.LEAKY_RELU}
+       "LEAKY_RELU": BuiltinOperator.BuiltinOperator.LEAKY_RELU, "RELU": BuiltinOperator.BuiltinOperator.RELU,
+       "RELU6": BuiltinOperator.BuiltinOperator.RELU6}
 
 
 def _vector(b: flatbuffers.Builder, start, values, prepend) -> int:
@@ -77,7 +78,7 @@ def elementwise_model(op: str, length: int, inputs: list[tuple[float, int]], out
     OperatorCode.Start(b)
     OperatorCode.AddDeprecatedBuiltinCode(b, min(code, 127))
     OperatorCode.AddBuiltinCode(b, code)
-    OperatorCode.AddVersion(b, 2)
+    OperatorCode.AddVersion(b, 1 if op == "HARD_SWISH" else 2)
     opcode = OperatorCode.End(b)
     Buffer.Start(b)
     empty = Buffer.End(b)
@@ -105,3 +106,47 @@ def run_litert(model: bytes, *xs: np.ndarray) -> np.ndarray:
         interp.set_tensor(detail["index"], np.asarray(x, np.int8))
     interp.invoke()
     return interp.get_tensor(interp.get_output_details()[0]["index"]).copy()
+
+
+def check_binary_fixed_against_litert(onnx_op: str, tfl_op: str, dtype, qoperator: bool, params, out_dir) -> None:
+    """Every pair of 8-bit codes through `onnx_op` (QDQ, or com.microsoft QLinear<op>) compiled with --requant fixed:
+    the C and the integer reference equal LiteRT's `tfl_op` for each (a, b, y) quantization in `params` ((scale,
+    int8 zero point) triples). uint8 models are compared through TFLite's int8 model with codes 128 lower."""
+    import mcucomp
+    import mcucomp.host
+    from mcucomp.intref import run_lowered
+    from mcucomp.pipeline import lower_model
+
+    from helpers import assert_close
+    from qmodels import QModel
+
+    qm = QModel(dtype)
+    off = qm.zp_offset
+    t = qm.act_dtype.type
+    grid = np.arange(-128, 128)
+    a_codes, b_codes = np.repeat(grid, 256).reshape(256, 256), np.tile(grid, 256).reshape(256, 256)
+    feeds, expected = {}, {}
+    for i, (a_q, b_q, y_q) in enumerate(params):
+        name = f"s{i}"
+        if qoperator:
+            a, b = qm.raw_input(f"{name}a", (256, 256), dtype), qm.raw_input(f"{name}b", (256, 256), dtype)
+            quant = [qm.init(f"{name}{k}{j}", np.float32(q[0]) if j == "s" else t(q[1] + off))
+                     for k, q in zip("aby", (a_q, b_q, y_q)) for j in "sz"]
+            qm.node(f"QLinear{onnx_op}", [a, *quant[:2], b, *quant[2:]], [f"{name}_y"], domain="com.microsoft")
+            y = qm.raw_output(f"{name}_y", (256, 256), dtype)
+        else:
+            a, af = qm.act(f"{name}a", (256, 256), a_q[0], a_q[1] + off)
+            b, bf = qm.act(f"{name}b", (256, 256), b_q[0], b_q[1] + off)
+            qm.node(onnx_op, [af, bf], [f"{name}_f"])
+            y = qm.out(f"{name}_f", name, (256, 256), y_q[0], y_q[1] + off)
+        feeds[a], feeds[b] = (a_codes + off).astype(dtype), (b_codes + off).astype(dtype)
+        litert = run_litert(elementwise_model(tfl_op, 65536, [a_q, b_q], y_q), a_codes.reshape(-1),
+                            b_codes.reshape(-1))
+        expected[y] = (litert.astype(np.int32) + off).astype(dtype).reshape(256, 256)
+    model = qm.model()
+    result = mcucomp.compile_model(model, out_dir, name="m", requant="fixed")
+    ours = mcucomp.host.load(result.out_dir, layer_hook=False).run(feeds)
+    reference = run_lowered(lower_model(model, requant="fixed"), feeds)
+    for name, value in expected.items():
+        assert_close(ours[name], value, f"{name} against LiteRT", exact=True)
+        assert_close(reference[name], value, f"{name} integer reference against LiteRT", exact=True)
