@@ -119,3 +119,24 @@ def autoencoder(seed: int = 0) -> onnx.ModelProto:
         if i < len(widths) - 2:
             x = n.node("Relu", [x])
     return n.model("x", [1, 640], x, [1, 640])
+
+
+#: The int8 test zoo built here, quantized by quantize_static (QDQ); with the MLPerf Tiny files in ../shared/models it
+#: is every int8 model the tests compile end to end (tests/test_int8_flash.py, tests/test_int8_zoo_target.py).
+ZOO = {"unet": unet, "mobilenet_v2": mobilenet_v2, "autoencoder": autoencoder}
+SHARED_INT8 = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
+ALL_INT8 = sorted(ZOO) + SHARED_INT8
+
+
+def int8_model_path(name: str, directory) -> str:
+    """Path of a zoo model quantized into `directory` (made once per directory), or of a shared MLPerf Tiny file."""
+    from pathlib import Path
+
+    from shared_models import shared_model
+
+    if name in SHARED_INT8:
+        return str(shared_model(f"mlperf_tiny/{name}.onnx"))
+    path = Path(directory) / f"{name}.onnx"
+    if not path.is_file():
+        quantize_qdq(ZOO[name](), path)
+    return str(path)
