@@ -25,12 +25,13 @@ class _Emitter:
     def __init__(self, g: Graph, layout: MemoryLayout, prefix: str, io_names: dict[str, str]):
         self.g, self.layout, self.prefix, self.io_names = g, layout, prefix, io_names
         self.arrays: list[ArrayConst] = []
-        self.symbols: dict[str, str] = {}
+        self.symbols: dict[tuple[str, str], str] = {}
 
-    def array(self, key: str, data: np.ndarray, dtype: str) -> str:
-        """The symbol of a constant array, adding it on first use."""
+    def array(self, key: tuple[str, str], data: np.ndarray, dtype: str) -> str:
+        """The symbol of a constant array, adding it on first use. key: ("tensor", constant tensor name) or ("call",
+        a KernelCall.arrays key), apart, since a kernel's array key may equal a tensor's name."""
         if key not in self.symbols:
-            sym = f"{self.prefix}_c{len(self.arrays)}_{sanitize(key)[:40]}"
+            sym = f"{self.prefix}_c{len(self.arrays)}_{sanitize(key[1])[:40]}"
             data = np.ascontiguousarray(data)
             if dtype == "bool":
                 data = data.astype(np.uint8)
@@ -45,7 +46,7 @@ class _Emitter:
         t = self.g.tensors[name]
         ctype = C_TYPES[t.dtype]
         if t.is_const:
-            return self.array(name, t.data, t.dtype)
+            return self.array(("tensor", name), t.data, t.dtype)
         root = self.layout.roots.get(name, name)
         if root in self.layout.caller_owned:
             return self.io_names[root]
@@ -62,9 +63,9 @@ class _Emitter:
         if isinstance(value, ArrayRef):
             if value.key in call.arrays:
                 data = call.arrays[value.key]
-                return self.array(f"{value.key}", data, str(data.dtype))
+                return self.array(("call", value.key), data, str(data.dtype))
             t = self.g.tensors[value.key]
-            return self.array(value.key, t.data, t.dtype)
+            return self.array(("tensor", value.key), t.data, t.dtype)
         if isinstance(value, list):
             return [(k, self.param(v, call)) if isinstance(k, str) else self.param((k, v), call)
                     for k, v in value] if value and isinstance(value[0], tuple) else [self.param(v, call) for v in value]

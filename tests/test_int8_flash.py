@@ -78,16 +78,17 @@ def test_flash_within_five_percent_of_int8_parameters(model, requant, tmp_path_f
         bound[kind] += _bound(node, g, requant, tables)
         before = actual[kind]
         call = calls.get(node.name)
-        keys = [i for i in node.inputs if i and g.tensors[i].is_const]
-        if call is not None:
-            keys += [k for k in _refs(call.params) + list(call.arrays) if k not in keys]
-        for key in keys:
-            if key in seen or (call is not None and key not in call.arrays and key not in
-                               [i for i in call.args if isinstance(i, str)] + _refs(call.params)):
+        if call is None:  # a view: no call, no constant data
+            continue
+        # the arrays codegen emits for this call: constant tensor arguments and params, and the call's own arrays
+        # (codegen keys the two apart and emits each key once)
+        tensors = {i for i in list(call.args) + _refs(call.params) if isinstance(i, str) and i and i in g.tensors
+                   and g.tensors[i].is_const and i not in call.arrays}
+        for key in sorted({("tensor", t) for t in tensors} | {("call", k) for k in call.arrays}):
+            if key in seen:
                 continue
             seen.add(key)
-            actual[kind] += call.arrays[key].nbytes if call is not None and key in call.arrays \
-                else g.tensors[key].nbytes
+            actual[kind] += call.arrays[key[1]].nbytes if key[0] == "call" else g.tensors[key[1]].nbytes
         if node.op in GEOMETRY:
             bound[kind] += actual[kind] - before
     flash = planned.report["flash_bytes"]
