@@ -30,7 +30,8 @@ CASES = ([(m, b, None) for m in sorted(ZOO) for b in CORE_BOARDS]
 def test_int8_model_bit_exact_on_core(model, board, requant, tmp_path, tmp_path_factory):
     path = int8_model_path(model, tmp_path_factory.getbasetemp())
     options = {"requant": requant} if requant else {}
-    report = mcucomp.compile_model(path, tmp_path, name="m", board=board, **options).report
+    # the fit check is off: QEMU's machines have more RAM than the boards, and bit-exactness is what is tested
+    report = mcucomp.compile_model(path, tmp_path, name="m", board=board, fit_check=False, **options).report
     lowered = lower_model(path, requant=report["requant"]["mode"])
     host = mcucomp.host.load(tmp_path, layer_hook=False)
     rng = np.random.default_rng(0)
