@@ -16,13 +16,13 @@ from . import REFERENCES, missing_ops, run_graph
 LAYER_LSB_BOUND = 1
 
 #: Kernel ops with 8-bit outputs that the layer-local check compares (others are exact data movement or float).
-INT8_KERNELS = ("conv2d_s8", "fc_s8", "add_s8", "mul_s8", "avgpool_s8", "softmax_s8", "lut8", "maxpool_f32",
-                "concat", "transpose")
+INT8_KERNELS = ("conv2d_s8", "fc_s8", "add_s8", "mul_s8", "avgpool_s8", "softmax_s8", "lut8", "conv_transpose_s8",
+                "maxpool_f32", "concat", "transpose")
 
 
 def is_int8_model(order) -> bool:
     """True when the lowered schedule contains an int8 compute kernel (the model is quantized)."""
-    return any(node.op in INT8_KERNELS[:7] for node in order)
+    return any(node.op in INT8_KERNELS[:8] for node in order)
 
 
 @dataclass

@@ -14,7 +14,8 @@ import numpy as np
 from ..ir import Graph, Node, Tensor
 from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
 from ..ops._tflite_lut import tflite_table
-from ..ops._window import canonical_hw
+from ..ops._window import canonical_hw, set_window
+from ..ops.conv_transpose_f32 import begin_end_pads
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
 from .qutil import dq_source, int8_weights, out_range, q_sink, set_quant, single_consumer, to_int8_domain
@@ -94,6 +95,46 @@ def _lower_conv(grp: _Group, mode: str) -> None:
     rq = Requant(combined_scale(x[1], w[1].scale, y_scale), y_zp, lo, hi, mode)
     w_name, w_zp = int8_weights(g, w[0], _weight_zp(w[1], c_out))
     grp.finish("conv2d_s8", [x[0], w_name, b[0] if b else ""], {**window, "x_zp": x[2], "w_zp": w_zp, "rq": rq})
+
+
+def _lower_conv_transpose(grp: _Group, mode: str) -> None:
+    """DQ(x), DQ(w const 8-bit, per tensor or per output channel: axis 1), [DQ(b const int32)] → ConvTranspose (1-D,
+    2-D) → [Relu/Clip] → Q: conv_transpose_s8."""
+    g, node = grp.g, grp.node
+    x = _per_tensor_dq(g, node.inputs[0])
+    w = dq_source(g, node.inputs[1])
+    b = dq_source(g, node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
+    if x is None or w is None or g.const(w[0]) is None or g.tensors[w[0]].dtype not in QRANGE \
+            or len(shape(g, node.inputs[0])) not in (3, 4) or not (w[1].per_tensor or w[1].axis == 1):
+        return
+    if b is not None and (g.const(b[0]) is None or g.tensors[b[0]].dtype != "int32"):
+        return
+    w_data = g.const(w[0])
+    group = node.attrs.get("group", 1)
+    c_out = w_data.shape[1] * group
+    # per-channel parameters run along axis 1 (the output channels of one group): repeat them for every group
+    w_scale = np.asarray(w[1].scale, np.float32).reshape(-1)
+    w_scale = w_scale if w_scale.size == 1 else np.tile(w_scale, group)
+    zp = np.asarray(w[1].zero_point, np.int32).reshape(-1)
+    w_zp = None if not zp.any() else np.broadcast_to(zp if zp.size == 1 else np.tile(zp, group), (c_out,)).copy()
+    rank = len(shape(g, node.inputs[0])) - 2
+    kernel = list(node.attrs.get("kernel_shape") or w_data.shape[2:])
+    strides = list(node.attrs.get("strides") or [1] * rank)
+    dil = list(node.attrs.get("dilations") or [1] * rank)
+    set_window(node, kernel, strides, dil, begin_end_pads(node, g, kernel, strides, dil))
+    y, yq, _ = grp.sink
+    y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
+    lo, hi = grp.clamp(y_zp, y_scale, *out_range(g, y))
+    set_quant(g, x[0], dq_source(g, node.inputs[0])[1])
+    if w_data.dtype == np.uint8:
+        w_name = g.add_const(f"{w[0]}_s8", (w_data.astype(np.int16) - 128).astype(np.int8))
+        w_zp = (np.zeros(c_out, np.int32) if w_zp is None else w_zp) - 128
+    else:
+        w_name = w[0]
+    window = {k: node.attrs[k] for k in ("kernel", "strides", "dilations", "pads")}
+    grp.finish("conv_transpose_s8", [x[0], w_name, b[0] if b else ""],
+               {**window, "group": group, "x_zp": x[2], "w_zp": w_zp,
+                "rq": Requant(combined_scale(x[1], w_scale, y_scale), y_zp, lo, hi, mode)})
 
 
 def _lower_gemm(grp: _Group, mode: str) -> None:
@@ -359,6 +400,7 @@ def _lower_lookup(grp: _Group, mode: str) -> None:
 
 LOWERINGS = {
     "Conv": _lower_conv,
+    "ConvTranspose": _lower_conv_transpose,
     "Gemm": _lower_gemm,
     "MatMul": _lower_matmul,
     "AveragePool": _lower_avgpool,

@@ -83,6 +83,7 @@ def int8_weights(g: Graph, name: str, zp: np.ndarray | None) -> tuple[str, np.nd
 #: Zero-point attributes of the 8-bit kernels: by input index, and for the output ("rq" = the Requant's fields).
 KERNEL_ZP_ATTRS = {
     "conv2d_s8": ({0: ("x_zp",)}, "rq"),
+    "conv_transpose_s8": ({0: ("x_zp",)}, "rq"),
     "fc_s8": ({0: ("x_zp",)}, "rq"),
     "avgpool_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
     "softmax_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
