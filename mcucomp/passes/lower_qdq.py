@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Node, Tensor
-from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
+from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic, quantize_linear
 from ..ops._tflite_lut import tflite_table
 from ..ops._window import canonical_hw, set_window
 from ..ops.conv_transpose_f32 import begin_end_pads
@@ -299,9 +299,22 @@ def _table_attrs(g: Graph, x: str, x_q, y: str, y_q, fn) -> dict:
     return {"table": table, "x_lo": QRANGE[g.tensors[x].dtype][0], "y_shift": 0}
 
 
+def _pad_value_as_code(g: Graph, node: Node, codes: str, q) -> None:
+    """A constant-mode Pad of codes pads with the code of its value (the zero point for the default 0), quantized
+    with the input's parameters as onnxruntime's QuantizeLinear would (float32 division, half to even, saturated)."""
+    value_name = node.inputs[2] if len(node.inputs) > 2 else ""
+    value = 0.0 if not value_name else float(np.asarray(g.const(value_name)).reshape(-1)[0])
+    lo, hi = QRANGE[g.tensors[codes].dtype]
+    code = quantize_linear(np.float32(value), float(scalar(q.scale)), int(scalar(q.zero_point)),
+                           g.tensors[codes].dtype)
+    const = g.add_const(f"{node.name}_pad_code", np.array(np.clip(code, lo, hi), g.tensors[codes].dtype))
+    node.inputs = (node.inputs + [""] * 3)[:2] + [const] + node.inputs[3:]
+
+
 def _lower_data_movement(grp: _Group, mode: str) -> None:
-    """DQ → MaxPool / Resize / Transpose / DepthToSpace / SpaceToDepth → Q: the op moves int8 codes (these ops commute
-    with a monotonic requantization), then a lut8 requantizes when the output's parameters differ."""
+    """DQ → MaxPool / Resize / Transpose / DepthToSpace / SpaceToDepth / Slice / Gather / Expand / Tile / Pad → Q: the
+    op moves int8 codes (these ops commute with a monotonic requantization; a constant Pad pads with its value's
+    code), then a lut8 requantizes when the output's parameters differ."""
     g, node = grp.g, grp.node
     src = dq_source(g, node.inputs[0])
     if src is None or grp.act is not None or not src[1].per_tensor or g.tensors[src[0]].dtype not in QRANGE:
@@ -312,6 +325,8 @@ def _lower_data_movement(grp: _Group, mode: str) -> None:
         return
     y, yq, qnode = grp.sink
     set_quant(g, y, yq)
+    if node.op == "Pad":
+        _pad_value_as_code(g, node, src[0], src[1])
     codes = y
     if not src[1].same_as(yq):
         codes = f"{y}_codes"
@@ -414,6 +429,11 @@ LOWERINGS = {
     "Transpose": _lower_data_movement,
     "DepthToSpace": _lower_data_movement,
     "SpaceToDepth": _lower_data_movement,
+    "Slice": _lower_data_movement,
+    "Gather": _lower_data_movement,
+    "Expand": _lower_data_movement,
+    "Tile": _lower_data_movement,
+    "Pad": _lower_data_movement,
     "Concat": _lower_concat,
     "Sigmoid": _lower_lookup,
     "Tanh": _lower_lookup,

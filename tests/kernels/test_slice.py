@@ -44,3 +44,20 @@ def test_slice_int8_and_int64(tmp_path):
     nodes = [helper.make_node("Slice", ["x", "s", "e", "a", "t"], ["y8"]),
              helper.make_node("Slice", ["k", "s", "e", "a", "t"], ["y64"])]
     check_nodes(nodes, {"x": (np.int8, x8.shape)}, {"x": x8}, tmp_path, initializers=inits, exact=True)
+
+
+def test_qdq_int8_slice_and_gather_run_on_codes(tmp_path):
+    """DQ → Slice / Gather → Q: the op moves int8 codes (a lut8 requantizes when the output's parameters differ),
+    equal to the integer reference and within 1 LSB of onnxruntime."""
+    from qmodels import QModel, check_qmodel
+
+    qm = QModel(np.int8)
+    _, af = qm.act("a", (1, 4, 6, 6), 0.03, -5)
+    qm.node("Slice", [af, qm.init("st", np.array([1, -1], np.int64)), qm.init("en", np.array([4, -6], np.int64)),
+                      qm.init("ax", np.array([1, 3], np.int64)), qm.init("sp", np.array([2, -2], np.int64))], ["s"])
+    qm.out("s", "sy", (1, 2, 6, 3), 0.03, -5)
+    _, bf = qm.act("b", (5, 7), 0.05, 20)
+    qm.node("Gather", [bf, qm.init("idx", np.array([[4, 0], [2, 2]], np.int64))], ["gth"], axis=0)
+    qm.out("gth", "gy", (2, 2, 7), 0.07, 3)  # other parameters: requantized by a lut8
+    ops = check_qmodel(qm, tmp_path)
+    assert ops["s_node"] == "slice" and ops["gth_node"] == "gather"
