@@ -142,7 +142,7 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
                 if set(node.inputs[:1] + node.outputs) & (set(g.inputs) | set(g.outputs)) else \
                 "a float op sits between DequantizeLinear and QuantizeLinear here"
         else:
-            why = "no int8 lowering for this op in a QDQ group"
+            why = node.attrs.get("_float_why", "no int8 lowering for this op in a QDQ group")
         rows.append({"layer": node.name, "op": node.op, "why": why})
     return rows
 

@@ -314,12 +314,15 @@ def _pad_value_as_code(g: Graph, node: Node, codes: str, q) -> None:
 def _lower_data_movement(grp: _Group, mode: str) -> None:
     """DQ → MaxPool / Resize / Transpose / DepthToSpace / SpaceToDepth / Slice / Gather / Expand / Tile / Pad → Q: the
     op moves int8 codes (these ops commute with a monotonic requantization; a constant Pad pads with its value's
-    code), then a lut8 requantizes when the output's parameters differ."""
+    code), then a lut8 requantizes when the output's parameters differ; a linear Resize (integer weights) only with
+    equal input and output parameters."""
     g, node = grp.g, grp.node
     src = dq_source(g, node.inputs[0])
     if src is None or grp.act is not None or not src[1].per_tensor or g.tensors[src[0]].dtype not in QRANGE:
         return
-    if node.op == "Resize" and node.attrs.get("mode", "nearest") not in ("nearest", b"nearest"):
+    linear = node.attrs.get("mode", "nearest") in ("linear", b"linear")
+    if node.op == "Resize" and (node.attrs.get("mode", "nearest") not in ("nearest", b"nearest", "linear", b"linear")
+                                or linear and not src[1].same_as(grp.sink[1])):
         return
     if node.op == "MaxPool" and len(node.outputs) > 1 and node.outputs[1]:
         return
@@ -448,16 +451,32 @@ LOWERINGS = {
 }
 
 
+def _reads_dequantized(g: Graph, node: Node) -> bool:
+    """True when an input of the node comes from a DequantizeLinear (the node starts a QDQ group)."""
+    return node.op not in ("DequantizeLinear", "QuantizeLinear") and any(
+        dq_source(g, i) is not None for i in node.inputs if i)
+
+
 def run(g: Graph, options: dict) -> Graph:
     """Lower every QDQ group with a known pattern (unmatched DQ/Q nodes stay as standalone ops), then run uint8
     activations as int8 (the 8-bit kernels' type)."""
     for node in list(g.nodes):
-        if node not in g.nodes or node.domain or node.op not in LOWERINGS:
+        if node not in g.nodes or node.domain or not _reads_dequantized(g, node):
+            continue
+        op = node.op
+        if op not in LOWERINGS:
+            node.attrs["_float_why"] = f"mcucomp has no int8 lowering for {op} (it runs in float between " \
+                                       "DequantizeLinear and QuantizeLinear)"
             continue
         grp = _Group(g, node)
         if grp.sink is None:
+            node.attrs["_float_why"] = ("its output does not go (through at most a Relu/Clip) to one QuantizeLinear "
+                                        "with constant per-tensor parameters, so there is no int8 output to compute")
             continue
-        LOWERINGS[node.op](grp, options["requant"])
+        LOWERINGS[op](grp, options["requant"])
+        if node in g.nodes and node.op == op:
+            pattern = " ".join(LOWERINGS[op].__doc__.split(":")[0].split())
+            node.attrs["_float_why"] = f"the QDQ group does not match the int8 pattern mcucomp lowers: {pattern}"
     to_int8_domain(g)
     g.remove_unused()
     return g

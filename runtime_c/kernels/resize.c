@@ -20,13 +20,38 @@ void mcu_resize(const mcu_resize_params *p, const void *x, void *y)
         }
         if (outside) {
             ((float *)y)[q] = p->extrapolation;
-        } else if (p->weights == NULL) {
+        } else if (p->weights == NULL && p->iweights == NULL) {
             int32_t off = 0;
             for (a = 0; a < p->rank; ++a) {
                 off += p->offsets[row[a]];
             }
             memcpy(yb + (size_t)q * (size_t)p->elem_size, xb + (size_t)off * (size_t)p->elem_size,
                    (size_t)p->elem_size);
+        } else if (p->iweights != NULL) {
+            int32_t acc = (int32_t)1 << p->shift >> 1;
+            for (a = 0; a < p->rank; ++a) {
+                tap[a] = 0;
+            }
+            for (;;) {
+                int32_t off = 0, w = 1;
+                for (a = 0; a < p->rank; ++a) {
+                    off += p->offsets[row[a] + tap[a]];
+                    w *= p->iweights[row[a] + tap[a]];
+                }
+                acc += w * (p->is_signed ? (int32_t)((const int8_t *)x)[off] : (int32_t)xb[off]);
+                for (a = p->rank - 1; a >= 0 && ++tap[a] == p->taps[a]; --a) {
+                    tap[a] = 0;
+                }
+                if (a < 0) {
+                    break;
+                }
+            }
+            /* a convex combination of codes: the result is a code (arithmetic shift: floor) */
+            if (p->is_signed) {
+                ((int8_t *)y)[q] = (int8_t)(acc >> p->shift);
+            } else {
+                yb[q] = (uint8_t)(acc >> p->shift);
+            }
         } else {
             const float *xf = (const float *)x;
             float acc = 0.0f;
