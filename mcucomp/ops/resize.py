@@ -75,6 +75,12 @@ def _resized_axes(node: Node, g: Graph) -> int:
 WEIGHT_BITS = 10
 
 
+def code_zero_point(g: Graph, name: str) -> int:
+    """The zero point of 8-bit data (0 when it has no quantization)."""
+    q = g.tensors[name].quant
+    return 0 if q is None else int(np.asarray(q.zero_point).reshape(-1)[0])
+
+
 def integer_weights(tables) -> tuple[np.ndarray, int]:
     """The taps' weights of an 8-bit linear resize as integers (a resized axis's row in units of 2^-WEIGHT_BITS,
     rounded, its largest entry adjusted so that the row sums to exactly 2^WEIGHT_BITS; an untouched axis's weight 1),
@@ -267,7 +273,8 @@ class Resize(KernelOp):
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_resize(params{rank, out_dims, taps, table, offsets, weights|NULL, iweights|NULL, shift, is_signed,
-        elem_size, extrapolation}, x, y): float weights for float32 linear/cubic, integer weights for 8-bit linear."""
+        zero_point, elem_size, extrapolation}, x, y): float weights for float32 linear/cubic, integer weights for 8-bit
+        linear."""
         tables = axis_tables(node, g)
         offsets = []
         for index, _, outside, stride in tables:
@@ -292,7 +299,7 @@ class Resize(KernelOp):
                   ("offsets", ArrayRef(keys[0])),
                   ("weights", "NULL" if nearest or integer else ArrayRef(keys[1])),
                   ("iweights", ArrayRef(keys[1]) if integer else "NULL"), ("shift", shift),
-                  ("is_signed", int(dtype == "int8")),
+                  ("is_signed", int(dtype == "int8")), ("zero_point", code_zero_point(g, node.inputs[0])),
                   ("elem_size", DTYPE_BYTES[dtype]),
                   ("extrapolation", float(node.attrs.get("extrapolation_value", 0.0)))]
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]], arrays)

@@ -7,7 +7,7 @@
  * position outside the crop, whose outputs are `extrapolation`) and of weights. An output element reads the product
  * of its positions' taps: the sum of x[sum of offsets] * (product of weights), or with weights == NULL (nearest, one
  * tap per axis) a copy of that element of elem_size bytes. 8-bit linear resizes use iweights instead of weights: the
- * int32 sum of x * (product of iweights), plus half of 2^shift, shifted right by shift (rounding half up). */
+ * int32 sum of (x - zero_point) * (product of iweights), divided by 2^shift rounding half to even, plus zero_point. */
 typedef struct {
     int32_t rank;
     int32_t out_dims[MCU_MAX_RANK];
@@ -18,6 +18,7 @@ typedef struct {
     const int32_t *iweights; /* 8-bit linear: integer weights, the product of an output's taps shifted right by shift */
     int32_t shift;
     int32_t is_signed;       /* 8-bit linear: int8 (1) or uint8 (0) data */
+    int32_t zero_point;      /* 8-bit linear: the data's zero point */
     int32_t elem_size;
     float extrapolation;
 } mcu_resize_params;
