@@ -76,3 +76,41 @@ def test_autoencoder_arena_and_flash(tmp_path):
         assert planned.report["arena_bytes"] == 768
         assert planned.report["flash_bytes"] <= 1.05 * bound and planned.report["flash_bytes"] <= 280 * 1024, (
             f"{requant}: flash {planned.report['flash_bytes']} B vs int8 bound {bound} B")
+
+
+def test_float_layers_name_their_reason(capsys, tmp_path):
+    """A QDQ op without an int8 lowering (Softplus) and a group outside the lowered pattern (Gemm with transA) stay
+    in float; compile's report, its summary and `show` list each with the reason."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from mcucomp.cli import main
+
+    def q(name, value):
+        return numpy_helper.from_array(np.asarray(value), name)
+
+    inits = [q("s", np.float32(0.05)), q("z", np.int8(0)), q("w", np.ones((4, 4), np.int8)), q("ws", np.float32(0.1))]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"]),
+             helper.make_node("Add", ["xd", "xd"], ["a"], name="add"),  # an int8 layer: the model is int8
+             helper.make_node("QuantizeLinear", ["a", "s", "z"], ["aq"]),
+             helper.make_node("DequantizeLinear", ["aq", "s", "z"], ["ad"]),
+             helper.make_node("Softplus", ["ad"], ["sp"], name="softplus"),
+             helper.make_node("QuantizeLinear", ["sp", "s", "z"], ["spq"]),
+             helper.make_node("DequantizeLinear", ["spq", "s", "z"], ["spd"]),
+             helper.make_node("DequantizeLinear", ["w", "ws"], ["wd"]),
+             helper.make_node("Gemm", ["spd", "wd"], ["g"], name="gemm_ta", transA=1),
+             helper.make_node("QuantizeLinear", ["g", "s", "z"], ["gq"]),
+             helper.make_node("DequantizeLinear", ["gq", "s", "z"], ["y"])]
+    graph = helper.make_graph(nodes, "f", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 4])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    rows = {r["layer"]: r["why"] for r in plan_model(model, name="m").report["float_layers"]}
+    assert "no int8 lowering for Softplus" in rows["softplus"]
+    assert "does not match the int8 pattern" in rows["gemm_ta"] and "Gemm(alpha 1, beta 1, no transA)" in rows["gemm_ta"]
+    path = tmp_path / "f.onnx"
+    onnx.save(model, path)
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "float layer: softplus (" in out and "float layer: gemm_ta (" in out
