@@ -87,8 +87,9 @@ def mobilenet_v2(seed: int = 0) -> onnx.ModelProto:
     return n.model("x", [1, 3, 64, 64], y, [1, 10])
 
 
-def quantize_qdq(model: onnx.ModelProto, path, seed: int = 0, samples: int = 8):
-    """quantize_static(QDQ, int8 activations and per-channel int8 weights) of `model`, written to `path`."""
+def quantize_qdq(model: onnx.ModelProto, path, seed: int = 0, samples: int = 8, activations: str = "int8"):
+    """quantize_static(QDQ, int8 (or uint8: onnxruntime's default) activations and per-channel int8 weights) of
+    `model`, written to `path`."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
     class _Random(CalibrationDataReader):
@@ -104,7 +105,8 @@ def quantize_qdq(model: onnx.ModelProto, path, seed: int = 0, samples: int = 8):
     float_path = str(path) + ".float.onnx"
     onnx.save(model, float_path)
     quantize_static(float_path, str(path), _Random(), quant_format=QuantFormat.QDQ, per_channel=True,
-                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+                    activation_type=QuantType.QUInt8 if activations == "uint8" else QuantType.QInt8,
+                    weight_type=QuantType.QInt8)
     return path
 
 
@@ -145,7 +147,8 @@ def decoder(seed: int = 0) -> onnx.ModelProto:
 
 #: The int8 test zoo built here, quantized by quantize_static (QDQ); with the MLPerf Tiny files in ../shared/models it
 #: is every int8 model the tests compile end to end (tests/test_int8_flash.py, tests/test_int8_zoo_target.py).
-ZOO = {"unet": unet, "mobilenet_v2": mobilenet_v2, "autoencoder": autoencoder, "decoder": decoder}
+ZOO = {"unet": unet, "mobilenet_v2": mobilenet_v2, "autoencoder": autoencoder, "decoder": decoder,
+       "unet_u8": unet, "decoder_u8": decoder}  # *_u8: uint8 activations (run as int8 by mcucomp)
 SHARED_INT8 = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
 ALL_INT8 = sorted(ZOO) + SHARED_INT8
 
@@ -160,5 +163,5 @@ def int8_model_path(name: str, directory) -> str:
         return str(shared_model(f"mlperf_tiny/{name}.onnx"))
     path = Path(directory) / f"{name}.onnx"
     if not path.is_file():
-        quantize_qdq(ZOO[name](), path)
+        quantize_qdq(ZOO[name](), path, activations="uint8" if name.endswith("_u8") else "int8")
     return str(path)
