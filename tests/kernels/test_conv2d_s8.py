@@ -153,10 +153,10 @@ def test_convinteger_chain(dtype, tmp_path):
 
 
 def test_uint8_tensor_that_cannot_run_as_int8_is_named(tmp_path):
-    """A uint8 QLinearConv output also read by MaxPool (no 8-bit MaxPool kernel): rejected, naming the tensor."""
+    """A uint8 QLinearConv output also read by a Cast (which sees the uint8 values): rejected, naming the tensor."""
     qm = QModel(np.uint8)
     _add_qlinearconv(qm, "c0", CASES[0], np.random.default_rng(14), np.uint8, np.int8)
-    qm.node("MaxPool", ["c0_y"], ["pooled"], kernel_shape=[1, 1])
-    qm.raw_output("pooled", (1, 5, 1, 1), np.uint8)
+    qm.node("Cast", ["c0_y"], ["pooled"], to=6)  # int32
+    qm.raw_output("pooled", (1, 5, 1, 1), np.int32)
     with pytest.raises(UnsupportedError, match="uint8 tensor 'c0_y'"):
         mcucomp.compile_model(qm.model(), tmp_path, name="m")
