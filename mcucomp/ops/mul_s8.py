@@ -41,6 +41,11 @@ class MulS8(KernelOp):
             [node.inputs[0], node.inputs[1], node.outputs[0]],
         )
 
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """One loop over the output: a float multiply-add and rounding (qlinear) or MultiplyByQuantizedMultiplier
+        (fixed), and a broadcast index step per element."""
+        return node.attrs.get("mode", "qlinear"), {"calls": 1, "elements": g.tensors[node.outputs[0]].size}
+
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: the loop reads a[ia] (ia == i when a is not broadcast) and b[ib], then writes y[i]."""
         return elementwise(node, g)

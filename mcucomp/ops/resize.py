@@ -304,6 +304,16 @@ class Resize(KernelOp):
                   ("extrapolation", float(node.attrs.get("extrapolation_value", 0.0)))]
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]], arrays)
 
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per output element a walk over the axes; nearest copies one element, the weighted modes visit every tap
+        (float multiply-adds, or integer ones for 8-bit linear)."""
+        mode = _attr(node, "mode", "nearest")
+        outputs = g.tensors[node.outputs[0]].size
+        if mode == "nearest":
+            return "nearest", {"calls": 1, "elements": outputs}
+        path = "linear_s8" if g.tensors[node.inputs[0]].dtype in ("int8", "uint8") else "weighted_f32"
+        return path, {"calls": 1, "elements": outputs, "taps": self.macs(node, g)}
+
     def macs(self, node: Node, g: Graph) -> int:
         """One multiply-add per tap of every output element (0 for nearest)."""
         if _attr(node, "mode", "nearest") == "nearest":
