@@ -25,7 +25,7 @@ CODES = np.arange(-128, 128, dtype=np.int64)
 
 def _round_away(v: np.ndarray) -> np.ndarray:
     """TfLiteRound (std::round): half away from zero."""
-    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+    return np.sign(v) * np.floor(np.abs(np.asarray(v, np.float64)) + 0.5)
 
 
 def _expf(v: np.ndarray) -> np.ndarray:

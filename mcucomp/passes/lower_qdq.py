@@ -26,8 +26,8 @@ ACTIVATIONS = ("Relu", "Clip")
 class _Group:
     """A matched QDQ group: the float node, its quantized inputs, optional activation, and the output Q."""
 
-    def __init__(self, g: Graph, node: Node):
-        self.g, self.node = g, node
+    def __init__(self, g: Graph, node: Node, mode: str):
+        self.g, self.node, self.mode = g, node, mode
         self.act: Node | None = None
         out = node.outputs[0]
         nxt = single_consumer(g, out)
@@ -43,8 +43,11 @@ class _Group:
             return max(lo, y_zp), hi
         cmin = self.g.const(self.act.inputs[1]) if len(self.act.inputs) > 1 and self.act.inputs[1] else None
         cmax = self.g.const(self.act.inputs[2]) if len(self.act.inputs) > 2 and self.act.inputs[2] else None
-        qlo = lo if cmin is None else max(lo, int(np.rint(np.float32(cmin) / np.float32(y_scale))) + y_zp)
-        qhi = hi if cmax is None else min(hi, int(np.rint(np.float32(cmax) / np.float32(y_scale))) + y_zp)
+        # the bound's code: v / y_scale in float32, rounded half to even (QuantizeLinear), or half away from zero in
+        # fixed mode (TFLite's CalculateActivationRangeQuantized)
+        rnd = (lambda v: np.sign(v) * np.floor(np.abs(np.float64(v)) + 0.5)) if self.mode == "fixed" else np.rint
+        qlo = lo if cmin is None else max(lo, int(rnd(np.float32(cmin) / np.float32(y_scale))) + y_zp)
+        qhi = hi if cmax is None else min(hi, int(rnd(np.float32(cmax) / np.float32(y_scale))) + y_zp)
         return qlo, qhi
 
     def finish(self, op: str, inputs: list[str], attrs: dict) -> None:
@@ -468,7 +471,7 @@ def run(g: Graph, options: dict) -> Graph:
             node.attrs["_float_why"] = f"mcucomp has no int8 lowering for {op} (it runs in float between " \
                                        "DequantizeLinear and QuantizeLinear)"
             continue
-        grp = _Group(g, node)
+        grp = _Group(g, node, options["requant"])
         if grp.sink is None:
             node.attrs["_float_why"] = ("its output does not go (through at most a Relu/Clip) to one QuantizeLinear "
                                         "with constant per-tensor parameters, so there is no int8 output to compute")
