@@ -314,7 +314,7 @@ def _pad_value_as_code(g: Graph, node: Node, codes: str, q) -> None:
     node.inputs = (node.inputs + [""] * 3)[:2] + [const] + node.inputs[3:]
 
 
-def _lower_data_movement(grp: _Group, mode: str) -> None:
+def _lower_data_movement(grp: _Group, mode: str) -> str | None:
     """DQ → MaxPool / Resize / Transpose / DepthToSpace / SpaceToDepth / Slice / Gather / Expand / Tile / Pad → Q: the
     op moves int8 codes (these ops commute with a monotonic requantization; a constant Pad pads with its value's
     code), then a lut8 requantizes when the output's parameters differ; a linear Resize (integer weights) only with
@@ -323,10 +323,14 @@ def _lower_data_movement(grp: _Group, mode: str) -> None:
     src = dq_source(g, node.inputs[0])
     if src is None or grp.act is not None or not src[1].per_tensor or g.tensors[src[0]].dtype not in QRANGE:
         return
-    linear = node.attrs.get("mode", "nearest") in ("linear", b"linear")
-    if node.op == "Resize" and (node.attrs.get("mode", "nearest") not in ("nearest", b"nearest", "linear", b"linear")
-                                or linear and not src[1].same_as(grp.sink[1])):
-        return
+    if node.op == "Resize":
+        rmode = node.attrs.get("mode", "nearest")
+        rmode = rmode.decode() if isinstance(rmode, bytes) else rmode
+        if rmode not in ("nearest", "linear"):
+            return f"a {rmode} Resize has no integer form in mcucomp (nearest and linear Resize do)"
+        if rmode == "linear" and not src[1].same_as(grp.sink[1]):
+            return ("a linear Resize runs on int8 codes only when its input and output quantization are equal "
+                    "(requantizing after the interpolation would round twice)")
     if node.op == "MaxPool" and len(node.outputs) > 1 and node.outputs[1]:
         return
     y, yq, qnode = grp.sink
@@ -461,8 +465,9 @@ def _reads_dequantized(g: Graph, node: Node) -> bool:
 
 
 def run(g: Graph, options: dict) -> Graph:
-    """Lower every QDQ group with a known pattern (unmatched DQ/Q nodes stay as standalone ops), then run uint8
-    activations as int8 (the 8-bit kernels' type)."""
+    """Lower every QDQ group with a known pattern (unmatched DQ/Q nodes stay as standalone ops; the float node gets
+    attrs["_float_why"], the lowering's own reason or the pattern it expected), then run uint8 activations as int8
+    (the 8-bit kernels' type)."""
     for node in list(g.nodes):
         if node not in g.nodes or node.domain or not _reads_dequantized(g, node):
             continue
@@ -476,10 +481,10 @@ def run(g: Graph, options: dict) -> Graph:
             node.attrs["_float_why"] = ("its output does not go (through at most a Relu/Clip) to one QuantizeLinear "
                                         "with constant per-tensor parameters, so there is no int8 output to compute")
             continue
-        LOWERINGS[op](grp, options["requant"])
+        why = LOWERINGS[op](grp, options["requant"])
         if node in g.nodes and node.op == op:
             pattern = " ".join(LOWERINGS[op].__doc__.split(":")[0].split())
-            node.attrs["_float_why"] = f"the QDQ group does not match the int8 pattern mcucomp lowers: {pattern}"
+            node.attrs["_float_why"] = why or f"the QDQ group does not match the int8 pattern mcucomp lowers: {pattern}"
     to_int8_domain(g)
     g.remove_unused()
     return g
