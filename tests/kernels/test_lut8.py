@@ -108,3 +108,29 @@ def test_fixed_mode_tables_equal_litert(dtype, tmp_path):
         assert_close(ours[name], value, f"{name} against LiteRT", exact=True)
         assert_close(reference[name], value, f"{name} integer reference against LiteRT", exact=True)
     assert {layer["op"] for layer in result.report["layers"]} - {"recode8"} == {"lut8"}
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_fixed_mode_qoperator_tables_equal_litert(dtype, tmp_path):
+    """--requant fixed: com.microsoft QLinearSigmoid and QLinearLeakyRelu run TFLite's LOGISTIC and LEAKY_RELU
+    arithmetic too, every code equal to LiteRT's builtin kernel (uint8 through TFLite's int8 model, codes 128 lower)."""
+    from tflite_tiny import elementwise_model, run_litert
+
+    qm = QModel(dtype)
+    t, off = qm.act_dtype.type, qm.zp_offset
+    feeds, expected = {}, {}
+    for op, tfl_op, (x_s, x_z), (y_s, y_z), extra in (
+            ("QLinearSigmoid", "LOGISTIC", (0.061, -9), (1 / 256, -128), {}),
+            ("QLinearLeakyRelu", "LEAKY_RELU", (0.03, 14), (0.021, -20), {"alpha": 0.1})):
+        x = qm.raw_input(f"{op}_x", (1, 256), dtype)
+        feeds[x] = _every_code(qm)
+        inputs = [x, qm.init(f"{op}_xs", np.float32(x_s)), qm.init(f"{op}_xz", t(x_z + off)),
+                  qm.init(f"{op}_ys", np.float32(y_s)), qm.init(f"{op}_yz", t(y_z + off))]
+        qm.node(op, inputs, [f"{op}_y"], domain="com.microsoft", **extra)
+        qm.raw_output(f"{op}_y", (1, 256), dtype)
+        tfl = elementwise_model(tfl_op, 256, [(x_s, x_z)], (y_s, y_z), alpha=extra.get("alpha"))
+        expected[f"{op}_y"] = (run_litert(tfl, np.arange(-128, 128)).astype(np.int32) + off).astype(dtype)[None]
+    result = mcucomp.compile_model(qm.model(), tmp_path, name="m", requant="fixed")
+    ours = mcucomp.host.load(result.out_dir, layer_hook=False).run(feeds)
+    for name, value in expected.items():
+        assert_close(ours[name], value, f"{name} against LiteRT", exact=True)
