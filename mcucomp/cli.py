@@ -87,7 +87,7 @@ def _add_lowering_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--requant", choices=("float", "fixed"),
                    help="int8 requantization: 'float' multiplies by a float32 scale and rounds half to even "
                         "(onnxruntime's integer kernels; default on cores with an FPU), 'fixed' by a Q31 integer "
-                        "multiplier and shift with one rounding (TOSA RESCALE; default on cores without an FPU)")
+                        "multiplier and shift in TFLite's arithmetic (default on cores without an FPU)")
     p.add_argument("--io-dtype", dest="io_dtype", choices=("float", "int8"),
                    help="'int8' drops a QDQ model's leading QuantizeLinear and trailing DequantizeLinear: the "
                         "firmware feeds and reads the quantized tensors (scale and zero point in the header); "

@@ -1,12 +1,23 @@
 """The fixed-point requantization (`--requant fixed`): its numpy reference defines it, the C must match it.
 
-A real multiplier m > 0 is stored as a Q31 integer `mult` in [2^30, 2^31) and a `shift`, with
-m ≈ mult · 2^-(31 + shift). The result is round_half_up(acc · mult / 2^(31 + shift)) + zp, saturated.
+This is TFLite's arithmetic (QuantizeMultiplier and MultiplyByQuantizedMultiplier of its reference kernels), which
+LiteRT's pip build, CMSIS-NN's default build (arm_nn_requantize) and Ethos-U (Vela's TFL rounding mode) compute:
 
-That is TOSA RESCALE with double_round = false (one rounding of the 64-bit product), which Ethos-U computes, and
-CMSIS-NN's arm_nn_requantize built with CMSIS_NN_USE_SINGLE_ROUNDING. It differs from TFLite's reference and
-CMSIS-NN's default (SaturatingRoundingDoublingHighMul, then a rounding right shift: two roundings) by at most 1 LSB,
-on products that lie within one rounding step of a half-way point.
+- a real multiplier m > 0 is stored as a Q31 integer `mult` in [2^30, 2^31) and a `shift`, with
+  m ≈ mult · 2^-(31 + shift): frexp, then mult = round-half-away(mantissa · 2^31) (a mantissa rounding to 2^31 gives
+  2^30 and one more left shift); TFLite's exponent is -shift. A multiplier whose exponent is below -31
+  (m < about 2^-32) becomes mult = 0, shift = 0; left shifts above 30 (m ≥ 2^30) are refused.
+- acc → out, two roundings: x = acc · 2^left (int32, wrapping, left = max(0, -shift)), then
+  SaturatingRoundingDoublingHighMul(x, mult) = floor((x · mult + 2^30) / 2^31) (the nudge and the division towards
+  zero of TFLite amount to this for every x, since mult ≥ 0 never overflows), then RoundingDivideByPOT by
+  right = max(0, shift): round half away from zero; then + zp, saturated to [qmin, qmax].
+
+Two roundings per op, as LiteRT 2.3's reference kernels compute them (bench/litert_requant_check.py): "double" (the
+above: CONV_2D, DEPTHWISE_CONV_2D) and "single" (FULLY_CONNECTED; TFLITE_SINGLE_ROUNDING's
+MultiplyByQuantizedMultiplier, CMSIS_NN_USE_SINGLE_ROUNDING, TOSA RESCALE with double_round = false):
+round_half_up(acc · mult / 2^(31 + shift)) from the exact 64-bit product. The kernel op decides which one its
+requantization uses (mcucomp.quant.Requant.rounding). Double rounding with a right shift r moves the outputs whose
+exact value lies within 2^-(r+1) below a half-way point up by one: with r = 1, a quarter of them.
 """
 
 from __future__ import annotations
@@ -15,74 +26,73 @@ import math
 
 import numpy as np
 
+#: TFLite's largest left shift (1 << left must stay an int32): multipliers ≥ 2^30 cannot be represented.
+MAX_LEFT_SHIFT = 30
+
 
 def quantize_multiplier(real: float) -> tuple[int, int]:
-    """Q31 multiplier and shift for a real multiplier in (0, 2^30); (0, 0) for zero."""
+    """TFLite's QuantizeMultiplier: (Q31 mult, shift) with real ≈ mult · 2^-(31 + shift); (0, 0) for zero or tiny."""
     if real <= 0.0:
         return 0, 0
     mant, exp = math.frexp(real)  # real = mant * 2^exp, mant in [0.5, 1)
-    mult = int(round(mant * (1 << 31)))
+    q = mant * (1 << 31)
+    mult = int(math.floor(q + 0.5))  # TfLiteRound: half away from zero (q > 0)
     if mult == 1 << 31:
         mult, exp = 1 << 30, exp + 1
-    shift = -exp
-    if 31 + shift < 1:
-        raise ValueError(f"requantization multiplier {real} is too large for fixed point")
-    if 31 + shift > 62:
+    if exp < -31:  # every bit would be shifted out: TFLite stores a zero multiplier instead
         return 0, 0
-    return mult, shift
+    if exp > MAX_LEFT_SHIFT:
+        raise ValueError(f"requantization multiplier {real} is too large for fixed point (at most 2^30)")
+    return mult, -exp
 
 
-def requant_fixed(acc: np.ndarray, mult: np.ndarray, shift: np.ndarray, zp: int, qmin: int, qmax: int) -> np.ndarray:
-    """Reference: round-half-up of acc·mult / 2^(31+shift), plus zp, saturated (int64 intermediate)."""
-    acc = np.asarray(acc, dtype=np.int64)
-    total = (31 + np.asarray(shift, dtype=np.int64))
-    prod = acc * np.asarray(mult, dtype=np.int64)
-    rounded = (prod + (np.int64(1) << (total - 1))) >> total
-    return np.clip(rounded + zp, qmin, qmax)
+def doubling_high_mul(x: np.ndarray, mult: np.ndarray) -> np.ndarray:
+    """TFLite's SaturatingRoundingDoublingHighMul for mult >= 0: floor((x · mult + 2^30) / 2^31), int64."""
+    return (np.asarray(x, np.int64) * np.asarray(mult, np.int64) + (1 << 30)) >> 31
 
 
-# TFLite's MultiplyByQuantizedMultiplier (two roundings) for the elementwise kernels' `fixed` mode (add_s8, mul_s8,
-# lut8 tables), which must equal TFLite's int8 ADD/MUL/activation kernels bit for bit.
-# H10b's version of these helpers (issue 11: `fixed` = TFLite arithmetic everywhere) wins at merge.
+def rounding_divide_by_pot(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """TFLite's RoundingDivideByPOT: x / 2^exponent (0..31) rounded half away from zero."""
+    x = np.asarray(x, np.int64)
+    exponent = np.asarray(exponent, np.int64)
+    mask = (np.int64(1) << exponent) - 1
+    threshold = (mask >> 1) + (x < 0)
+    return (x >> exponent) + ((x & mask) > threshold)
+
+
+def wrap_int32(x: np.ndarray) -> np.ndarray:
+    """x modulo 2^32 as a signed 32-bit value (int64 array)."""
+    return ((np.asarray(x, np.int64) + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+ROUNDINGS = ("double", "single")
+
+
+def multiply_by_quantized_multiplier(x: np.ndarray, mult: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """TFLite's MultiplyByQuantizedMultiplier (double rounding) with TFLite's shift sign: shift > 0 is a left shift."""
+    shift = np.asarray(shift, np.int64)
+    x = wrap_int32(np.asarray(x, np.int64) << np.maximum(shift, 0))
+    return rounding_divide_by_pot(doubling_high_mul(x, mult), np.maximum(-shift, 0))
+
 
 def quantize_multiplier_tflite(real: float) -> tuple[int, int]:
-    """TFLite QuantizeMultiplier: (Q31 mult, shift) with real ≈ mult · 2^(shift - 31), shift > 0 a left shift;
-    the mantissa rounded half away from zero (std::round); multipliers below 2^-32 become (0, 0)."""
-    if real == 0.0:
-        return 0, 0
-    mant, shift = math.frexp(real)
-    mult = int(math.floor(abs(mant) * (1 << 31) + 0.5)) * (1 if mant > 0 else -1)
-    if mult == 1 << 31:
-        mult, shift = mult // 2, shift + 1
-    if shift < -31:
-        return 0, 0
-    return mult, shift
+    """TFLite's QuantizeMultiplier with its shift sign (shift > 0 is a left shift): (mult, -quantize_multiplier's)."""
+    mult, shift = quantize_multiplier(real)
+    return mult, -shift
 
 
-def saturating_rounding_doubling_high_mul(a, b) -> np.ndarray:
-    """gemmlowp SaturatingRoundingDoublingHighMul on int32 values: (a·b + nudge) / 2^31 truncated, the one overflow
-    (INT32_MIN · INT32_MIN) saturated."""
-    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
-    ab = a * b
-    nudge = np.where(ab >= 0, np.int64(1 << 30), np.int64(1 - (1 << 30)))
-    total = ab + nudge
-    high = np.where(total >= 0, total >> 31, -((-total) >> 31))  # C division truncates towards zero
-    return np.where((a == b) & (a == -(1 << 31)), np.int64((1 << 31) - 1), high)
+def single_rounding(acc: np.ndarray, mult: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """round_half_up(acc · mult / 2^(31 + shift)) from the exact product (shift >= -30)."""
+    total = 31 + np.asarray(shift, np.int64)
+    return (np.asarray(acc, np.int64) * np.asarray(mult, np.int64) + (np.int64(1) << (total - 1))) >> total
 
 
-def rounding_divide_by_pot(x, exponent) -> np.ndarray:
-    """gemmlowp RoundingDivideByPOT: x / 2^exponent rounded half away from zero."""
-    x, exponent = np.asarray(x, np.int64), np.asarray(exponent, np.int64)
-    mask = (np.int64(1) << exponent) - 1
-    remainder = x & mask
-    threshold = (mask >> 1) + (x < 0)
-    return (x >> exponent) + (remainder > threshold)
-
-
-def multiply_by_quantized_multiplier(x, mult, shift) -> np.ndarray:
-    """TFLite MultiplyByQuantizedMultiplier: x · 2^max(shift, 0) (int32 wraparound), SRDHM by mult, then a rounding
-    right shift by max(-shift, 0)."""
-    shift = np.asarray(shift, np.int64)
-    left = np.maximum(shift, 0)
-    shifted = ((np.asarray(x, np.int64) << left) + (1 << 31)) % (1 << 32) - (1 << 31)
-    return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, mult), np.maximum(-shift, 0))
+def requant_fixed(acc: np.ndarray, mult: np.ndarray, shift: np.ndarray, zp: int, qmin: int, qmax: int,
+                  rounding: str = "double") -> np.ndarray:
+    """Reference: acc (int32) times the multiplier in the given rounding ("double": TFLite's
+    MultiplyByQuantizedMultiplier(acc, mult, -shift); "single": one round-half-up), + zp, saturated."""
+    if rounding == "single":
+        scaled = single_rounding(acc, mult, shift)
+    else:
+        scaled = multiply_by_quantized_multiplier(acc, mult, -np.asarray(shift, np.int64))
+    return np.clip(scaled + zp, qmin, qmax)

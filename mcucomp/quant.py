@@ -17,7 +17,9 @@ class Requant:
     """acc → out: v = acc·scale[c] (then v / div when div != 0), clamp to [qmin, qmax] after adding zp.
 
     mode "float": float32 multiply (and divide), round half to even (onnxruntime's integer-kernel arithmetic);
-    mode "fixed": the real multiplier as Q31 mult + shift, single rounding (mcucomp.fixedpoint)."""
+    mode "fixed": the real multiplier as Q31 mult + shift (mcucomp.fixedpoint), rounded as `rounding` says:
+    "double" (TFLite's MultiplyByQuantizedMultiplier, LiteRT's convolutions) or "single" (one round-half-up of the
+    64-bit product, LiteRT's FULLY_CONNECTED); the kernel op that consumes it decides."""
 
     scale: np.ndarray
     zp: int
@@ -25,11 +27,13 @@ class Requant:
     qmax: int
     mode: str = "float"
     div: float = 0.0
+    rounding: str = "double"
 
     def params(self, key: str) -> tuple[list[tuple[str, object]], dict[str, np.ndarray]]:
         """The mcu_requant initializer fields and the constant arrays they point at."""
         scale = np.asarray(self.scale, dtype=np.float32).reshape(-1)
-        fields = [("per_channel", int(scale.size > 1)), ("zp", self.zp), ("qmin", self.qmin), ("qmax", self.qmax)]
+        fields = [("per_channel", int(scale.size > 1)), ("zp", self.zp), ("qmin", self.qmin), ("qmax", self.qmax),
+                  ("single_round", int(self.rounding == "single"))]
         if self.mode == "fixed":
             real = scale.astype(np.float64) / (self.div if self.div else 1.0)
             pairs = [quantize_multiplier(float(r)) for r in real]

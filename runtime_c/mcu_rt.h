@@ -34,51 +34,186 @@ static inline int32_t mcu_sat(int32_t v, int32_t lo, int32_t hi)
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/** Requantize with an int32 multiplier in Q31 and a right shift (fixed-point mode, no FPU needed). */
-static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift, int32_t zp, int32_t qmin,
-                                        int32_t qmax)
+/* The 32-bit-only fixed-point sequence on cores without a 32x32->64 multiply instruction (ARMv6-M, ARMv8-M
+ * baseline: a 64-bit product is a library call there); the host tests define MCU_REQUANT_MUL32 to check it. */
+#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
+#define MCU_REQUANT_MUL32 1
+#endif
+
+#if defined(MCU_REQUANT_MUL32)
+/** x * m for m >= 0 as a 64-bit (hi, lo) pair from 32-bit multiplies only: x = xh 2^16 + xl, m = mh 2^16 + ml
+ * (xl, ml, mh unsigned), four 16x16 products that fit 32 bits, summed with explicit carries. */
+static inline void mcu_mul64_parts(int32_t x, int32_t m, uint32_t *hi, uint32_t *lo)
 {
-    int64_t prod = (int64_t)acc * (int64_t)mult;
-    int32_t total = 31 + shift;
-    int64_t rounded = (prod + ((int64_t)1 << (total - 1))) >> total;
-    int64_t v = rounded + zp;
-    return (int32_t)(v < qmin ? qmin : (v > qmax ? qmax : v));
+    const uint32_t xl = (uint32_t)x & 0xFFFFu, ml = (uint32_t)m & 0xFFFFu, mh = (uint32_t)m >> 16;
+    const int32_t xh = x >> 16;
+    const uint32_t ll = xl * ml, lh = xl * mh;
+    const int32_t hl = xh * (int32_t)ml;
+    const uint32_t mid_lo = ((uint32_t)hl & 0xFFFFu) + (lh & 0xFFFFu);
+    *hi = (uint32_t)(xh * (int32_t)mh) + (uint32_t)(hl >> 16) + (lh >> 16) + (mid_lo >> 16);
+    *lo = ll + (mid_lo << 16);
+    *hi += *lo < ll;
+}
+#endif
+
+/** TFLite's SaturatingRoundingDoublingHighMul for m >= 0: floor((x * m + 2^30) / 2^31), exact for every int32 x. */
+static inline int32_t mcu_doubling_high_mul(int32_t x, int32_t m)
+{
+#if defined(MCU_REQUANT_MUL32)
+    uint32_t hi, lo;
+    mcu_mul64_parts(x, m, &hi, &lo);
+    lo += 1u << 30;
+    hi += lo < (1u << 30);
+    return (int32_t)((hi << 1) | (lo >> 31)); /* bits 31..62 of x * m + 2^30 */
+#else
+    return (int32_t)(((int64_t)x * m + (1 << 30)) >> 31);
+#endif
 }
 
-/* TFLite's MultiplyByQuantizedMultiplier (two roundings), the `fixed` mode of the elementwise kernels (add_s8,
- * mul_s8); numpy reference in mcucomp/fixedpoint.py. H10b's version of these helpers wins at merge. */
-
-/** gemmlowp SaturatingRoundingDoublingHighMul: (a*b + nudge) / 2^31 truncated; INT32_MIN * INT32_MIN saturates. */
-static inline int32_t mcu_srdhm(int32_t a, int32_t b)
+/** Single rounding: round_half_up(x * m / 2^total) for m >= 0 and 1 <= total <= 62, from the exact product,
+ * saturated to int32 (only a multiplier >= 0.5 with a large x leaves the range). */
+static inline int32_t mcu_mul_round_single(int32_t x, int32_t m, int32_t total)
 {
-    int64_t ab = (int64_t)a * (int64_t)b;
-    int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
-    if (a == b && a == INT32_MIN) {
-        return INT32_MAX;
+#if defined(MCU_REQUANT_MUL32)
+    uint32_t hi, lo;
+    mcu_mul64_parts(x, m, &hi, &lo);
+    if (total <= 32) {
+        const uint32_t half = 1u << (total - 1), sum = lo + half;
+        hi += sum < half;
+        lo = sum;
+    } else {
+        hi += 1u << (total - 33);
     }
-    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+    if (total < 32) {
+        const int32_t top = (int32_t)hi >> (total - 1); /* bits 31 + total and up of the result: a sign extension? */
+        if (top != 0 && top != -1) {
+            return top < 0 ? INT32_MIN : INT32_MAX;
+        }
+        return (int32_t)((lo >> total) | (hi << (32 - total)));
+    }
+    return (int32_t)hi >> (total - 32);
+#else
+    const int64_t r = (int64_t)x * m + ((int64_t)1 << (total - 1));
+    if (total >= 32) { /* the high word, shifted: fits int32, and compiles to a multiply-accumulate and a shift */
+        return (int32_t)(r >> 32) >> (total - 32);
+    }
+    return (r >> total) < INT32_MIN ? INT32_MIN : ((r >> total) > INT32_MAX ? INT32_MAX : (int32_t)(r >> total));
+#endif
 }
 
-/** gemmlowp RoundingDivideByPOT: x / 2^exponent rounded half away from zero (0 <= exponent <= 31). */
-static inline int32_t mcu_rdbpot(int32_t x, int32_t exponent)
+/** TFLite's RoundingDivideByPOT: x / 2^e (0 <= e <= 31), rounded half away from zero. */
+static inline int32_t mcu_rounding_divide_by_pot(int32_t x, int32_t e)
 {
-    const int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
-    const int32_t remainder = x & mask;
-    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+    const int32_t mask = (int32_t)((1u << e) - 1u);
+    const int32_t threshold = (mask >> 1) + (x < 0);
+    return (x >> e) + ((x & mask) > threshold);
 }
 
-/** TFLite MultiplyByQuantizedMultiplier: shift > 0 shifts x left first (wrapping), shift < 0 rounds right after. */
+/** Fixed-point parameters of one output channel, unpacked once: real multiplier = mult * 2^(left - right - 31). */
+typedef struct {
+    int32_t mult, left, right;
+} mcu_rq_fixed;
+
+/** Unpack a (mult, shift) pair of mcucomp/fixedpoint.py (shift < 0 is a left shift). */
+static inline mcu_rq_fixed mcu_rq_fixed_unpack(int32_t mult, int32_t shift)
+{
+    mcu_rq_fixed f;
+    f.mult = mult;
+    f.left = shift < 0 ? -shift : 0;
+    f.right = shift > 0 ? shift : 0;
+    return f;
+}
+
+/** TFLite's MultiplyByQuantizedMultiplier (double rounding): (acc << left, wrapping) times mult in Q31, then a
+ * rounding right shift. */
+static inline int32_t mcu_requant_scale_fixed(int32_t acc, mcu_rq_fixed f)
+{
+    return mcu_rounding_divide_by_pot(mcu_doubling_high_mul((int32_t)((uint32_t)acc << f.left), f.mult), f.right);
+}
+
+/** The single-rounding scaling of acc: round_half_up(acc * mult / 2^(31 + right - left)). */
+static inline int32_t mcu_requant_scale_single(int32_t acc, mcu_rq_fixed f)
+{
+    return mcu_mul_round_single(acc, f.mult, 31 + f.right - f.left);
+}
+
+/** TFLite's MultiplyByQuantizedMultiplier with TFLite's shift sign (shift > 0 is a left shift). */
 static inline int32_t mcu_mbqm(int32_t x, int32_t mult, int32_t shift)
 {
-    const int32_t left = shift > 0 ? shift : 0;
-    return mcu_rdbpot(mcu_srdhm((int32_t)((uint32_t)x << left), mult), shift > 0 ? 0 : -shift);
+    return mcu_requant_scale_fixed(x, mcu_rq_fixed_unpack(mult, -shift));
+}
+
+/** Requantize with a Q31 multiplier and shift (fixed-point mode, no FPU needed), double (TFLite's
+ * MultiplyByQuantizedMultiplier) or single rounding; saturated to [qmin - zp, qmax - zp] before zp is added, so
+ * the sum cannot overflow. */
+static inline int32_t mcu_requant_fixed(int32_t acc, int32_t mult, int32_t shift, int32_t single_round, int32_t zp,
+                                        int32_t qmin, int32_t qmax)
+{
+    const mcu_rq_fixed f = mcu_rq_fixed_unpack(mult, shift);
+    const int32_t v = single_round ? mcu_requant_scale_single(acc, f) : mcu_requant_scale_fixed(acc, f);
+    return mcu_sat(v, qmin - zp, qmax - zp) + zp;
+}
+
+/** v rounded to the nearest integer, ties to even, saturated to int32; v must not be NaN. With a single-precision
+ * FPU: VCVTR (round to nearest even in the default FPSCR mode, saturating); without one, integer operations on the
+ * bits (no soft-float calls, no libm). */
+static inline int32_t mcu_round_even_sat(float v)
+{
+#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__)
+    float bits;
+    int32_t r;
+    __asm__("vcvtr.s32.f32 %0, %1" : "=t"(bits) : "t"(v));
+    memcpy(&r, &bits, sizeof r);
+    return r;
+#else
+    uint32_t u, m, q;
+    int32_t e;
+    memcpy(&u, &v, sizeof u);
+    e = (int32_t)((u >> 23) & 0xFFu);
+    if (e < 126) { /* |v| < 0.5, zeros and subnormals included */
+        return 0;
+    }
+    if (e >= 158) { /* |v| >= 2^31, infinities included */
+        return (u >> 31) != 0u ? INT32_MIN : INT32_MAX;
+    }
+    m = (u & 0x7FFFFFu) | 0x800000u; /* |v| = m * 2^(e - 150) */
+    if (e >= 150) {
+        q = m << (e - 150);
+    } else {
+        const uint32_t s = (uint32_t)(150 - e), rem = m & ((1u << s) - 1u), half = 1u << (s - 1u);
+        q = m >> s;
+        q += (uint32_t)(rem > half) | ((uint32_t)(rem == half) & q);
+    }
+    return (u >> 31) != 0u ? -(int32_t)q : (int32_t)q;
+#endif
+}
+
+/** QuantizeLinear's end on a float: clamp to [lo, hi] (NaN to lo), round half to even, add zp. Rounding before
+ * clamping gives the same result, as rounding is monotonic and lo, hi are integers. */
+static inline int32_t mcu_quantize_float(float v, int32_t lo, int32_t hi, int32_t zp)
+{
+    if (v != v) {
+        return lo + zp;
+    }
+    return mcu_sat(mcu_round_even_sat(v), lo, hi) + zp;
+}
+
+/** Float-mode requantization of one value: (float)acc * scale [/ div when div != 0], then mcu_quantize_float to
+ * [lo, hi] = [qmin - zp, qmax - zp]. */
+static inline int32_t mcu_requant_float(int32_t acc, float scale, float div, int32_t lo, int32_t hi, int32_t zp)
+{
+    float v = (float)acc * scale;
+    if (div != 0.0f) {
+        v = v / div;
+    }
+    return mcu_quantize_float(v, lo, hi, zp);
 }
 
 /** How an int32 accumulator becomes an 8-bit value.
  * float mode (mult == NULL): v = (float)acc * scale[c]; if div != 0, v = v / div (a DequantizeLinear followed by a
  * QuantizeLinear); clamp to [qmin - zp, qmax - zp]; round half to even; add zp — onnxruntime's integer kernels.
- * fixed mode (mult != NULL): Q31 multiplier and right shift per channel, round half up (see mcucomp/fixedpoint.py). */
+ * fixed mode (mult != NULL): Q31 multiplier and shift per channel, TFLite's double rounding, or single rounding
+ * when single_round != 0 (see mcucomp/fixedpoint.py; kernels that fill the struct by hand get double). */
 typedef struct {
     const float *scale;
     const int32_t *mult;
@@ -86,22 +221,46 @@ typedef struct {
     int32_t per_channel;
     float div;
     int32_t zp, qmin, qmax;
+    int32_t single_round;
 } mcu_requant;
 
 /** Apply a requantization to the accumulator of output channel ch. */
 static inline int32_t mcu_requant_apply(const mcu_requant *rq, int32_t acc, int32_t ch)
 {
     const int32_t c = rq->per_channel ? ch : 0;
-    float v;
     if (rq->mult != NULL) {
-        return mcu_requant_fixed(acc, rq->mult[c], rq->shift[c], rq->zp, rq->qmin, rq->qmax);
+        return mcu_requant_fixed(acc, rq->mult[c], rq->shift[c], rq->single_round, rq->zp, rq->qmin, rq->qmax);
     }
-    v = (float)acc * rq->scale[c];
-    if (rq->div != 0.0f) {
-        v = v / rq->div;
+    return mcu_requant_float(acc, rq->scale[c], rq->div, rq->qmin - rq->zp, rq->qmax - rq->zp, rq->zp);
+}
+
+/** Requantize n accumulators to int8: element i belongs to channel ch0 + i * ch_step (1: one pixel's channels,
+ * 0: one channel's pixels) and is stored at y[i * y_step]. The mode and the division are decided once per row and
+ * the range is computed once, so the float path without div is one multiply, a clamp and the rounding trick. */
+static inline void mcu_requant_row(const mcu_requant *rq, const int32_t *acc, int32_t n, int32_t ch0, int32_t ch_step,
+                                   int8_t *y, int32_t y_step)
+{
+    const int32_t step = rq->per_channel ? ch_step : 0;
+    const int32_t c0 = rq->per_channel ? ch0 : 0;
+    const int32_t zp = rq->zp, lo = rq->qmin - zp, hi = rq->qmax - zp;
+    int32_t i;
+    if (rq->mult != NULL) {
+        const int32_t single = rq->single_round;
+        for (i = 0; i < n; ++i) {
+            const int32_t c = c0 + i * step;
+            const mcu_rq_fixed f = mcu_rq_fixed_unpack(rq->mult[c], rq->shift[c]);
+            const int32_t v = single ? mcu_requant_scale_single(acc[i], f) : mcu_requant_scale_fixed(acc[i], f);
+            y[i * y_step] = (int8_t)(mcu_sat(v, lo, hi) + zp);
+        }
+    } else if (rq->div == 0.0f) {
+        for (i = 0; i < n; ++i) {
+            y[i * y_step] = (int8_t)mcu_requant_float(acc[i], rq->scale[c0 + i * step], 0.0f, lo, hi, zp);
+        }
+    } else {
+        for (i = 0; i < n; ++i) {
+            y[i * y_step] = (int8_t)mcu_requant_float(acc[i], rq->scale[c0 + i * step], rq->div, lo, hi, zp);
+        }
     }
-    v = mcu_clampf(v, (float)(rq->qmin - rq->zp), (float)(rq->qmax - rq->zp));
-    return mcu_round_even(v) + rq->zp;
 }
 
 /** Geometry shared by convolutions and pooling (NCHW, 1-D ops use h = 1). */

@@ -44,20 +44,26 @@ def test_int8_io_arena_and_no_float_layers(quantized):
         f"{name}: int8 arena {planned.report['arena_bytes']} B vs float32 {float_arena} B")
 
 
+#: Least share of output values equal to onnxruntime's. `fixed` convolutions round twice (TFLite's
+#: MultiplyByQuantizedMultiplier): with right shifts of 5 to 10 a few outputs per thousand per layer move by 1 LSB
+#: from onnxruntime's one rounding, and the moves spread through the following convolutions; measured on 20 inputs:
+#: MobileNetV2 0.64 (0.92 with a single-rounding fixed point, 0.96 in float), U-Net 0.654 (0.998, 0.998).
+MIN_SHARE_EQUAL = {"float": 0.9, "fixed": 0.5}
+
+
 @pytest.mark.parametrize("requant", ["float", "fixed"])
 def test_verify_int8_io(quantized, requant):
-    """verify with --io-dtype int8: bit-exact with the integer reference, every layer within 1 LSB. End to end, float
-    mode (onnxruntime's arithmetic) agrees on > 90% of the values; fixed mode computes TFLite's int8 arithmetic (its
-    ADD, MUL and activation tables differ from onnxruntime's by up to 1 LSB per layer, and the decoder chains several),
-    so it is held to > 60%."""
+    """verify with --io-dtype int8: bit-exact with the integer reference, every layer within 1 LSB; end to end at
+    least MIN_SHARE_EQUAL of the values equal to onnxruntime's (fixed mode is TFLite's arithmetic: its convolutions,
+    ADD, MUL and activation tables differ from onnxruntime's by up to 1 LSB per layer)."""
     name, _, path = quantized
     result = verify_model(path, inputs=2, io_dtype="int8", requant=requant, progress=None)
     assert result.against == "integer reference" and result.reference_missing == []
     assert result.ok, f"{name}: {[o for o in result.outputs if o.mismatching]} {result.first_bad_local}"
     assert len(result.layer_checks) >= 8
     assert all(c.max_lsb <= 1 for c in result.layer_checks)
-    floor = 0.9 if requant == "float" else 0.6
-    assert all(a.share_equal > floor for a in result.agreement), [(a.name, a.share_equal) for a in result.agreement]
+    assert all(a.share_equal > MIN_SHARE_EQUAL[requant] for a in result.agreement), \
+        [(a.name, a.share_equal) for a in result.agreement]
 
 
 def test_autoencoder_arena_and_flash(tmp_path):

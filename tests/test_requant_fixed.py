@@ -1,15 +1,28 @@
-"""Both requantization modes on the MLPerf Tiny int8 models: the generated C equals the package's integer reference
-(mcucomp.intref: requantization by mcucomp.fixedpoint in `fixed` mode) bit for bit."""
+"""Requantization helpers. Fixed point: mcucomp.fixedpoint is TFLite's arithmetic (QuantizeMultiplier's edge cases,
+SaturatingRoundingDoublingHighMul written as TFLite writes it, RoundingDivideByPOT); the C helpers of mcu_rt.h (the
+64-bit product and the 32-bit-only ARMv6-M sequence) equal it on every edge value and random int32 inputs. Float: the integer rounding
+of mcu_round_even_sat (cores without an FPU, and the host) equals numpy's rint, saturated. And
+both requantization modes on the MLPerf Tiny int8 models: the generated C equals the package's integer reference
+(mcucomp.intref) bit for bit."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
+import cffi
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mcucomp
 import mcucomp.host
+from mcucomp.fixedpoint import doubling_high_mul, quantize_multiplier, requant_fixed
+from mcucomp.host import HOST_CFLAGS
 from mcucomp.pipeline import lower_model
 
 from mcucomp.intref import run_graph, run_lowered
@@ -62,3 +75,161 @@ def test_reference_in_float_mode_equals_onnxruntime(model):
         ref = run_graph(lowered.graph, lowered.order, "float", feeds, keep_all=True)
         for name, value in zip(names, sess.run(names, feeds)):
             assert np.array_equal(ref[name], value), f"input {i}: numpy reference differs from onnxruntime on {name}"
+
+
+RUNTIME = Path(__file__).resolve().parents[1] / "runtime_c"
+I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
+EDGE_ACC = sorted({I32_MIN, I32_MIN + 1, I32_MAX, I32_MAX - 1, 0, 1, -1, 2, -2, 3, -3, 127, -128, 1 << 15, -(1 << 15),
+                   (1 << 16) - 1, -(1 << 16), (1 << 16) + 1, (1 << 30), -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1,
+                   (1 << 24) + 7, -(1 << 24) - 9, 0x7FFF0000, -0x7FFF0001, 0x00012345, -0x00012345})
+EDGE_MULT = [0, 1 << 30, (1 << 30) + 1, (1 << 31) - 1, (1 << 31) - 2, (1 << 31) - 128, 0x55555555, 0x40000080,
+             0x7FFF0000, 0x4000FFFF]
+EDGE_SHIFT = [-30, -29, -16, -1, 0, 1, 2, 15, 16, 30, 31]
+
+
+def _tflite_srdhm(a: int, b: int) -> int:
+    """SaturatingRoundingDoublingHighMul exactly as TFLite writes it: a nudge by the product's sign, a division
+    by 2^31 rounding towards zero, saturation of INT32_MIN · INT32_MIN."""
+    if a == b == I32_MIN:
+        return I32_MAX
+    ab = a * b
+    nudge = (1 << 30) if ab >= 0 else 1 - (1 << 30)
+    q = abs(ab + nudge) // (1 << 31)
+    return q if ab + nudge >= 0 else -q
+
+
+def _tflite_requant(acc: int, mult: int, shift: int, zp: int, qmin: int, qmax: int) -> int:
+    """MultiplyByQuantizedMultiplier(acc, mult, -shift) (int32 wrapping left shift, RoundingDivideByPOT as TFLite
+    writes it: mask, remainder, threshold), + zp, clamped — written independently of mcucomp.fixedpoint."""
+    left, right = max(0, -shift), max(0, shift)
+    x = ((acc << left) + (1 << 31)) % (1 << 32) - (1 << 31)
+    v = _tflite_srdhm(x, mult)
+    mask = (1 << right) - 1
+    threshold = (mask >> 1) + (1 if v < 0 else 0)
+    v = (v >> right) + (1 if (v & mask) > threshold else 0)
+    return min(max(v + zp, qmin), qmax)
+
+
+def test_single_rounding_is_round_half_up_of_the_exact_product():
+    """"single": Python's exact integers, floor(acc · mult / 2^(31 + shift) + 1/2), on the edge grid."""
+    grid = [(a, m, s) for a in EDGE_ACC for m in EDGE_MULT for s in EDGE_SHIFT if s >= -30]
+    acc, mult, shift = (np.array(v, np.int64) for v in zip(*grid))
+    want = [min(max((2 * a * m + (1 << (31 + s))) // (1 << (32 + s)) + 3, -128), 127) for a, m, s in grid]
+    assert requant_fixed(acc, mult, shift, 3, -128, 127, "single").tolist() == want
+
+
+def test_quantize_multiplier_edges():
+    """TFLite's QuantizeMultiplier: mantissa rounded half away from zero, 2^31 carried into the exponent,
+    exponents below -31 give a zero multiplier, left shifts up to 30."""
+    assert quantize_multiplier(0.5) == (1 << 30, 0)
+    assert quantize_multiplier(1.0) == (1 << 30, -1)
+    assert quantize_multiplier(0.75) == (3 << 29, 0)
+    assert quantize_multiplier(0.0) == (0, 0)
+    assert quantize_multiplier(2.0 ** -32) == (1 << 30, 31)
+    assert quantize_multiplier(2.0 ** -32 * (1 - 2.0 ** -40)) == (1 << 30, 31)  # rounds up into exponent -31
+    assert quantize_multiplier(2.0 ** -33) == (0, 0)
+    assert quantize_multiplier(2.0 ** -33 * 1.5) == (0, 0)
+    assert quantize_multiplier(0.5 + 2.0 ** -33) == (1 << 30, 0)  # 2^30 + 0.25 rounds down
+    assert quantize_multiplier(0.5 + 2.0 ** -32) == ((1 << 30) + 1, 0)  # 2^30 + 0.5: half away from zero
+    assert quantize_multiplier(2.0 ** 29 * 1.5) == (3 << 29, -30)
+    with pytest.raises(ValueError):
+        quantize_multiplier(2.0 ** 30)
+
+
+def test_reference_equals_tflite_formulation():
+    """fixedpoint's floor((x·m + 2^30) / 2^31) and vectorized RoundingDivideByPOT equal TFLite's formulation."""
+    grid = [(a, m, s) for a in EDGE_ACC for m in EDGE_MULT for s in EDGE_SHIFT]
+    acc, mult, shift = (np.array(v, np.int64) for v in zip(*grid))
+    assert all(doubling_high_mul(a, m) == _tflite_srdhm(a, m) for a in EDGE_ACC for m in EDGE_MULT)
+    got = requant_fixed(acc, mult, shift, 5, -128, 127)
+    want = [_tflite_requant(a, m, s, 5, -128, 127) for a, m, s in grid]
+    assert got.tolist() == want
+
+
+@pytest.fixture(scope="module", params=["int64", "mul32"])
+def rq_lib(request, tmp_path_factory):
+    """mcu_rt.h's fixed-point helpers compiled with the host flags: the 64-bit product, or (MCU_REQUANT_MUL32) the
+    32-bit-only sequence ARMv6-M runs."""
+    build = tmp_path_factory.mktemp(f"rq_{request.param}")
+    ffi = cffi.FFI()
+    ffi.cdef("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t single,"
+             " int32_t zp, int32_t qmin, int32_t qmax, int32_t *out, int n);"
+             "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n);"
+             "void rq_round(const float *v, int32_t *out, int n);")
+    body = ("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t single, int32_t zp,"
+            " int32_t qmin, int32_t qmax, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
+            " out[i] = mcu_requant_fixed(acc[i], mult[i], shift[i], single, zp, qmin, qmax); }\n"
+            "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
+            " out[i] = mcu_doubling_high_mul(x[i], m[i]); }\n"
+            "void rq_round(const float *v, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
+            " out[i] = mcu_round_even_sat(v[i]); }\n")
+    defines = ["-DMCU_REQUANT_MUL32=1"] if request.param == "mul32" else []
+    module = f"_rq_test_{request.param}"
+    ffi.set_source(module, '#include "mcu_rt.h"\n' + body, include_dirs=[str(RUNTIME)],
+                   extra_compile_args=[f for f in HOST_CFLAGS if f != "-pedantic"] + defines)
+    so = ffi.compile(tmpdir=str(build))
+    spec = importlib.util.spec_from_file_location(module, so)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[module] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _c_requant(lib, acc, mult, shift, zp, qmin, qmax, rounding) -> np.ndarray:
+    """mcu_requant_fixed over int32 arrays of one length."""
+    acc, mult, shift = (np.ascontiguousarray(v, np.int32) for v in (acc, mult, shift))
+    out = np.empty_like(acc)
+    ptr = lambda a: lib.ffi.cast("int32_t *", a.ctypes.data)  # noqa: E731
+    lib.lib.rq_fixed(ptr(acc), ptr(mult), ptr(shift), int(rounding == "single"), zp, qmin, qmax, ptr(out), out.size)
+    return out
+
+
+@pytest.mark.parametrize("rounding", ["double", "single"])
+def test_c_helpers_on_edge_values(rq_lib, rounding):
+    """Every (edge acc, edge mult, edge shift) in both roundings, and the doubling high multiply alone, against the
+    reference."""
+    grid = [(a, m, s) for a in EDGE_ACC for m in EDGE_MULT for s in EDGE_SHIFT]
+    acc, mult, shift = (np.array(v, np.int64) for v in zip(*grid))
+    for zp, qmin, qmax in ((0, I32_MIN, I32_MAX), (-7, -128, 127), (100, -128, 127), (-128, -128, 127)):
+        got = _c_requant(rq_lib, acc, mult, shift, zp, qmin, qmax, rounding)
+        want = requant_fixed(acc, mult, shift, zp, qmin, qmax, rounding)
+        bad = np.flatnonzero(got != want)
+        assert bad.size == 0, f"zp {zp}: first mismatch at (acc, mult, shift) = {grid[bad[0]]}: {got[bad[0]]} != " \
+                              f"{want[bad[0]]}"
+    x, m = (np.ascontiguousarray(v, np.int32) for v in zip(*[(a, m) for a in EDGE_ACC for m in EDGE_MULT]))
+    out = np.empty_like(x)
+    ptr = lambda a: rq_lib.ffi.cast("int32_t *", a.ctypes.data)  # noqa: E731
+    rq_lib.lib.rq_dhm(ptr(x), ptr(m), ptr(out), out.size)
+    assert out.tolist() == doubling_high_mul(x, m).tolist()
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), rounding=st.sampled_from(["double", "single"]))
+def test_c_helpers_on_random_int32(rq_lib, seed, rounding):
+    """20,000 random accumulators, multipliers in [2^30, 2^31) and shifts in [-30, 31] per example."""
+    rng = np.random.default_rng(seed)
+    n = 20000
+    acc = rng.integers(I32_MIN, I32_MAX, n, endpoint=True)
+    mult = rng.integers(1 << 30, 1 << 31, n)
+    shift = rng.integers(-30, 32, n)
+    zp = int(rng.integers(-128, 128))
+    got = _c_requant(rq_lib, acc, mult, shift, zp, -128, 127, rounding)
+    assert np.array_equal(got, requant_fixed(acc, mult, shift, zp, -128, 127, rounding))
+
+
+def test_round_even_sat_equals_rint(rq_lib):
+    """mcu_round_even_sat's bit manipulation: every half-integer up to 2^24, ties at both signs, powers of two, values
+    past ±2^31 and infinities, and 10^6 random floats of every exponent; rint saturated to int32."""
+    rng = np.random.default_rng(5)
+    halves = np.arange(-(1 << 16), 1 << 16, dtype=np.float64) + 0.5
+    edges = [0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, 0.49999997, 2.0 ** 23 - 0.5, 2.0 ** 23, 2.0 ** 30, 2.0 ** 31,
+             -(2.0 ** 31), 2.0 ** 31 - 128, -(2.0 ** 31) + 128, 3e38, -3e38, np.inf, -np.inf, 1e-45, -1e-45,
+             16777215.0, 16777217.0, 8388609.5]
+    bits = rng.integers(0, 1 << 32, 1_000_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    v = np.concatenate([halves.astype(np.float32), np.float32(edges), bits[~np.isnan(bits)]])
+    out = np.empty(v.size, np.int32)
+    rq_lib.lib.rq_round(rq_lib.ffi.cast("float *", v.ctypes.data), rq_lib.ffi.cast("int32_t *", out.ctypes.data),
+                        v.size)
+    want = np.clip(np.rint(v.astype(np.float64)), I32_MIN, I32_MAX).astype(np.int64)
+    bad = np.flatnonzero(out != want)
+    assert bad.size == 0, f"{bad.size} differ, first {v[bad[0]]!r}: {out[bad[0]]} != {want[bad[0]]}"

@@ -74,10 +74,12 @@ def quantize_float(v, zp: int, qmin: int, qmax: int) -> np.ndarray:
     return np.rint(clampf(v, qmin - zp, qmax - zp)).astype(np.int64) + zp
 
 
-def requantize(acc: np.ndarray, mode: str, scale, zp: int, qmin: int, qmax: int, div: float = 0.0) -> np.ndarray:
+def requantize(acc: np.ndarray, mode: str, scale, zp: int, qmin: int, qmax: int, div: float = 0.0,
+               rounding: str = "double") -> np.ndarray:
     """An int32 accumulator [N, C, ...] to the output range; scale is per tensor or per channel (axis 1).
 
-    mode "fixed": the real multiplier (scale, / div when set) as mcucomp.fixedpoint's Q31 mult and shift;
+    mode "fixed": the real multiplier (scale, / div when set) as mcucomp.fixedpoint's Q31 mult and shift, in the
+    given rounding ("double" or "single");
     mode "float": float32 acc·scale [/ div], clamp, round half to even, + zp (onnxruntime's integer kernels)."""
     acc = np.asarray(acc, np.int64)
     scale = np.asarray(scale, F32).reshape(-1)
@@ -89,7 +91,7 @@ def requantize(acc: np.ndarray, mode: str, scale, zp: int, qmin: int, qmax: int,
         pairs = [quantize_multiplier(float(r)) for r in real]
         mult = np.array([m for m, _ in pairs], np.int64).reshape(bshape)
         shift = np.array([s for _, s in pairs], np.int64).reshape(bshape)
-        return requant_fixed(acc, mult, shift, zp, qmin, qmax)
+        return requant_fixed(acc, mult, shift, zp, qmin, qmax, rounding)
     v = acc.astype(F32) * scale.reshape(bshape)
     if div:
         v = v / F32(div)
@@ -97,8 +99,8 @@ def requantize(acc: np.ndarray, mode: str, scale, zp: int, qmin: int, qmax: int,
 
 
 def requantize_rq(acc: np.ndarray, mode: str, rq) -> np.ndarray:
-    """requantize with the scale, zero point, range and divisor of a mcucomp.quant.Requant."""
-    return requantize(acc, mode, rq.scale, rq.zp, rq.qmin, rq.qmax, rq.div)
+    """requantize with the scale, zero point, range, divisor and rounding of a mcucomp.quant.Requant."""
+    return requantize(acc, mode, rq.scale, rq.zp, rq.qmin, rq.qmax, rq.div, rq.rounding)
 
 
 def windows(x: np.ndarray, attrs: dict, out_hw: tuple[int, int], pad_value) -> np.ndarray:

@@ -7,6 +7,7 @@
 static void softmax_s8_qlinear(const mcu_softmax_s8_params *p, const int8_t *x, int8_t *y, size_t base)
 {
     const float *e = p->table + 255;
+    const int32_t zp_off = p->y_zp + p->offset, cap = p->top - zp_off + 1;
     int32_t k, xmax = x[base];
     float sum = 0.0f;
     for (k = 1; k < p->axis_len; ++k) {
@@ -20,9 +21,10 @@ static void softmax_s8_qlinear(const mcu_softmax_s8_params *p, const int8_t *x, 
         const float t = e[x[base + (size_t)k * p->inner] - xmax] * p->y_mult;
         int32_t code = p->inf_code;
         if (t <= FLT_MAX) {
-            /* the quotient is >= 0; past top - zp the code saturates, so clamp before rounding */
-            const int32_t q = mcu_round_even(mcu_clampf(t / sum, 0.0f, (float)(p->top - p->y_zp - p->offset + 1)));
-            code = q + p->y_zp + p->offset > p->top ? p->top : q + p->y_zp + p->offset;
+            /* the quotient is >= 0; past top - zp the code saturates (rounding is monotonic, so the clamp of
+             * onnxruntime's order, before rounding, may come after it) */
+            const int32_t q = mcu_quantize_float(t / sum, 0, cap, 0) + zp_off;
+            code = q > p->top ? p->top : q;
         }
         y[base + (size_t)k * p->inner] = (int8_t)(code - p->offset);
     }
@@ -44,8 +46,8 @@ void mcu_softmax_s8(const mcu_softmax_s8_params *p, const int8_t *x, int8_t *y, 
             }
             mcu_softmax_strided(row, row, p->axis_len, 1);
             for (k = 0; k < p->axis_len; ++k) {
-                const float v = mcu_clampf(row[k] / p->y_scale, (float)(p->qmin - p->y_zp), (float)(p->qmax - p->y_zp));
-                y[base + (size_t)k * p->inner] = (int8_t)(mcu_round_even(v) + p->y_zp);
+                y[base + (size_t)k * p->inner] =
+                    (int8_t)mcu_quantize_float(row[k] / p->y_scale, p->qmin - p->y_zp, p->qmax - p->y_zp, p->y_zp);
             }
         }
     }

@@ -170,15 +170,17 @@ def conv_acc(x: np.ndarray, x_zp: int, w: np.ndarray, w_zp, bias, strides, pads,
     return out[:, :, 0, :] if one_d else out
 
 
-def fixed_requant(acc: np.ndarray, real_scale, zp: int, lo: int, hi: int, axis: int) -> np.ndarray:
-    """The `--requant fixed` result of int accumulators, from mcucomp.fixedpoint (per channel along `axis`)."""
+def fixed_requant(acc: np.ndarray, real_scale, zp: int, lo: int, hi: int, axis: int,
+                  rounding: str = "double") -> np.ndarray:
+    """The `--requant fixed` result of int accumulators, from mcucomp.fixedpoint (per channel along `axis`), in the
+    kernel's rounding ("double" for convolutions, "single" for fully connected layers)."""
     real = np.asarray(real_scale, np.float64).reshape(-1)
     pairs = [quantize_multiplier(float(r)) for r in real]
     view = [1] * acc.ndim
     view[axis] = -1
     mult = np.array([m for m, _ in pairs], np.int64).reshape(view if real.size > 1 else [1])
     shift = np.array([s for _, s in pairs], np.int64).reshape(view if real.size > 1 else [1])
-    return requant_fixed(acc, mult, shift, zp, lo, hi)
+    return requant_fixed(acc, mult, shift, zp, lo, hi, rounding)
 
 
 def ort_scale(x_scale, w_scale, y_scale) -> np.ndarray:

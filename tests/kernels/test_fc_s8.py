@@ -6,7 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import mcucomp
+from mcucomp.target.verify import verify_on_target
 from qmodels import QModel, check_qmodel, fixed_requant, ort_scale, pick_scale
+
+#: One board per QEMU core: M4, M7, M33, M55 (the SXTB16/SMLAD path) and M0+ (the portable path, 32-bit requant).
+CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
 
 # (op, A shape, N, transB, bias, activation): K is A's last dim
 CASES = [
@@ -112,7 +117,8 @@ def test_qdq_gemm_int8_io(tmp_path):
 
 
 def test_fixed_point_requantization(tmp_path):
-    """`--requant fixed`: Gemm and MatMul (also where onnxruntime runs MatMul in float) match mcucomp.fixedpoint."""
+    """`--requant fixed`: Gemm and MatMul (also where onnxruntime runs MatMul in float) match mcucomp.fixedpoint's
+    single rounding."""
     qm, infos = _model("q", CASES)
 
     def reference(codes):
@@ -122,7 +128,7 @@ def test_fixed_point_requantization(tmp_path):
             if info["bias"] is not None:
                 acc = acc + info["bias"]
             result[info["output"]] = fixed_requant(acc, info["scale"], info["y_zp"], info["lo"], 127,
-                                                   axis=acc.ndim - 1).astype(np.int8)
+                                                   axis=acc.ndim - 1, rounding="single").astype(np.int8)
         return result
 
     ops = check_qmodel(qm, tmp_path, seeds=range(3), reference=reference, requant="fixed")
@@ -182,3 +188,86 @@ def test_matmulinteger_chain(tmp_path):
         qm.raw_output(f"m{i}_y", acc.shape, np.int8)
     ops = check_qmodel(qm, tmp_path, seeds=range(5))
     assert [ops[f"m{i}_acc_node"] for i in range(len(shapes))] == ["fc_s8"] * len(shapes)
+
+
+#: Every path of mcu_fc_s8: 4-output blocks with feature tails of 0..3, leftover outputs (1..3), 1 row, odd rows.
+PATH_CASES = [
+    ("Gemm", (1, 64), 12, 1, True, "relu"),
+    ("Gemm", (3, 13), 10, 1, True, None),
+    ("Gemm", (5, 14), 7, 0, True, None),
+    ("MatMul", (1, 7), 5, 0, False, None),
+    ("MatMul", (2, 3, 9), 6, 0, False, None),
+    ("Gemm", (1, 1), 9, 1, True, None),
+    ("MatMul", (3, 259), 4, 0, False, None),
+]
+
+
+def _edge_layer(qm: QModel, name: str) -> str:
+    """One row of 4 inputs, 12 outputs: outputs 0-5 have zero weights, so their accumulator is exactly the int32
+    bias (INT32_MIN, INT32_MAX, ±1, ±2^30); the per-channel scales put the real multiplier at 2^-32 (a right shift of
+    31), 2^-31, just below 1, 1.5 (a left shift), 2^20 and 2^-34 (a zero multiplier)."""
+    a_scale, y_scale = 0.5, 1.0
+    reals = np.float32([2.0 ** -32, 2.0 ** -31, 1 - 2.0 ** -24, 1.5, 2.0 ** 20, 2.0 ** -34] * 2)
+    w_scale = (reals / np.float32(a_scale)).astype(np.float32)
+    w = np.zeros((12, 4), np.int8)
+    w[6:] = np.arange(-12, 12).reshape(6, 4) * 5
+    bias = np.array([-(1 << 31), (1 << 31) - 1, 1, -1, 1 << 30, -(1 << 30), 3 << 28, -(3 << 28), 77, -77, 5, 0],
+                    np.int32)
+    _, af = qm.act(name, (1, 4), a_scale, 3)
+    inputs = [af, qm.const_dq(f"{name}_w", w, w_scale, np.zeros(12, np.int8), axis=0),
+              qm.const_dq(f"{name}_b", bias, (np.float32(a_scale) * w_scale).astype(np.float32),
+                          np.zeros(12, np.int32), axis=0)]
+    qm.node("Gemm", inputs, [f"{name}_mm"], transB=1)
+    return qm.out(f"{name}_mm", f"{name}_y", (1, 12), y_scale, -5)
+
+
+def _path_model() -> tuple[QModel, str]:
+    """The path cases and the requantization edge layer side by side in one int8-I/O model."""
+    qm, _ = _model("q", PATH_CASES)
+    return qm, _edge_layer(qm, "edge")
+
+
+@pytest.mark.parametrize("requant", ["fixed", "float"])
+def test_requant_edges_equal_reference(requant, tmp_path):
+    """The edge layer (int32 extremes, shifts at both ends, a zero multiplier) and every path case equal the
+    integer reference on the host (onnxruntime is not asked: its float QGemm cannot hold the extremes)."""
+    qm, edge = _path_model()
+    skip = [edge] + [f"f{i}_y_q" for i in range(len(PATH_CASES))]
+    ops = check_qmodel(qm, tmp_path, seeds=range(3), ort_skip=skip, requant=requant)
+    assert ops["edge_mm_node"] == "fc_s8"
+
+
+@pytest.mark.parametrize("requant", ["fixed", "float"])
+@pytest.mark.parametrize("board", CORE_BOARDS)
+def test_paths_on_target_equal_host(board, requant, tmp_path):
+    """On each QEMU core the firmware's outputs (SXTB16/SMLAD blocks on M4/M7/M33/M55, the portable loops and the
+    32-bit-only fixed requantization on M0+) equal the host build's (portable C, 64-bit requantization) bit for bit."""
+    qm, _ = _path_model()
+    mcucomp.compile_model(qm.model(), tmp_path, name="m", board=board, requant=requant)
+    result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
+
+
+def test_weight_zero_points_not_128(tmp_path):
+    """uint8 QLinearMatMul weights whose zero points are not 128 (per column and per tensor) keep nonzero int8
+    weight zero points: the row-sum correction of mcu_fc_s8; bit-exact with onnxruntime's integer kernel."""
+    rng = np.random.default_rng(24)
+    qm = QModel(np.uint8)
+    for i, ((a_shape, n), per_column) in enumerate(zip([((3, 13), 10), ((2, 40), 9)], (True, False))):
+        k = a_shape[-1]
+        a_zp, y_zp = int(rng.integers(100, 150)), int(rng.integers(100, 150))
+        w_zp = rng.integers(90, 170, n if per_column else 1)
+        w = rng.integers(0, 256, (k, n))
+        w_scale = rng.uniform(0.002, 0.02, n if per_column else 1).astype(np.float32)
+        acc = (rng.integers(0, 256, a_shape) - a_zp) @ (w - w_zp)
+        y_scale = pick_scale(acc * (np.float32(0.03) * w_scale), rng)
+        a = qm.raw_input(f"z{i}_a", a_shape, np.uint8)
+        inputs = [a, qm.init(f"z{i}_as", np.float32(0.03)), qm.init(f"z{i}_az", np.uint8(a_zp)),
+                  qm.init(f"z{i}_w", w.astype(np.uint8)), qm.init(f"z{i}_ws", w_scale if per_column else w_scale[0]),
+                  qm.init(f"z{i}_wz", w_zp.astype(np.uint8) if per_column else np.uint8(w_zp[0])),
+                  qm.init(f"z{i}_ys", np.float32(y_scale)), qm.init(f"z{i}_yz", np.uint8(y_zp))]
+        qm.node("QLinearMatMul", inputs, [f"z{i}_y"])
+        qm.raw_output(f"z{i}_y", acc.shape, np.uint8)
+    ops = check_qmodel(qm, tmp_path, seeds=range(4), ort_lsb=0)
+    assert [ops[f"z{i}_y_node"] for i in range(2)] == ["fc_s8"] * 2

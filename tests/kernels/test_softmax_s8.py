@@ -7,7 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import mcucomp
+from mcucomp.pipeline import lower_model
+from mcucomp.target.verify import verify_on_target
 from qmodels import QModel, check_qmodel
+
+#: One board per QEMU core: VCVTR rounding on the FPU cores (M4, M7, M33, M55), integer rounding on M0+.
+CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
 
 # (input shape, axis, output scale, output zero point): 1/256 with zp -128 is what quantize_static picks for [0, 1]
 CASES = [
@@ -57,3 +63,24 @@ def test_qlinearsoftmax(dtype, tmp_path):
         qm.raw_output(f"s{i}_y", shape, dtype)
     ops = check_qmodel(qm, tmp_path, seeds=range(5))
     assert [ops[f"s{i}_y_node"] for i in range(len(CASES))] == ["softmax_s8"] * len(CASES)
+
+
+@pytest.mark.parametrize("board", CORE_BOARDS)
+def test_on_target_equals_host(board, tmp_path):
+    """Both modes (an int8 output: the table; a uint8 output: float softmax then QuantizeLinear) on each QEMU core
+    equal the host build (the integer rounding of mcu_round_even_sat) bit for bit."""
+    rng = np.random.default_rng(52)
+    qm = QModel(np.int8)
+    for i, (shape, axis, y_scale, y_zp) in enumerate(CASES):
+        for out_dtype, zp_offset in ((np.int8, 0), (np.uint8, 128)):
+            name = f"s{i}{zp_offset}"
+            _, xf = qm.act(name, shape, float(rng.uniform(0.02, 0.15)), int(rng.integers(-40, 40)))
+            qm.node("Softmax", [xf], [f"{name}_sm"], axis=axis)
+            qm.out(f"{name}_sm", f"{name}_y", shape, y_scale, y_zp + zp_offset, dtype=out_dtype)
+    model = qm.model()
+    modes = [n.attrs["mode"] for n in lower_model(model).order if n.op == "softmax_s8"]
+    assert sorted(set(modes)) == ["float", "qlinear"] and len(modes) == 2 * len(CASES), modes
+    mcucomp.compile_model(model, tmp_path, name="m", board=board)
+    result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
