@@ -466,6 +466,24 @@ static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t 
             mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, yp, &rq);
         }
 #endif
+        if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w) {
+            /* inside the input: pointer steps only (ARMv6-M: LDRSB with a register offset, few live values) */
+            const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
+            for (; ch < c; ++ch) {
+                const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
+                const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
+                const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
+                int32_t acc = p->kbias[ch];
+                for (ky = 0; ky < g->k_h; ++ky, xr += rs) {
+                    const int8_t *xt = xr;
+                    for (kx = 0; kx < g->k_w; ++kx, xt += cs, wt += width) {
+                        acc += *xt * *wt;
+                    }
+                }
+                yp[ch] = (int8_t)mcu_requant_apply(&rq, acc, ch);
+            }
+            continue;
+        }
         for (; ch < c; ++ch) {
             const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
             const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
