@@ -18,6 +18,7 @@ class IOSpec:
     scale: float | None
     zero_point: int | None
     offset: int | None  # arena offset when the buffer lives in the arena, None when caller-owned
+    layout: str = ""  # "nhwc" when stored channels-last (mcucomp.ir.Tensor.layout), "" in ONNX order
 
     @property
     def size(self) -> int:

@@ -67,7 +67,8 @@ def _constants(items: list[str] | None) -> dict:
 
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
-    options = {key: getattr(args, key) for key in ("requant", "io", "io_dtype", "arena_region", "weights_region")
+    options = {key: getattr(args, key) for key in ("requant", "io", "io_dtype", "io_layout", "arena_region",
+                                                      "weights_region")
                if getattr(args, key, None) is not None}
     if getattr(args, "const", None):
         options["constants"] = _constants(args.const)
@@ -92,6 +93,10 @@ def _add_lowering_args(p: argparse.ArgumentParser) -> None:
                    help="'int8' drops a QDQ model's leading QuantizeLinear and trailing DequantizeLinear: the "
                         "firmware feeds and reads the quantized tensors (scale and zero point in the header); "
                         "'float' keeps the model's I/O types (default)")
+    p.add_argument("--io-layout", dest="io_layout", choices=("nchw", "nhwc"),
+                   help="'nhwc' makes 3-D and 4-D graph inputs and outputs channels-last (N, H, W, C; N, W, C), as "
+                        "camera and microphone data arrive; 'nchw' keeps the ONNX order (default). The header "
+                        "comments each I/O's layout")
 
 
 def _add_compile_args(p: argparse.ArgumentParser) -> None:

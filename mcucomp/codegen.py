@@ -27,17 +27,17 @@ class _Emitter:
         self.arrays: list[ArrayConst] = []
         self.symbols: dict[tuple[str, str], str] = {}
 
-    def array(self, key: tuple[str, str], data: np.ndarray, dtype: str) -> str:
-        """The symbol of a constant array, adding it on first use. key: ("tensor", constant tensor name) or ("call",
-        a KernelCall.arrays key), apart, since a kernel's array key may equal a tensor's name."""
-        if key not in self.symbols:
-            sym = f"{self.prefix}_c{len(self.arrays)}_{sanitize(key[1])[:40]}"
+    def array(self, key: str, data: np.ndarray, dtype: str, owner: str = "") -> str:
+        """The symbol of a constant array, adding it on first use; `owner` "call" keeps the kernel calls' own arrays
+        (KernelCall.arrays) apart from constant tensors of the same name."""
+        if (owner, key) not in self.symbols:
+            sym = f"{self.prefix}_c{len(self.arrays)}_{sanitize(key)[:40]}"
             data = np.ascontiguousarray(data)
             if dtype == "bool":
                 data = data.astype(np.uint8)
             self.arrays.append(ArrayConst(sym, C_TYPES[dtype], data))
-            self.symbols[key] = sym
-        return self.symbols[key]
+            self.symbols[(owner, key)] = sym
+        return self.symbols[(owner, key)]
 
     def tensor(self, name: str | None, writable: bool) -> str:
         """C expression for a tensor argument."""
@@ -46,7 +46,7 @@ class _Emitter:
         t = self.g.tensors[name]
         ctype = C_TYPES[t.dtype]
         if t.is_const:
-            return self.array(("tensor", name), t.data, t.dtype)
+            return self.array(name, t.data, t.dtype)
         root = self.layout.roots.get(name, name)
         if root in self.layout.caller_owned:
             return self.io_names[root]
@@ -63,9 +63,9 @@ class _Emitter:
         if isinstance(value, ArrayRef):
             if value.key in call.arrays:
                 data = call.arrays[value.key]
-                return self.array(("call", value.key), data, str(data.dtype))
+                return self.array(value.key, data, str(data.dtype), owner="call")
             t = self.g.tensors[value.key]
-            return self.array(("tensor", value.key), t.data, t.dtype)
+            return self.array(value.key, t.data, t.dtype)
         if isinstance(value, list):
             return [(k, self.param(v, call)) if isinstance(k, str) else self.param((k, v), call)
                     for k, v in value] if value and isinstance(value[0], tuple) else [self.param(v, call) for v in value]
@@ -103,7 +103,7 @@ def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], lay
             off = None if root in layout.caller_owned else layout.offsets[root]
             q = t.quant.to_json() if t.quant is not None and t.quant.per_tensor else {}
             specs.append(IOSpec(io_names[name], name, C_TYPES[t.dtype], t.shape, q.get("scale"), q.get("zero_point"),
-                                off))
+                                off, t.layout))
             if off is not None:
                 copies.append((io_names[name], off, t.nbytes))
     return Program(prefix, header, specs_in, specs_out, em.arrays, sites, layout.arena_size, runtime,

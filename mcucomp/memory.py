@@ -153,3 +153,37 @@ def plan_memory(g: Graph, order: list[Node], scratch_sizes: dict[str, int], io_i
     return MemoryLayout(roots, plan.offsets, buffers, plan.arena_size, live_lower_bound(buffers, alignment), scratch,
                         caller_owned, plan.method, plan.lower_bound, overlaps, order_peak(g, order, **peaks),
                         order_peak(g, model_order(g), **peaks), live)
+
+
+def call_scratch(g: Graph, order: list[Node]) -> dict[str, int]:
+    """Scratch bytes by node name, for the kernel calls that take any."""
+    sizes = {}
+    for node in order:
+        op = REGISTRY[node.op]
+        size = 0 if op.aliases_input(node, g) else op.call(node, g).scratch_bytes
+        if size:
+            sizes[node.name] = size
+    return sizes
+
+
+def choose_scratch(g: Graph, order: list[Node], io_in_arena: bool, alignment: int) -> None:
+    """Grant the scratches that only buy speed (KernelOp.scratch_optional) where the arena stays no larger than
+    with none of them: all when that holds, else one by one in schedule order, keeping each that does not grow it.
+    The others get node.attrs["scratch"] = False (their scratch-free variant), so every later stage sees one choice."""
+    optional = [node for node in order if REGISTRY[node.op].scratch_optional(node, g)]
+
+    def arena(granted: list[Node]) -> int:
+        for node in optional:
+            node.attrs["scratch"] = node in granted
+        return plan_memory(g, order, call_scratch(g, order), io_in_arena, alignment).arena_size
+
+    if not optional:
+        return
+    bound = arena([])
+    if arena(optional) <= bound:
+        return
+    granted: list[Node] = []
+    for node in optional:
+        if arena(granted + [node]) <= bound:
+            granted.append(node)
+    arena(granted)

@@ -20,7 +20,7 @@ from .errors import OptionError
 from .fit import check_fit, estimate_fit
 from .frontend import load_onnx
 from .ir import Graph, Node, build_graph
-from .memory import MemoryLayout, plan_memory
+from .memory import MemoryLayout, choose_scratch, plan_memory
 from .ops import REGISTRY, KernelCall
 from .passes import run_passes
 from .perf.estimate import estimate_model
@@ -29,8 +29,9 @@ from .report.html import REPORT_HTML, render_report_html
 from .report.svg import MEMORY_SVG, render_memory_svg
 from .schedule import schedule
 
-DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float"}
-ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8")}
+DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float", "io_layout": "nchw"}
+ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8"),
+           "io_layout": ("nchw", "nhwc")}
 
 
 def default_requant(board: dict) -> str:
@@ -57,7 +58,7 @@ def _check_name(name: str) -> None:
 
 
 def check_options(options: dict) -> dict:
-    """Validate the keyword options (requant, io, io_dtype); fill defaults."""
+    """Validate the keyword options (requant, io, io_dtype, io_layout); fill defaults."""
     merged = dict(DEFAULT_OPTIONS)
     for key, value in options.items():
         if key not in ALLOWED:
@@ -100,12 +101,14 @@ def lower_model(model, shapes: dict | None = None, constants: dict | None = None
     """Load, lower and schedule a model (path or ModelProto) without planning memory or writing C.
 
     The order has the lowest peak of live bytes found, counting the kernels' scratch, the io option and sizes
-    rounded up to `alignment` (the board's arena alignment), as plan_memory counts them.
+    rounded up to `alignment` (the board's arena alignment), as plan_memory counts them; then the scratches that
+    only buy speed are granted where they do not grow the arena (memory.choose_scratch).
     """
     opts = check_options(options)
     proto, sha256 = load_onnx(model, shapes, constants)
     g = run_passes(build_graph(proto), opts)
     order = schedule(g, scratch_sizes(kernel_calls(g, g.nodes)), opts["io"] == "arena", alignment)
+    choose_scratch(g, order, opts["io"] == "arena", alignment)
     return LoweredModel(g, order, sha256, opts)
 
 
@@ -132,8 +135,8 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
     for node in order:
         if node.op in quiet and "_float_why" not in node.attrs:  # the QDQ lowering marks a group it left in float
             if node.op == "avgpool_s8" and node.attrs.get("mode") == "float":
-                rows.append({"layer": node.name, "op": node.op, "why": "windowed average pool (not whole-image) "
-                             "divides in float32: no integer path yet"})
+                rows.append({"layer": node.name, "op": node.op, "why": "windowed QLinearAveragePool divides in "
+                             "float32 as onnxruntime does (--requant fixed sums and requantizes in integers)"})
             elif node.op == "softmax_s8" and node.attrs.get("mode") == "float":
                 rows.append({"layer": node.name, "op": node.op, "why": "input and output types differ"})
             continue

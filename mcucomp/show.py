@@ -27,21 +27,28 @@ def format_quant(q: Quant | None) -> str:
 
 
 def format_tensor(g: Graph, name: str) -> str:
-    """`name:dtype[d0,d1,...]`, marked const for constants, with its quantization parameters."""
+    """`name:dtype[d0,d1,...]` (the stored order; ` nhwc` after a channels-last image), marked const for
+    constants, with its quantization parameters."""
     if not name:
         return "-"
     t = g.tensors[name]
     const = " const" if t.is_const else ""
-    return f"{display_text(name)}:{t.dtype}[{','.join(map(str, t.shape))}]{const}{format_quant(t.quant)}"
+    layout = f" {t.layout}" if t.layout else ""
+    return f"{display_text(name)}:{t.dtype}[{','.join(map(str, t.shape))}]{layout}{const}{format_quant(t.quant)}"
 
 
 def format_node(step: int, node: Node, g: Graph) -> str:
-    """One line: step, node name, kernel op, inputs -> outputs, MACs (or 'alias' for views); ops are lowered."""
+    """One line: step, node name, kernel op (with its code path when it has several, and /nhwc when it runs
+    channels-last: `conv2d_s8.pointwise/nhwc`), inputs -> outputs, MACs (or 'alias' for views); ops are lowered."""
     op = REGISTRY[node.op]
-    cost = "alias" if op.aliases_input(node, g) else f"macs={op.macs(node, g):,}"
+    aliased = op.aliases_input(node, g)
+    cost = "alias" if aliased else f"macs={op.macs(node, g):,}"
+    path = "default" if aliased else op.cost_terms(node, g)[0]
+    kernel = node.op if path == "default" else f"{node.op}.{path}"
     ins = ", ".join(format_tensor(g, i) for i in node.inputs)
     outs = ", ".join(format_tensor(g, o) for o in node.outputs)
-    return f"{step:4d}  {display_text(node.name)}  {node.op}  {ins} -> {outs}  {cost}"
+    kernel += "/nhwc" if node.attrs.get("layout") == "nhwc" else ""
+    return f"{step:4d}  {display_text(node.name)}  {kernel}  {ins} -> {outs}  {cost}"
 
 
 def format_graph(g: Graph, order: list[Node]) -> list[str]:

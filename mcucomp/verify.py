@@ -33,6 +33,7 @@ import numpy as np
 from .errors import McucompError, OptionError
 from .host import HostModel, load
 from .intref import missing_ops, run_graph
+from .ops._layout import as_onnx_order, as_stored_order, stored_value
 from .intref._checks import (LayerCheck, OrtAgreement, is_int8_model, layer_local, ort_tensor_names,
                              reference_outputs)
 from .pipeline import compile_model, lower_model
@@ -324,10 +325,11 @@ def _call_index(report: dict, step: int) -> int:
 
 
 def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray], constants: dict | None = None,
-                  reference: dict[str, np.ndarray] | None = None) -> tuple[list[LayerDiff], list[str]]:
+                  reference: dict[str, np.ndarray] | None = None, graph=None) -> tuple[list[LayerDiff], list[str]]:
     """Compare every intermediate tensor both sides expose, in schedule order; return diffs and skipped names.
 
-    The other side is onnxruntime, or `reference` (every tensor of the integer reference) for int8 models."""
+    The other side is onnxruntime, or `reference` (every tensor of the integer reference) for int8 models;
+    onnxruntime's values go into the order the lowered `graph` stores them in (channels-last images)."""
     import onnx
 
     report = host.report
@@ -337,7 +339,10 @@ def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
     else:
         proto = onnx.load(model_path)
         produced = {out for node in proto.graph.node for out in node.output}
-        ref = _ort_values(model_path, [name for _, name in plan if name in produced], feeds, constants, report)
+        ref = onnx_order(report["outputs"],
+                         _ort_values(model_path, [name for _, name in plan if name in produced], feeds, constants,
+                                     report))
+        ref = {k: stored_value(graph, k, v) for k, v in ref.items()} if graph is not None else ref
     sizes = {t["name"]: (t["bytes"], t["offset"]) for t in report["tensors"]}
     capture, steps, skipped = [], {}, []
     for step, name in plan:
@@ -356,8 +361,10 @@ def bisect_layers(model_path: str, host: HostModel, feeds: dict[str, np.ndarray]
 
 
 def ort_feeds(report: dict, feeds: dict[str, np.ndarray], session) -> dict[str, np.ndarray]:
-    """The C's feeds as onnxruntime takes them: 8-bit inputs that io_dtype=int8 made of float ones dequantized
-    ((q - zp) · scale in float32, which onnxruntime's QuantizeLinear maps back to q)."""
+    """The C's feeds as onnxruntime takes them: channels-last inputs (io_layout=nhwc) in ONNX order, and 8-bit
+    inputs that io_dtype=int8 made of float ones dequantized ((q - zp) · scale in float32, which onnxruntime's
+    QuantizeLinear maps back to q)."""
+    feeds = onnx_order(report["inputs"], feeds)
     if report["options"].get("io_dtype") != "int8":
         return feeds
     out = dict(feeds)
@@ -369,9 +376,18 @@ def ort_feeds(report: dict, feeds: dict[str, np.ndarray], session) -> dict[str, 
     return out
 
 
+def onnx_order(specs: list[dict], arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The arrays of the graph I/O `specs` (report inputs or outputs) stored channels-last, in ONNX order."""
+    layouts = {s["name"]: s.get("layout") for s in specs}
+    return {k: as_onnx_order(v, layouts.get(k, "")) for k, v in arrays.items()}
+
+
 def c_outputs(report: dict, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """onnxruntime's outputs as the C gives them: with io_dtype=int8, float outputs quantized by the output's scale
-    and zero point (round half to even, saturated), which recovers the codes its DequantizeLinear read."""
+    """onnxruntime's outputs as the C gives them: channels-last where io_layout=nhwc made them so, and with
+    io_dtype=int8, float outputs quantized by the output's scale and zero point (round half to even, saturated),
+    which recovers the codes its DequantizeLinear read."""
+    layouts = {s["name"]: s.get("layout") for s in report["outputs"]}
+    outputs = {k: as_stored_order(v, layouts.get(k, "")) for k, v in outputs.items()}
     if report["options"].get("io_dtype") != "int8":
         return outputs
     out = dict(outputs)
@@ -414,7 +430,8 @@ def _int8_checks(result: VerifyResult, model_path: str, lowered, feeds: dict, co
 
     g, order = lowered.graph, lowered.order
     names = ort_tensor_names(g, order, onnx.load(model_path))
-    values = {**_ort_values(model_path, names, feeds, constants, result.report), **feeds}
+    values = {**onnx_order(result.report["outputs"], _ort_values(model_path, names, feeds, constants, result.report)),
+              **onnx_order(result.report["inputs"], feeds)}
     result.layer_checks, result.layers_skipped = layer_local(g, order, lowered.options["requant"], values)
 
 
@@ -437,7 +454,8 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
         data_name, data = _data_arrays(data, data_name)
         samples = verify_data(data, report, data_name)
         inputs = len(samples.feeds)
-    opts = {k: report["options"][k] for k in ("requant", "io", "io_dtype") if k in report["options"]}
+    opts = {k: report["options"][k] for k in ("requant", "io", "io_dtype", "io_layout")
+            if k in report["options"]}
     lowered = lower_model(model_path, shapes, constants, **opts)
     int8 = is_int8_model(lowered.order)
     missing = missing_ops(lowered.order) if int8 else []
@@ -484,7 +502,8 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
         reference = None
         if result.against == "integer reference":
             reference = run_graph(lowered.graph, lowered.order, lowered.options["requant"], feeds, keep_all=True)
-        result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants, reference)
+        result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants, reference,
+                                                              lowered.graph)
         result.bisect_input = index
     return result
 

@@ -87,6 +87,19 @@ def mobilenet_v2(seed: int = 0) -> onnx.ModelProto:
     return n.model("x", [1, 3, 64, 64], y, [1, 10])
 
 
+def pools_adds_concats(seed: int = 0, c_in: int = 3) -> onnx.ModelProto:
+    """1xC_INx12x12 → conv, Sigmoid, maxpool, 1x1 conv + residual Add, Concat with the pooled tensor, 2x2 average
+    pool, Flatten, Gemm → 1x10: every layout follower kernel, and a Flatten of a 3x3 image into a Gemm."""
+    n = _Net(seed)
+    pooled = n.node("MaxPool", [n.node("Sigmoid", [n.conv("x", c_in, 8)])], kernel_shape=[2, 2], strides=[2, 2])
+    summed = n.node("Add", [pooled, n.conv(pooled, 8, 8, k=1, act=None)])
+    joined = n.node("Concat", [summed, pooled], axis=1)
+    flat = n.node("Flatten", [n.node("AveragePool", [joined], kernel_shape=[2, 2], strides=[2, 2])])
+    w = (n.rng.standard_normal((10, 144)) * np.sqrt(2.0 / 144)).astype(np.float32)
+    y = n.node("Gemm", [flat, n.const(w), n.const(np.zeros(10, np.float32))], transB=1)
+    return n.model("x", [1, c_in, 12, 12], y, [1, 10])
+
+
 def quantize_qdq(model: onnx.ModelProto, path, seed: int = 0, samples: int = 8, activations: str = "int8"):
     """quantize_static(QDQ, int8 (or uint8: onnxruntime's default) activations and per-channel int8 weights) of
     `model`, written to `path`."""
@@ -148,6 +161,7 @@ def decoder(seed: int = 0) -> onnx.ModelProto:
 #: The int8 test zoo built here, quantized by quantize_static (QDQ); with the MLPerf Tiny files in ../shared/models it
 #: is every int8 model the tests compile end to end (tests/test_int8_flash.py, tests/test_int8_zoo_target.py).
 ZOO = {"unet": unet, "mobilenet_v2": mobilenet_v2, "autoencoder": autoencoder, "decoder": decoder,
+       "pools_adds_concats": pools_adds_concats,
        "unet_u8": unet, "decoder_u8": decoder}  # *_u8: uint8 activations (run as int8 by mcucomp)
 SHARED_INT8 = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
 ALL_INT8 = sorted(ZOO) + SHARED_INT8

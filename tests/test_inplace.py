@@ -308,3 +308,94 @@ def test_elementwise_margin_matches_the_loop(count, in_bytes, out_bytes, expecte
     # byte by byte: writing y[k] ends at byte (k+1)*out-1, which must land below the first byte read later
     for k in range(count - 1):
         assert (k + 1) * out_bytes - 1 + margin < (k + 1) * in_bytes
+
+
+def qdq_pools(tmp_path) -> onnx.ModelProto:
+    """quantize_static (QDQ, int8) of a 1x1 conv widening 4 to 16 channels, MaxPool 3x3 pad 1, AveragePool 2x2/2
+    (ceil), MaxPool 3x3 dilated pad 2: the peak is at the first pool, where the conv output dies."""
+    rng = np.random.default_rng(10)
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w", "b"], ["c"]), n("Relu", ["c"], ["cr"]),
+             n("MaxPool", ["cr"], ["m"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             n("AveragePool", ["m"], ["a"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
+             n("MaxPool", ["a"], ["y"], kernel_shape=[3, 3], pads=[2, 2, 2, 2], dilations=[2, 2])]
+    shape = (1, 4, 11, 9)
+    model = float_model(nodes, shape, {"w": weights(rng, 16, 4, 1, 1), "b": weights(rng, 16)})
+    onnx.save(model, tmp_path / "float_pools.onnx")
+    quantize_static(tmp_path / "float_pools.onnx", tmp_path / "qdq_pools.onnx", _Calibration(shape),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+    return onnx.load(tmp_path / "qdq_pools.onnx")
+
+
+def test_channels_last_pool_overlaps_are_planned_and_bit_exact(tmp_path, monkeypatch):
+    """The channels-last pool loops (window_margin_nhwc) overlap their inputs in the plan and stay bit-exact with the
+    integer reference and with the same model compiled without overlaps."""
+    from mcucomp.intref import run_lowered
+    from mcucomp.passes import layout
+    from mcucomp.pipeline import lower_model
+
+    monkeypatch.setattr(layout, "LAYOUT_FOLLOWERS", ())
+    model = qdq_pools(tmp_path)
+    report, host, plain = compile_both(model, tmp_path, monkeypatch)
+    assert {layer["op"]: layer["layout"] for layer in report["layers"] if "pool" in layer["op"]} == \
+        {"maxpool_f32": "nhwc", "avgpool_s8": "nhwc"}
+    realized = realized_overlaps(model, report)
+    assert realized.get("maxpool_f32", 0) >= 1 and realized.get("avgpool_s8", 0) == 1, realized
+    lowered = lower_model(model)
+    rng = np.random.default_rng(11)
+    for _ in range(INPUTS):
+        feeds = {"x": rng.standard_normal((1, 4, 11, 9)).astype(F32)}
+        got = host.run(feeds)
+        assert_close(got["y"], plain.run(feeds)["y"], "y (vs no overlaps)", exact=True)
+        assert_close(got["y"], run_lowered(lowered, feeds)["y"], "y (vs the integer reference)", exact=True)
+
+
+def loop_margin_nhwc(n, c, h_in, w_in, h_out, w_out, k_h, k_w, s_h, s_w, d_h, d_w, p_t, p_l) -> int | None:
+    """loop_margin for the channels-last loop: image by image, output pixels row-major, channels in turn, each
+    output written after reading its window's taps of its channel."""
+    events = []
+    for image in range(n):
+        for oy in range(h_out):
+            for ox in range(w_out):
+                for ch in range(c):
+                    reads = [((image * h_in + iy) * w_in + ix) * c + ch
+                             for iy in (oy * s_h - p_t + ky * d_h for ky in range(k_h)) if 0 <= iy < h_in
+                             for ix in (ox * s_w - p_l + kx * d_w for kx in range(k_w)) if 0 <= ix < w_in]
+                    events.append((((image * h_out + oy) * w_out + ox) * c + ch, reads))
+    best, later = None, None
+    for write, reads in reversed(events):
+        if later is not None:
+            best = later - write - 1 if best is None else min(best, later - write - 1)
+        if reads:
+            later = min(reads) if later is None else min(later, min(reads))
+    return best
+
+
+def test_window_margin_nhwc_is_safe_against_the_loop():
+    """window_margin_nhwc never exceeds the margin the simulated channels-last loop allows, and equals it for most
+    shapes (it is conservative only where a window reads nothing)."""
+    from mcucomp.ops._overlap import window_margin_nhwc
+
+    rng = random.Random(1)
+    checked = tight = 0
+    while checked < 250:
+        n, c = rng.choice([1, 1, 2]), rng.randint(1, 4)
+        h_in, w_in, k_h, k_w = rng.randint(1, 7), rng.randint(1, 7), rng.randint(1, 4), rng.randint(1, 4)
+        s_h, s_w, d_h, d_w = rng.randint(1, 3), rng.randint(1, 3), rng.randint(1, 2), rng.randint(1, 2)
+        pads = [rng.randint(0, k_h - 1), rng.randint(0, k_w - 1), rng.randint(0, k_h - 1), rng.randint(0, k_w - 1)]
+        h_out = (h_in + pads[0] + pads[2] - d_h * (k_h - 1) - 1) // s_h + 1
+        w_out = (w_in + pads[1] + pads[3] - d_w * (k_w - 1) - 1) // s_w + 1
+        if h_out < 1 or w_out < 1:
+            continue
+        g = Graph({"x": Tensor("x", (n, h_in, w_in, c), "int8", layout="nhwc"),
+                   "y": Tensor("y", (n, h_out, w_out, c), "int8", layout="nhwc")}, [], ["x"], ["y"])
+        node = Node("pool", "avgpool_s8", ["x"], ["y"], {"kernel": [k_h, k_w], "strides": [s_h, s_w],
+                                                         "dilations": [d_h, d_w], "pads": pads, "layout": "nhwc"})
+        exact = loop_margin_nhwc(n, c, h_in, w_in, h_out, w_out, k_h, k_w, s_h, s_w, d_h, d_w, pads[0], pads[1])
+        if exact is None:
+            continue
+        checked += 1
+        margin = window_margin_nhwc(node, g, 4)
+        assert margin <= 4 * exact, (n, c, h_in, w_in, k_h, k_w, s_h, s_w, d_h, d_w, pads, margin, exact)
+        tight += margin == 4 * exact
+    assert tight >= 200, tight

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import REFERENCES, missing_ops, run_graph
+from ..ops._layout import stored_value
 
 #: A layer fed onnxruntime's input may differ from onnxruntime's output by this many LSB (rounding of the
 #: requantization: onnxruntime runs some groups in float, our kernels in integers); more is a bug.
@@ -90,8 +91,10 @@ def ort_tensor_names(g, order, proto) -> list[str]:
 
 
 def layer_local(g, order, mode: str, ort_values: dict[str, np.ndarray]) -> tuple[list[LayerCheck], list[str]]:
-    """Each int8 layer evaluated by the integer reference on onnxruntime's inputs, against onnxruntime's output;
-    returns the checks and the layers skipped because onnxruntime does not expose one of their tensors."""
+    """Each int8 layer evaluated by the integer reference on onnxruntime's inputs (ONNX order, rearranged into each
+    tensor's stored order, ops._layout.stored_value), against onnxruntime's output; returns the checks and the layers skipped because
+    onnxruntime does not expose one of their tensors."""
+    ort_values = {k: stored_value(g, k, v) for k, v in ort_values.items()}
     checks, skipped = [], []
     for step, node in enumerate(order):
         if node.op not in INT8_KERNELS:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops._layout import as_onnx_order, as_stored_order
 from ._arith import nchw, requantize_rq, windows
 
 OPS = ("conv2d_s8",)
 
 
 def reference(node, g, mode, x, w, bias=None) -> np.ndarray:
-    """The NCHW convolution of the lowered node (groups, strides, dilations, pads)."""
+    """The convolution of the lowered node (groups, strides, dilations, pads), in its tensors' stored layout."""
     a = node.attrs
-    out_shape = g.tensors[node.outputs[0]].shape
+    layout = g.tensors[node.outputs[0]].layout
+    x = as_onnx_order(x, g.tensors[node.inputs[0]].layout)
+    out_shape = g.tensors[node.outputs[0]].onnx_shape
     x4 = nchw(x.astype(np.int64) - a["x_zp"])
     w4 = nchw(w.astype(np.int64)) if w.ndim == 3 else w.astype(np.int64)
     if a.get("w_zp") is not None:
@@ -25,4 +28,5 @@ def reference(node, g, mode, x, w, bias=None) -> np.ndarray:
     acc = np.einsum("ngcyxhw,gocyx->ngohw", taps, wg).reshape(n, oc, oh, ow)
     if bias is not None:
         acc = acc + bias.astype(np.int64).reshape(1, -1, 1, 1)
-    return requantize_rq(acc, mode, a["rq"]).reshape(out_shape)
+    y = requantize_rq(acc, mode, a["rq"]).reshape(out_shape)
+    return as_stored_order(y, layout)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops._layout import as_onnx_order, as_stored_order
+from ..ops.concat import concat_axis
 from ._arith import nchw, windows
 
 #: Kernels that run one ONNX op unchanged (inputs and attributes as ONNX defines them).
@@ -25,11 +27,13 @@ def reference(node, g, mode, *inputs) -> np.ndarray:
         at = offset + sum(i * s for i, s in zip(np.indices(dims), strides)) if dims else np.array(offset)
         return inputs[0].reshape(-1)[at].reshape(out_shape)
     if node.op == "concat":
-        return np.concatenate(inputs, axis=node.attrs["axis"] % len(out_shape))
+        return np.concatenate(inputs, axis=concat_axis(node, len(out_shape)))
     if node.op == "transpose":
-        return np.transpose(inputs[0], node.attrs.get("perm") or None)
+        return np.ascontiguousarray(np.transpose(inputs[0], node.attrs.get("perm") or None))
     if node.op == "maxpool_f32":
-        return _maxpool(node, inputs[0], out_shape)
+        layout = g.tensors[node.outputs[0]].layout
+        return as_stored_order(_maxpool(node, as_onnx_order(inputs[0], layout), g.tensors[node.outputs[0]].onnx_shape),
+                               layout)
     return inputs[0].reshape(out_shape)
 
 

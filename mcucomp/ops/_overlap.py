@@ -64,16 +64,45 @@ def window_margin(node: Node, g: Graph, elem_bytes: int) -> int:
     """
     geom = dict(window_geom(node, g))
     planes = geom["n"] * geom["c_in"]
+    plane_in, plane_out = geom["h_in"] * geom["w_in"], geom["h_out"] * geom["w_out"]
+    _, future = _plane_reads(geom)
+    slack = int((future - np.arange(plane_out)).min())
+    return (min(0, (planes - 1) * (plane_in - plane_out)) + slack - 1) * elem_bytes
+
+
+def _plane_reads(geom: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Per output position q of a plane (row-major): r(q), the lowest input position its window reads (int64 max
+    when none), and f(q) = min(r(q') for q' > q, I + min r), the lowest position read after q (the second term:
+    the next plane or image reads from its own min r on)."""
     rows = _first_tap(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"], geom["pad_t"])
     cols = _first_tap(geom["w_out"], geom["w_in"], geom["k_w"], geom["stride_w"], geom["dil_w"], geom["pad_l"])
-    plane_in, plane_out = geom["h_in"] * geom["w_in"], geom["h_out"] * geom["w_out"]
+    plane_in = geom["h_in"] * geom["w_in"]
     reads = np.where((rows[:, None] >= 0) & (cols[None, :] >= 0), rows[:, None] * geom["w_in"] + cols[None, :],
                      np.iinfo(np.int64).max).reshape(-1).astype(np.int64)
     later = np.minimum.accumulate(reads[::-1])[::-1]  # later[q] = min r(q' >= q)
     next_plane = plane_in + min(int(reads.min()), plane_in)
-    future = np.minimum(np.append(later[1:], next_plane), next_plane)
-    slack = int((future - np.arange(plane_out)).min())
-    return (min(0, (planes - 1) * (plane_in - plane_out)) + slack - 1) * elem_bytes
+    return reads, np.minimum(np.append(later[1:], next_plane), next_plane)
+
+
+def window_margin_nhwc(node: Node, g: Graph, elem_bytes: int) -> int:
+    """Margin of a channels-last window kernel that goes image by image, output pixels in row-major order and, for
+    each pixel q, channels c = 0 .. C-1, writing output (q, c) after reading its window's taps of channel c.
+
+    With r(q) and f(q) of _plane_reads (in pixels), output (q, c) sits at q*C + c and, once written, the lowest
+    element read later is (r(q)*C + c + 1) (channel c+1 of the same window, when c < C-1) or f(q)*C (later pixels;
+    the next image from I*C + min r*C on). So margin m (elements) is safe iff, for every q and c,
+    q*C + c + m < r(q)*C + c + 1 (when C > 1) and q*C + c + m < f(q)*C, i.e. m <= (r(q) - q)*C and
+    m <= (f(q) - q - 1)*C; over images, as in window_margin, add min(0, (N-1)*(I - O)*C).
+    """
+    geom = dict(window_geom(node, g))
+    c = geom["c_in"]
+    plane_in, plane_out = geom["h_in"] * geom["w_in"], geom["h_out"] * geom["w_out"]
+    reads, future = _plane_reads(geom)
+    q = np.arange(plane_out)
+    slack = int((future - q).min() - 1) * c
+    if c > 1:
+        slack = min(slack, int((np.minimum(reads, future) - q).min()) * c)
+    return (min(0, (geom["n"] - 1) * (plane_in - plane_out) * c) + slack) * elem_bytes
 
 
 def same_planes(node: Node, g: Graph) -> bool:
@@ -105,3 +134,129 @@ def conv_overlap(node: Node, g: Graph) -> OverlapMargin | None:
     if node.attrs.get("group", 1) == c_in and same_planes(node, g):
         return OverlapMargin(window_margin(node, g, DTYPE_BYTES[g.tensors[node.outputs[0]].dtype]))
     return None
+
+
+def _last_tap(out_len: int, in_len: int, kernel: int, stride: int, dilation: int, pad: int) -> np.ndarray:
+    """Per output coordinate, the highest input coordinate its window reads inside the input; -1 when none."""
+    start = np.arange(out_len) * stride - pad
+    last_k = np.minimum(kernel - 1, (in_len - 1 - start) // dilation)
+    last = start + last_k * dilation
+    return np.where((last_k >= 0) & (last >= 0), last, -1)
+
+
+#: Stands for "no read" in the window index arrays below (above any pixel index).
+NO_READ = np.iinfo(np.int64).max // 4
+
+
+def _nhwc_window_starts(geom: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per output pixel of a channels-last conv (row-major over N, H_out, W_out): the lowest and the highest input
+    pixel its window reads (row-major over N, H, W; NO_READ and -1 when the window lies wholly in the padding), and
+    its window's first pixel (n, oy * stride_h - pad_t, ox * stride_w - pad_l) ignoring the padding."""
+    axes = [(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"], geom["pad_t"]),
+            (geom["w_out"], geom["w_in"], geom["k_w"], geom["stride_w"], geom["dil_w"], geom["pad_l"])]
+    (rows, cols), (rows_hi, cols_hi) = [_first_tap(*a) for a in axes], [_last_tap(*a) for a in axes]
+    image = np.arange(geom["n"])[:, None, None] * geom["h_in"] * geom["w_in"]
+    valid = ((rows[:, None] >= 0) & (cols[None, :] >= 0))[None]
+    lowest = np.where(valid, (rows[:, None] * geom["w_in"] + cols[None, :])[None] + image, NO_READ)
+    highest = np.where(valid, (rows_hi[:, None] * geom["w_in"] + cols_hi[None, :])[None] + image, -1)
+    oy = np.arange(geom["h_out"]) * geom["stride_h"] - geom["pad_t"]
+    ox = np.arange(geom["w_out"]) * geom["stride_w"] - geom["pad_l"]
+    start = (oy[:, None] * geom["w_in"] + ox[None, :])[None] + image
+    return (lowest.reshape(-1).astype(np.int64), highest.reshape(-1).astype(np.int64),
+            start.reshape(-1).astype(np.int64))
+
+
+def pixel_pairs(pixels: int, down: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The (q0, q1) pixel pairs of conv2d_s8's GEMM paths in the order they run: (0, 1), (2, 3), .. up, (P-2, P-1),
+    (P-4, P-3), .. down; an odd count ends with a lone pixel (q0 == q1): the last one up, pixel 0 down."""
+    q0 = np.arange(0, pixels, 2)
+    q1 = np.minimum(q0 + 1, pixels - 1)
+    return (pixels - 1 - q1, pixels - 1 - q0) if down else (q0, q1)
+
+
+def descending(node: Node, g: Graph) -> bool:
+    """conv2d_s8's pointwise, im2col and general paths run their output pixels from the last down when the output
+    is at least as large as the input (then y may start above x), from the first up otherwise."""
+    return g.tensors[node.outputs[0]].nbytes >= g.tensors[node.inputs[0]].nbytes
+
+
+def pointwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
+    """conv2d_s8's pointwise path (1x1, unpadded, group 1, channels-last, int8): output pixel pairs (q0, q1) in the
+    order of pixel_pairs, pixel q reading the I = c_in bytes of input pixel s(q) (its window start; s rises with q)
+    for every output channel, and writing output bytes q*O .. q*O + O - 1 (O = c_out) while it still reads. Let
+    d = offset(y) - offset(x).
+
+    Down: while a pair writes, the reads still to come are its own inputs and those of lower pixels, the highest byte
+    s(q1)*I + I - 1; its lowest write is q0*O + d. Safe iff d >= s(q1)*I + I - q0*O for every pair: the floor; above
+    it any shift is safe (the margin is x's size: beyond it nothing overlaps).
+
+    Up: the reads still to come start at the pair's own s(q0)*I; its highest write is q1*O + O - 1 + d. Safe iff
+    d <= s(q0)*I - (q1 + 1)*O for every pair: the margin; any lower shift is safe.
+    """
+    geom = dict(window_geom(node, g))
+    start = _nhwc_window_starts(geom)[2]
+    c_in, c_out = geom["c_in"], geom["c_out"]
+    q0, q1 = pixel_pairs(len(start), descending(node, g))
+    if descending(node, g):
+        return OverlapMargin(g.tensors[node.inputs[0]].nbytes, floor=int((start[q1] * c_in + c_in - q0 * c_out).max()))
+    return OverlapMargin(int((start[q0] * c_in - (q1 + 1) * c_out).min()))
+
+
+def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
+    """conv2d_s8's depthwise path (channels-last, int8, C = c_in = c_out bytes per pixel): output pixels q in
+    row-major order, within a pixel channels ascending (four at a time on DSP cores), output (q, c) written after
+    channel c of its window is read; windows wholly in the padding read nothing.
+
+    Let r(q) be the lowest input pixel q's window reads. When (q, c) is written, the reads still to come are
+    channels > c of q's window (bytes >= r(q)*C + c + 1; the four-channel block writes c..c+3 after reading them,
+    same bound) and the windows of later pixels (bytes >= F(q)*C, F(q) = min r(q') over q' > q). Byte q*C + c + d
+    (d = offset(y) - offset(x)) must stay below both: d <= (r(q) - q)*C and d <= F(q)*C - q*C - C for every q.
+    """
+    geom = dict(window_geom(node, g))
+    lowest = _nhwc_window_starts(geom)[0]
+    c = geom["c_out"]
+    q = np.arange(len(lowest))
+    later = np.append(np.minimum.accumulate(lowest[::-1])[::-1][1:], NO_READ)
+    bounds = np.concatenate([((lowest - q) * c)[lowest < NO_READ], (later * c - q * c - c)[later < NO_READ]])
+    size = g.tensors[node.inputs[0]].nbytes
+    return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
+
+
+def pixelwise_nhwc(node: Node, g: Graph, pairs: bool, gathered: bool) -> OverlapMargin:
+    """conv2d_s8's general path (pixels one by one, up or down as `descending` says), direct path (the pairs of
+    pixel_pairs) and im2col path (pairs, gathered), channels-last, int8. All O = c_out bytes of a pixel pair (q0,
+    q1; q0 = q1 for single pixels) are written while its windows are still read (every output channel re-reads
+    them), or after (gathered: the windows are copied to the scratch first). Windows read input pixels lo(q) ..
+    hi(q) only (I = c_in bytes each). d = offset(y) - offset(x).
+
+    Up: when the pair writes, the reads still to come start at G*I, G = min lo(q') over q' >= q0, or over q' > q1
+    when gathered; its highest write is (q1 + 1)*O - 1 + d, so d <= G*I - (q1 + 1)*O: the margin is the smallest
+    bound (x's size when no read follows any write); any lower shift is safe.
+
+    Down: the reads still to come end at H*I + I - 1, H = max hi(q') over q' <= q1, or over q' < q0 when gathered;
+    the lowest write is q0*O + d, so d >= (H + 1)*I - q0*O: the floor is the largest bound; any higher shift is
+    safe (margin: x's size).
+    """
+    geom = dict(window_geom(node, g))
+    lowest, highest, _ = _nhwc_window_starts(geom)
+    c_in, c_out, size = geom["c_in"], geom["c_out"], g.tensors[node.inputs[0]].nbytes
+    down = descending(node, g)
+    q0, q1 = pixel_pairs(len(lowest), down) if pairs else (np.arange(len(lowest)),) * 2
+    if down:
+        before = np.concatenate([[-1], np.maximum.accumulate(highest)])  # before[q] = max hi(q' < q)
+        pending = before[q0] if gathered else before[q1 + 1]
+        bounds = ((pending + 1) * c_in - q0 * c_out)[pending >= 0]
+        return OverlapMargin(size, floor=int(bounds.max()) if len(bounds) else -size)
+    after = np.append(np.minimum.accumulate(lowest[::-1])[::-1], NO_READ)  # after[q] = min lo(q' >= q)
+    pending = after[q1 + 1] if gathered else after[q0]
+    bounds = (pending * c_in - (q1 + 1) * c_out)[pending < NO_READ]
+    return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
+
+
+def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin:
+    """conv2d_s8 by path, as proved above."""
+    if path == "pointwise":
+        return pointwise_nhwc(node, g)
+    if path == "depthwise":
+        return depthwise_nhwc(node, g)
+    return pixelwise_nhwc(node, g, pairs=path in ("im2col", "direct"), gathered=path == "im2col")

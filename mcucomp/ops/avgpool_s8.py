@@ -1,4 +1,5 @@
-"""int8 average pooling: integer whole-image path (onnxruntime's QLinearAveragePool) or float DQ/pool/Q path."""
+"""int8 average pooling: integer sum with one requantization per output (whole-image windows as onnxruntime's
+QLinearGlobalAveragePool, other windows by the scale of their tap count), or the float DQ/pool/Q path."""
 
 from __future__ import annotations
 
@@ -6,40 +7,49 @@ import numpy as np
 
 from ..fixedpoint import quantize_multiplier
 from ..ir import Graph, Node
-from ._overlap import window_margin
+from ._layout import all_images, is_nhwc
+from ._overlap import window_margin, window_margin_nhwc
 from ._window import window_geom
 from ._cost import params_dict, requant_terms, window
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin
 
 COUNT_MODES = {"valid": 0, "kernel": 1, "padded": 2}  # MCU_AVGPOOL_S8_COUNT_* in runtime_c/kernels/avgpool_s8.h
+MODES = {"global_int": 0, "float": 1, "window_int": 2}  # MCU_AVGPOOL_S8_* in runtime_c/kernels/avgpool_s8.h
+
+
+def count_scales(attrs: dict) -> np.ndarray:
+    """The float32 requantization scale x_scale / (y_scale · count) of an integer window sum, by divisor count:
+    one entry (the whole window) for 'global_int', entries 0 .. window for 'window_int' (0 repeats 1, never used)."""
+    f32 = np.float32
+    window = attrs["kernel"][0] * attrs["kernel"][1]
+    counts = [window] if attrs["mode"] == "global_int" else [1, *range(1, window + 1)]
+    return np.array([f32(attrs["x_scale"]) / f32(f32(attrs["y_scale"]) * f32(k)) for k in counts], np.float32)
 
 
 class AvgPoolS8(KernelOp):
-    """attrs: mode ('global_int' | 'float'), requant ('float' | 'fixed'), x/y scale and zp, qmin, qmax,
-    count (the divisor: 'valid' taps, 'kernel' size or taps inside the 'padded' input), canonical window."""
+    """attrs: mode ('global_int' | 'window_int' | 'float'), requant ('float' | 'fixed'), x/y scale and zp, qmin,
+    qmax, count (the divisor: 'valid' taps, 'kernel' size or taps inside the 'padded' input), canonical window."""
 
     name = "avgpool_s8"
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_avgpool_s8(params, x, y)."""
         a = node.attrs
-        window = a["kernel"][0] * a["kernel"][1]
-        f32 = np.float32
-        scale = f32(a["x_scale"]) / f32(f32(a["y_scale"]) * f32(window))
-        rq = [("scale", "NULL"), ("mult", "NULL"), ("shift", "NULL"), ("per_channel", 0), ("div", 0.0),
-              ("zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"])]
+        # integer modes: the requantization indexed by the tap count ('per_channel' selects entry `count`)
+        rq = [("scale", "NULL"), ("mult", "NULL"), ("shift", "NULL"), ("per_channel", int(a["mode"] == "window_int")),
+              ("div", 0.0), ("zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"])]
         arrays = {}
-        if a["mode"] == "global_int" and a.get("requant") == "fixed":
-            mult, shift = quantize_multiplier(float(scale))
-            arrays[f"{node.name}_mult"] = np.array([mult], np.int32)
-            arrays[f"{node.name}_shift"] = np.array([shift], np.int32)
+        if a["mode"] != "float" and a.get("requant") == "fixed":
+            pairs = [quantize_multiplier(float(s)) for s in count_scales(a)]
+            arrays[f"{node.name}_mult"] = np.array([m for m, _ in pairs], np.int32)
+            arrays[f"{node.name}_shift"] = np.array([s for _, s in pairs], np.int32)
             rq[1], rq[2] = ("mult", ArrayRef(f"{node.name}_mult")), ("shift", ArrayRef(f"{node.name}_shift"))
-        elif a["mode"] == "global_int":
-            arrays[f"{node.name}_scale"] = np.array([scale], np.float32)
+        elif a["mode"] != "float":
+            arrays[f"{node.name}_scale"] = count_scales(a)
             rq[0] = ("scale", ArrayRef(f"{node.name}_scale"))
         return KernelCall(
             self.name,
-            [("g", window_geom(node, g, group=1)), ("mode", 0 if a["mode"] == "global_int" else 1),
+            [("g", window_geom(node, g, group=1)), ("channels_last", int(is_nhwc(node))), ("mode", MODES[a["mode"]]),
              ("count_mode", COUNT_MODES[a.get("count", "valid")]), ("pad_b", a["pads"][2]), ("pad_r", a["pads"][3]),
              ("x_scale", a["x_scale"]),
              ("y_scale", a["y_scale"]), ("x_zp", a["x_zp"]), ("rq", rq)],
@@ -52,22 +62,29 @@ class AvgPoolS8(KernelOp):
         return g.tensors[node.outputs[0]].size * node.attrs["kernel"][0] * node.attrs["kernel"][1]
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """Every tap of every window bounds-checked, those inside summed in int and float; per output an integer
-        requantization ('global_int') or two float divisions ('float')."""
+        """Every tap of every window bounds-checked, those inside summed in int ('global_int', 'window_int') or in
+        float ('float'); per output a requantization (integer modes) or two float divisions ('float')."""
         p = params_dict(self.call(node, g))
         geom, win = p["g"], window(p["g"])
         planes = geom["n"] * geom["c_out"]
         outputs = planes * win.pixels
         terms = {"calls": 1, "kernel_rows": outputs * geom["k_h"], "taps": outputs * win.taps,
                  "valid_taps": planes * win.taps_valid}
-        if p["mode"] == 0:
-            return "global_int", {**terms, **requant_terms(p["rq"], outputs)}
+        if node.attrs["mode"] != "float":
+            return node.attrs["mode"], {**terms, **requant_terms(p["rq"], outputs)}
         return "float", {**terms, "outputs": outputs}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
-        """The window margin (_overlap.window_margin): mcu_avgpool_s8 goes plane by plane, outputs row-major, and
-        writes each after summing its (dilated) window's taps inside the input."""
+        """The window margin: mcu_avgpool_s8 writes each output after summing its (dilated) window's taps inside the
+        input, plane by plane in row-major output order (_overlap.window_margin), or channels-last pixel by pixel in
+        row-major order, every channel of a pixel in turn (_overlap.window_margin_nhwc)."""
+        if is_nhwc(node):
+            return OverlapMargin(window_margin_nhwc(node, g, 1))
         return OverlapMargin(window_margin(node, g, 1))
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout for 1-D and 2-D images (mcu_avgpool_s8 steps through a plane c_in elements apart)."""
+        return all_images(node, g)
 
 
 OP = AvgPoolS8()

@@ -75,6 +75,11 @@ class KernelOp(abc.ABC):
         """How output 0 may overlap input 0 once input 0 dies at this node, proven from the C loop; None: not at all."""
         return None
 
+    def scratch_optional(self, node: Node, g: Graph) -> bool:
+        """True when the node's scratch only buys speed: setting node.attrs["scratch"] = False selects a variant
+        without one (memory.choose_scratch decides, from the planned arena, before anything reads the calls)."""
+        return False
+
     def channels_last(self, node: Node, g: Graph) -> bool:
         """True when this node can run on channels-last tensors (the layout pass then sets attrs["layout"] = "nhwc",
         stores its activations as N, spatial..., C, and the call reads that layout)."""

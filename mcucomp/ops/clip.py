@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..ir import Graph, Node
 from ._elementwise import dtype
 from ._overlap import elementwise
+from ._layout import same_image
 from .base import DTYPE_CODES, KernelCall, KernelOp, OverlapMargin
 
 
@@ -31,6 +32,10 @@ class Clip(KernelOp):
         y = node.outputs[0]
         return KernelCall(self.name, [("dtype", DTYPE_CODES[dtype(g, y)]), ("count", g.tensors[y].size)],
                           [node.inputs[0], _bound(node, 1), _bound(node, 2), y])
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout: the loop walks `count` elements in storage order."""
+        return same_image(node, g)
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: the loop reads x[i], then writes y[i]."""

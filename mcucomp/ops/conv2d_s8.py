@@ -1,4 +1,5 @@
-"""int8 convolution (general, depthwise, 1x1 via groups/kernel) lowered from QLinearConv or DQ→Conv→Q."""
+"""int8 convolution, channels-last (paths: pointwise, im2col, direct, depthwise, general), lowered from QLinearConv
+or DQ→Conv→Q."""
 
 from __future__ import annotations
 
@@ -7,23 +8,68 @@ import numpy as np
 from ..errors import ModelError
 from ..ir import Graph, Node
 from ._cost import params_dict, requant_terms, window
-from ._overlap import conv_overlap, pointwise
-from ._window import window_geom
-from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, shape
+from ._overlap import conv_s8_overlap, descending
+from ._window import spatial_rank, window_geom
+from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 
-
-PATHS = {"general": 0, "depthwise": 1}  # MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
+#: MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
+PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4}
 
 
 def depthwise(node: Node, g: Graph) -> bool:
-    """group == c_in == c_out (one input plane per output plane): the depthwise fast path."""
-    c_in = shape(g, node.inputs[0])[1]
-    return node.attrs.get("group", 1) == c_in == shape(g, node.outputs[0])[1]
+    """group == c_in == c_out (one input channel per output channel): the depthwise path."""
+    c_in = onnx_shape(g, node.inputs[0])[1]
+    return node.attrs.get("group", 1) == c_in == onnx_shape(g, node.outputs[0])[1]
+
+
+def same_in_both_layouts(node: Node, g: Graph) -> bool:
+    """True when input and output hold the same bytes channels-first and channels-last (C == 1 or one pixel)."""
+    return all(d[1] == 1 or int(np.prod(d[2:])) == 1
+               for d in (onnx_shape(g, node.inputs[0]), onnx_shape(g, node.outputs[0])))
+
+
+def kernel_volume(node: Node, g: Graph) -> int:
+    """Taps of one output: c_in / group * k_h * k_w."""
+    return int(np.prod(onnx_shape(g, node.inputs[1])[1:]))
+
+
+def fast_path(node: Node, g: Graph) -> str:
+    """The path a conv takes when its scratch is granted: pointwise or im2col GEMM (group 1), depthwise (weights
+    without zero points), general."""
+    if depthwise(node, g) and node.attrs.get("w_zp") is None:
+        return "depthwise"
+    if node.attrs.get("group", 1) != 1:
+        return "general"
+    a = node.attrs
+    return "pointwise" if list(a["kernel"]) == [1, 1] and not any(a["pads"]) else "im2col"
+
+
+def conv_path(node: Node, g: Graph) -> str:
+    """The path the C takes: the fast one, or `direct` (group 1, windows read in place) when memory.choose_scratch
+    denied the im2col scratch."""
+    path = fast_path(node, g)
+    return "direct" if node.attrs.get("scratch", True) is False and path in SCRATCH else path
+
+
+#: Scratch bytes of the paths that take one: two pixels' windows (im2col).
+SCRATCH = {"im2col": lambda node, g: 2 * kernel_volume(node, g)}
+
+
+def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
+    """The weights in the order the path reads them: depthwise in blocks of four channels (the last block holds the
+    c % 4 left), each block tap by tap with its channels innermost; every other path output channel by output
+    channel, each as kernel row, kernel column, input channel (NHWC windows)."""
+    w = g.const(node.inputs[1]).astype(np.int8)
+    w4 = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2]) if w.ndim == 3 else w
+    if path == "depthwise":
+        by_channel = w4.reshape(w4.shape[0], -1)
+        return np.concatenate([by_channel[b:b + 4].T.reshape(-1) for b in range(0, len(by_channel), 4)])
+    return np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(-1)
 
 
 def folded_bias(g: Graph, node: Node) -> np.ndarray:
-    """bias[oc] - x_zp * sum_k (w[oc][k] - w_zp[oc]): the fast paths' accumulator start (exact in int32)."""
-    w = g.const(node.inputs[1]).astype(np.int64).reshape(shape(g, node.inputs[1])[0], -1)
+    """bias[oc] - x_zp * sum_k (w[oc][k] - w_zp[oc]): every path's accumulator start (exact in int32)."""
+    w = g.const(node.inputs[1]).astype(np.int64).reshape(onnx_shape(g, node.inputs[1])[0], -1)
     w_zp = node.attrs.get("w_zp")
     if w_zp is not None:
         w = w - np.asarray(w_zp, np.int64)[:, None]
@@ -34,71 +80,105 @@ def folded_bias(g: Graph, node: Node) -> np.ndarray:
     return folded.astype(np.int32)
 
 
+def im2col_gather_rows(geom: dict) -> dict[str, int]:
+    """Kernel rows the im2col gather copies whole (inside the input, undilated), copies tap by tap (reaching the
+    padding along x, or dilated), or fills with x_zp (outside the input along y), over all pixels."""
+    inside_x = sum(0 <= ox * geom["stride_w"] - geom["pad_l"] and
+                   ox * geom["stride_w"] - geom["pad_l"] + (geom["k_w"] - 1) * geom["dil_w"] < geom["w_in"]
+                   for ox in range(geom["w_out"]))
+    valid_y = sum(0 <= oy * geom["stride_h"] - geom["pad_t"] + ky * geom["dil_h"] < geom["h_in"]
+                  for oy in range(geom["h_out"]) for ky in range(geom["k_h"]))
+    whole = inside_x if geom["dil_w"] == 1 else 0
+    return {"rows_copied": geom["n"] * valid_y * whole,
+            "rows_checked": geom["n"] * valid_y * (geom["w_out"] - whole),
+            "rows_padded": geom["n"] * (geom["h_out"] * geom["k_h"] - valid_y) * geom["w_out"]}
+
+
 class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
     name = "conv2d_s8"
 
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Every 1-D and 2-D conv runs channels-last (the C kernel knows no other layout)."""
+        return spatial_rank(node, g) <= 2
+
+    def scratch_optional(self, node: Node, g: Graph) -> bool:
+        """The im2col path's scratch: without it, the direct path."""
+        return fast_path(node, g) in SCRATCH
+
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_conv2d_s8(params, x, w, bias|NULL, y, scratch|NULL); a scratch (c_in bytes) means pointwise."""
+        """mcu_conv2d_s8(params, x, y, scratch|NULL): packed weights and the folded bias are in the params."""
+        if node.attrs.get("layout") != "nhwc" and not same_in_both_layouts(node, g):
+            raise RuntimeError(f"Conv '{node.name}' reached conv2d_s8 channels-first; the layout pass must run it "
+                               "channels-last.")
         rq_fields, arrays = node.attrs["rq"].params(node.name)
         w_zp = node.attrs.get("w_zp")
         if w_zp is not None:
             arrays[f"{node.name}_wzp"] = w_zp
-        bias = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
-        scratch = shape(g, node.inputs[0])[1] if pointwise(node, g) else 0
-        path = PATHS["depthwise"] if depthwise(node, g) else PATHS["general"]
-        if scratch or path:
-            arrays[f"{node.name}_kbias"] = folded_bias(g, node)
+        path = conv_path(node, g)
+        scratch = SCRATCH[path](node, g) if path in SCRATCH else 0
+        arrays[f"{node.name}_wpack"] = packed_weights(node, g, path)
+        arrays[f"{node.name}_kbias"] = folded_bias(g, node)
+        if path == "direct":
+            arrays[f"{node.name}_zrow"] = np.full(node.attrs["kernel"][1] * onnx_shape(g, node.inputs[0])[1],
+                                                  node.attrs["x_zp"], np.int8)
         return KernelCall(
             self.name,
             [("g", window_geom(node, g, group=node.attrs.get("group", 1))), ("x_zp", node.attrs["x_zp"]),
              ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields),
-             ("path", path), ("kbias", ArrayRef(f"{node.name}_kbias") if scratch or path else "NULL")],
+             ("path", PATHS[path]), ("down", int(descending(node, g))), ("w", ArrayRef(f"{node.name}_wpack")),
+             ("kbias", ArrayRef(f"{node.name}_kbias")),
+             ("zrow", ArrayRef(f"{node.name}_zrow") if path == "direct" else "NULL")],
             # the C signature ends in `void *scratch`: codegen appends it when scratch > 0, else it is NULL
-            [node.inputs[0], node.inputs[1], bias, node.outputs[0]] + ([] if scratch else [None]),
+            [node.inputs[0], node.outputs[0]] + ([] if scratch else [None]),
             arrays,
             scratch,
         )
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
-        """Exactly in place when pointwise (pixel by pixel through the scratch); the window margin when depthwise,
-        since the general loop then goes plane by plane (see mcucomp/ops/_overlap.py)."""
-        return conv_overlap(node, g)
+        """Pointwise: from a floor up or to a margin down (pixel pairs in one direction); the other paths: a margin
+        down (pixel by pixel, or pairs for im2col; see mcucomp/ops/_overlap.py)."""
+        return conv_s8_overlap(node, g, conv_path(node, g))
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """Pointwise: per pixel a c_in gather, per output a c_in dot; depthwise: unchecked taps of windows inside the
-        input, checked taps elsewhere; general: per output the kernel rows entered, the taps checked and read."""
+        """GEMM paths (pointwise, im2col, direct): per pixel pair a gather (im2col), per 2x2 block one k-long dot
+        (direct: one per kernel row) in quads and a tail;
+        depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap; general:
+        per output every tap, checked."""
         call = self.call(node, g)
         p = params_dict(call)
         geom, win = p["g"], window(p["g"])
-        planes = geom["n"] * geom["c_out"]
-        outputs = planes * win.pixels
+        path = conv_path(node, g)
+        outputs = geom["n"] * geom["c_out"] * win.pixels
         terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
-        if call.scratch_bytes:
-            return "pointwise", {**terms, "pixels": win.pixels, "gathered": win.pixels * geom["c_in"],
-                                 "macs": outputs * geom["c_in"]}
-        if p["path"] == PATHS["depthwise"]:
-            border = win.pixels - win.inside_pixels
-            return "depthwise", {**terms, "rows": planes * geom["h_out"],
-                                 "inside_kernel_rows": planes * win.inside_pixels * geom["k_h"],
-                                 "inside_taps": planes * win.inside_pixels * win.taps,
-                                 "border_kernel_rows": planes * border * geom["k_h"],
-                                 "border_taps": planes * border * win.taps,
-                                 "border_valid_taps": planes * (win.taps_valid - win.inside_pixels * win.taps)}
+        if path in ("pointwise", "im2col", "direct"):
+            k = kernel_volume(node, g)
+            pairs = -(-geom["n"] * win.pixels // 2)
+            blocks = pairs * -(-geom["c_out"] // 2)
+            # direct: one dot per kernel row (k_w * c_in taps; rows in the padding read zrow)
+            dots, length = (blocks * geom["k_h"], k // geom["k_h"]) if path == "direct" else (blocks, k)
+            gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_dots": dots, "block_quads": dots * (length // 4),
+                    "block_tail": dots * (length % 4)}
+            if path == "im2col":
+                gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
+            return path, {**terms, **gemm}
+        taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
+        if path == "depthwise":
+            inside = geom["n"] * win.inside_pixels
+            c = geom["c_out"]
+            name = "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise"
+            return name, {**terms, "pixels": geom["n"] * win.pixels, "inside_quads": inside * (c // 4),
+                          "inside_quad_taps": inside * (c // 4) * win.taps, "inside_tail": inside * (c % 4),
+                          "inside_tail_taps": inside * (c % 4) * win.taps,
+                          "border_taps": (geom["n"] * win.pixels - inside) * c * win.taps}
         cin_g = geom["c_in"] // geom["group"]
-        return "general", {**terms, "channel_loops": outputs * cin_g, "kernel_rows": outputs * cin_g * geom["k_h"],
-                           "rows_entered": planes * cin_g * win.rows_valid,
-                           "row_taps": planes * cin_g * win.rows_valid * geom["k_w"],
-                           "valid_taps": planes * cin_g * win.taps_valid}
+        return "general", {**terms, "pixels": geom["n"] * win.pixels, "taps": taps_out,
+                           "tap_channels": taps_out * cin_g}
 
     def macs(self, node: Node, g: Graph) -> int:
         """Output elements times the kernel volume of one group."""
-        w = shape(g, node.inputs[1])
-        k = 1
-        for d in w[1:]:
-            k *= d
-        return g.tensors[node.outputs[0]].size * k
+        return g.tensors[node.outputs[0]].size * kernel_volume(node, g)
 
 
 OP = Conv2dS8()

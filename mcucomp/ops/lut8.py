@@ -9,6 +9,7 @@ import numpy as np
 
 from ..ir import Graph, Node
 from ._overlap import elementwise
+from ._layout import same_image
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin
 
 
@@ -30,6 +31,10 @@ class Lut8(KernelOp):
         key = f"lut8_table_{hashlib.sha256(table.tobytes()).hexdigest()[:16]}"
         return KernelCall(self.name, [("count", g.tensors[node.outputs[0]].size), ("table", ArrayRef(key))],
                           [node.inputs[0], node.outputs[0]], {key: table})
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout: the loop walks `count` elements in storage order."""
+        return same_image(node, g)
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: the loop reads x[i], then writes y[i]."""

@@ -5,7 +5,8 @@ Serves float32 and, for MaxPool's 8-bit tests and models, int8 and uint8 data (t
 from __future__ import annotations
 
 from ..ir import DTYPE_BYTES, Graph, Node
-from ._overlap import window_margin
+from ._layout import all_images, is_nhwc
+from ._overlap import window_margin, window_margin_nhwc
 from ._window import canonical_pool, depth_fields, is_3d, rank_1_to_3, window_geom
 from ._cost import params_dict, window_loop_terms
 from .base import DTYPE_CODES, KernelCall, KernelOp, OverlapMargin
@@ -41,7 +42,7 @@ class MaxPoolF32(KernelOp):
         """mcu_maxpool_f32(params, x, y, indices|NULL)."""
         params = [("g", window_geom(node, g)), *depth_fields(node, g),
                   ("dtype", DTYPE_CODES[g.tensors[node.inputs[0]].dtype]),
-                  ("storage_order", int(node.attrs.get("storage_order", 0)))]
+                  ("storage_order", int(node.attrs.get("storage_order", 0))), ("channels_last", int(is_nhwc(node)))]
         indices = node.outputs[1] if len(node.outputs) > 1 else None
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0], indices])
 
@@ -52,11 +53,18 @@ class MaxPoolF32(KernelOp):
         return path, {"calls": 1, **window_loop_terms(p["g"], p)}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
-        """The window margin (_overlap.window_margin): mcu_maxpool_f32 goes plane by plane, outputs row-major, and
-        writes each after comparing its (dilated) window's taps inside the input; not at all for 3-D data."""
+        """The window margin: mcu_maxpool_f32 writes each output after comparing its (dilated) window's taps inside
+        the input, plane by plane in row-major output order (_overlap.window_margin) or channels-last pixel by pixel,
+        every channel in turn (_overlap.window_margin_nhwc); not at all for 3-D data."""
         if is_3d(node, g):
             return None
-        return OverlapMargin(window_margin(node, g, DTYPE_BYTES[g.tensors[node.outputs[0]].dtype]))
+        margin = window_margin_nhwc if is_nhwc(node) else window_margin
+        return OverlapMargin(margin(node, g, DTYPE_BYTES[g.tensors[node.outputs[0]].dtype]))
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout for 1-D and 2-D pools without Indices (channels-last: pixel by pixel, each channel's
+        window read c_in elements apart)."""
+        return len(node.outputs) == 1 and not is_3d(node, g) and all_images(node, g)
 
 
 OP = MaxPoolF32()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..ir import Graph, Node
 from ._overlap import elementwise
+from ._layout import same_image
 from .base import KernelCall, KernelOp, OverlapMargin
 
 
@@ -16,6 +17,10 @@ class Recode8(KernelOp):
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_recode8(params{count}, x, y)."""
         return KernelCall(self.name, [("count", g.tensors[node.outputs[0]].size)], [node.inputs[0], node.outputs[0]])
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout: the loop walks `count` elements in storage order."""
+        return same_image(node, g)
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """One ascending pass reading x[i] then writing y[i] (bytes): in place."""

@@ -13,8 +13,9 @@ import math
 import numpy as np
 
 from ..ir import DTYPE_BYTES, Graph, Node
+from ._layout import all_images, is_nhwc, to_nhwc_perm
 from ._window import text_attr
-from .base import MAX_RANK, ArrayRef, KernelCall, KernelOp, contiguous_strides, numel, shape
+from .base import MAX_RANK, ArrayRef, KernelCall, KernelOp, contiguous_strides, numel, onnx_shape, shape
 
 MODES = ("nearest", "linear", "cubic")
 COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
@@ -208,9 +209,10 @@ def axis_taps(node: Node, in_len: int, out_len: int, scale: float, roi: tuple[fl
 
 def axis_plan(node: Node, g: Graph) -> list[tuple[int, int, float, tuple[float, float], bool]]:
     """Per axis: (input length, output length, scale, roi, resized) with ONNX's axes, sizes, scales and
-    keep_aspect_ratio_policy rules; the output lengths are the IR's."""
-    in_dims = shape(g, node.inputs[0])
-    out_dims = shape(g, node.outputs[0])
+    keep_aspect_ratio_policy rules; the output lengths are the IR's. Axes in the stored order (channel axis last
+    when the node runs channels-last)."""
+    in_dims = onnx_shape(g, node.inputs[0])
+    out_dims = onnx_shape(g, node.outputs[0])
     r = len(in_dims)
     axes = [a % r for a in node.attrs.get("axes", range(r))]
     scales = g.const(_input(node, 2))
@@ -238,7 +240,7 @@ def axis_plan(node: Node, g: Graph) -> list[tuple[int, int, float, tuple[float, 
         identity = (math.isclose(scale[a], 1.0) and out_dims[a] == in_dims[a]
                     and math.isclose(roi[a][0], 0.0) and math.isclose(roi[a][1], 1.0))
         plan.append((in_dims[a], out_dims[a], scale[a], roi[a], a in axes and not identity))
-    return plan
+    return [plan[a] for a in to_nhwc_perm(r)] if is_nhwc(node) else plan
 
 
 def _identity(length: int, stride: int) -> tuple[np.ndarray, np.ndarray, None, int]:
@@ -313,6 +315,10 @@ class Resize(KernelOp):
             return "nearest", {"calls": 1, "elements": outputs}
         path = "linear_s8" if g.tensors[node.inputs[0]].dtype in ("int8", "uint8") else "weighted_f32"
         return path, {"calls": 1, "elements": outputs, "taps": self.macs(node, g)}
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout for images: the per-axis tables follow the stored order of the axes (axis_plan)."""
+        return all_images(node, g)
 
     def macs(self, node: Node, g: Graph) -> int:
         """One multiply-add per tap of every output element (0 for nearest)."""

@@ -10,6 +10,7 @@ from . import (
     eliminate_dead_code,
     fold_batchnorm,
     fuse_activation,
+    layout,
     lower_onnx_ops,
     lower_qdq,
     lower_qoperator,
@@ -30,6 +31,7 @@ PIPELINE = (
     fuse_activation.run,
     lower_onnx_ops.run,
     eliminate_dead_code.run,
+    layout.run,
     check_supported.run,
 )
 

@@ -192,8 +192,8 @@ def _lower_matmul(grp: _Group, mode: str) -> None:
 
 
 def _lower_avgpool(grp: _Group, mode: str) -> None:
-    """DQ → AveragePool/GlobalAveragePool → Q: a whole-image window sums in integers with one requantization;
-    other windows (no integer path yet) in float32."""
+    """DQ → AveragePool/GlobalAveragePool → Q: an integer window sum with one requantization per output (by the
+    scale of the window's divisor count for windows smaller than the image)."""
     g, node = grp.g, grp.node
     x = _per_tensor_dq(g, node.inputs[0])
     if x is None or len(shape(g, node.inputs[0])) not in (3, 4):
@@ -214,7 +214,7 @@ def _lower_avgpool(grp: _Group, mode: str) -> None:
     count = "kernel" if node.attrs.get("count_include_pad", 0) else "valid"
     attrs.update(count=count, x_scale=x[1], x_zp=x[2], y_scale=y_scale,
                  y_zp=y_zp, qmin=lo, qmax=hi, requant=mode,
-                 mode="global_int" if whole else "float")
+                 mode="global_int" if whole else "window_int")
     grp.finish("avgpool_s8", [x[0]], attrs)
 
 

@@ -177,7 +177,8 @@ def _lower_qlinearadd(g: Graph, node: Node, mode: str) -> None:
 
 def _lower_qlinear_pool(g: Graph, node: Node, mode: str) -> None:
     """com.microsoft QLinearAveragePool / QLinearGlobalAveragePool (NCHW) → avgpool_s8: a whole-image window sums
-    in integers, others in float (dividing by the kernel size when count_include_pad)."""
+    in integers; others in float as onnxruntime does (dividing by the kernel size when count_include_pad) with
+    `float` requantization, in integers (window_int) with `fixed`."""
     x, xs, xz, ys, yz = (node.inputs + [""] * 5)[:5]
     params = [_scale_zp(g, s, z) for s, z in ((xs, xz), (ys, yz))]
     y = node.outputs[0]
@@ -196,7 +197,8 @@ def _lower_qlinear_pool(g: Graph, node: Node, mode: str) -> None:
     whole = kernel == in_hw and node.attrs["pads"] == [0, 0, 0, 0]
     attrs = {k: node.attrs[k] for k in ("kernel", "strides", "dilations", "pads")}
     attrs.update(count="kernel" if node.attrs.get("count_include_pad", 0) else "valid", x_scale=x_s, x_zp=x_z,
-                 y_scale=y_s, y_zp=y_z, qmin=lo, qmax=hi, mode="global_int" if whole else "float", requant=mode)
+                 y_scale=y_s, y_zp=y_z, qmin=lo, qmax=hi, requant=mode,
+                 mode="global_int" if whole else "float" if mode == "float" else "window_int")
     node.attrs, node.inputs, node.op, node.domain = attrs, [x], "avgpool_s8", ""
 
 

@@ -25,8 +25,8 @@ def _io(g: Graph, names: list[str], program_specs) -> list[dict]:
     for name, spec in zip(names, program_specs):
         t = g.tensors[name]
         q = t.quant.to_json() if t.quant is not None else {}
-        out.append({"name": name, "c_name": spec.c_name, "shape": list(t.shape), "dtype": t.dtype,
-                    "ctype": spec.ctype, "scale": q.get("scale"), "zero_point": q.get("zero_point"),
+        out.append({"name": name, "c_name": spec.c_name, "shape": list(t.shape), "layout": t.layout or "onnx",
+                    "dtype": t.dtype, "ctype": spec.ctype, "scale": q.get("scale"), "zero_point": q.get("zero_point"),
                     "arena_offset": spec.offset})
     return out
 
@@ -54,7 +54,7 @@ def _tensors(g: Graph, layout: MemoryLayout, alignment: int) -> list[dict]:
             continue
         t = g.tensors[tname]
         tensors.append({"name": tname, "kind": _tensor_kind(g, tname), "dtype": t.dtype, "shape": list(t.shape),
-                        "bytes": t.nbytes,
+                        "layout": t.layout or "onnx", "bytes": t.nbytes,
                         "aligned_bytes": align_up(b.size, alignment), "offset": layout.offsets[root],
                         "first_step": b.first, "last_step": b.last, "alias_of": None if root == tname else root})
     for node_name, sname in layout.scratch.items():
@@ -116,6 +116,7 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
             "outputs": list(node.outputs),
             "output_shape": list(g.tensors[node.outputs[0]].shape),
             "output_dtype": g.tensors[node.outputs[0]].dtype,
+            "layout": node.attrs.get("layout") or "onnx",
             "macs": int(op.macs(node, g)),
             "weight_bytes": _layer_weight_bytes(node, g, calls.get(node.name)),
             "live_bytes": live[step],

@@ -1,147 +1,522 @@
 #include "conv2d_s8.h"
 
-/* The fast paths use acc = kbias[oc] + sum x * (w - w_zp): the x_zp term of every tap is folded into kbias by the
- * compiler, which is exact in int32 and so gives the general loop's accumulator; taps in the padding would hold
- * x_zp, so only windows entirely inside the input take it. sum x * w_zp is done once per output when w_zp != 0. */
+/* Channels-last. Every path computes acc = kbias[oc] + sum_k x'[k] * w[k] - w_zp[oc] * sum_k x'[k] over the whole
+ * window, where x' is the input inside it and x_zp on the taps in the padding: kbias = bias - x_zp * sum_k
+ * (w[k] - w_zp) is folded by the compiler, so this equals bias + sum over the taps inside of (x - x_zp)(w - w_zp),
+ * the definition (mcucomp/intref/conv2d_s8.py). Integer sums are exact: the order of the terms is free, so the SIMD
+ * loops below equal the portable ones bit for bit. */
 
-/* Pointwise path: pixel p's inputs go to `col` before any y[oc][p] is written, and y[oc][p] is the only output
- * written at pixel p, so y may sit exactly on x (it overwrites x[oc][p], already copied). */
-static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *w, int8_t *y,
-                                    int8_t *col)
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+
+/** Four int8 from any address as one word (an unaligned LDR on cores with the DSP extension). */
+static inline int32_t mcu_conv2d_s8_load4(const int8_t *p)
 {
-    const int32_t pixels = p->g.h_out * p->g.w_out;
-    const int32_t c_in = p->g.c_in;
-    int32_t px, oc, ic;
-    for (px = 0; px < pixels; ++px) {
-        int32_t xsum = 0;
-        for (ic = 0; ic < c_in; ++ic) {
-            col[ic] = x[(size_t)ic * pixels + px];
-            xsum += col[ic];
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/** Bytes 1 and 3 of v sign-extended into two int16 lanes: one SXTB16 with ROR #8 (gcc does not fold the rotation
+ * of the ACLE form into the instruction, which costs one more in the inner loops). */
+static inline int32_t mcu_conv2d_s8_odd(int32_t v)
+{
+#if defined(__GNUC__)
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+    return r;
+#else
+    const uint32_t u = (uint32_t)v;
+    return __sxtb16((int32_t)((u >> 8) | (u << 24)));
+#endif
+}
+
+/** One depthwise tap for four adjacent channels: acc[c] += x[c] * w[c], c = 0..3 (lanes of SXTB16, SMLAxy). */
+static inline void mcu_conv2d_s8_dw_tap4(const int8_t *xt, const int8_t *wt, int32_t acc[4])
+{
+    const int32_t xv = mcu_conv2d_s8_load4(xt), wv = mcu_conv2d_s8_load4(wt);
+    const int32_t xe = __sxtb16(xv), xo = mcu_conv2d_s8_odd(xv), we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
+    acc[0] = __smlabb(xe, we, acc[0]);
+    acc[1] = __smlabb(xo, wo, acc[1]);
+    acc[2] = __smlatt(xe, we, acc[2]);
+    acc[3] = __smlatt(xo, wo, acc[3]);
+}
+
+/** One depthwise tap in the padding for four adjacent channels: acc[c] += x_zp * w[c] (zz: x_zp in the bottom
+ * lane). */
+static inline void mcu_conv2d_s8_dw_pad4(int32_t zz, const int8_t *wt, int32_t acc[4])
+{
+    const int32_t wv = mcu_conv2d_s8_load4(wt);
+    const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
+    acc[0] = __smlabb(zz, we, acc[0]);
+    acc[1] = __smlabb(zz, wo, acc[1]);
+    acc[2] = __smlabt(zz, we, acc[2]);
+    acc[3] = __smlabt(zz, wo, acc[3]);
+}
+#endif
+
+/* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
+ * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
+ * weight word, so SMLAD does two MACs per instruction without reordering the weights. */
+static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
+                                        int32_t k, int32_t acc[4])
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    int32_t i = 0;
+#if defined(__ARM_FEATURE_DSP)
+    for (; i + 4 <= k; i += 4) {
+        const int32_t x0 = mcu_conv2d_s8_load4(c0 + i), x1 = mcu_conv2d_s8_load4(c1 + i);
+        const int32_t x0e = __sxtb16(x0), x0o = mcu_conv2d_s8_odd(x0);
+        const int32_t x1e = __sxtb16(x1), x1o = mcu_conv2d_s8_odd(x1);
+        int32_t wv = mcu_conv2d_s8_load4(w0 + i);
+        int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
+        a00 = __smlad(x0e, we, __smlad(x0o, wo, a00));
+        a01 = __smlad(x1e, we, __smlad(x1o, wo, a01));
+        wv = mcu_conv2d_s8_load4(w1 + i);
+        we = __sxtb16(wv);
+        wo = mcu_conv2d_s8_odd(wv);
+        a10 = __smlad(x0e, we, __smlad(x0o, wo, a10));
+        a11 = __smlad(x1e, we, __smlad(x1o, wo, a11));
+    }
+#else
+    /* ARMv6-M (M0+, two-stage pipeline): LDRSB only takes a register offset, so one index serves the three rows;
+     * one weight row at a time keeps the live values in the eight low registers; pairs of taps counted down from
+     * the end save the compare. Tap 0 of an odd k is left to the tail loop below. */
+    for (i = k - 2; i >= (k & 1); i -= 2) {
+        const int32_t wa = w0[i], wb = w0[i + 1];
+        a00 += c0[i] * wa + c0[i + 1] * wb;
+        a01 += c1[i] * wa + c1[i + 1] * wb;
+    }
+    for (i = k - 2; i >= (k & 1); i -= 2) {
+        const int32_t wa = w1[i], wb = w1[i + 1];
+        a10 += c0[i] * wa + c0[i + 1] * wb;
+        a11 += c1[i] * wa + c1[i + 1] * wb;
+    }
+    i = 0;
+    k &= 1;
+#endif
+    for (; i < k; ++i) {
+        const int32_t x0 = c0[i], x1 = c1[i];
+        a00 += x0 * w0[i];
+        a01 += x1 * w0[i];
+        a10 += x0 * w1[i];
+        a11 += x1 * w1[i];
+    }
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+}
+
+/* Columns c0, c1 of two pixels (k taps each) against every weight row; y0, y1: the two pixels' outputs (c_out
+ * channels each). A lone last output channel runs as its own pair and drops the duplicate; so does a lone pixel
+ * (c0 == c1, y0 == y1). */
+static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, const int8_t *c0, const int8_t *c1, int32_t k,
+                               int8_t *y0, int8_t *y1)
+{
+    const mcu_requant rq = p->rq; /* a local copy: the int8 stores below could alias p, which stops hoisting */
+    const int32_t c_out = p->g.c_out;
+    int32_t s0 = 0, s1 = 0, oc, i;
+    if (p->w_zp) {
+        for (i = 0; i < k; ++i) {
+            s0 += c0[i];
+            s1 += c1[i];
         }
-        for (oc = 0; oc < p->g.c_out; ++oc) {
-            const int8_t *wk = w + (size_t)oc * c_in;
-            int32_t acc = p->kbias[oc] - (p->w_zp ? p->w_zp[oc] * xsum : 0);
-            for (ic = 0; ic < c_in; ++ic) {
-                acc += (int32_t)col[ic] * wk[ic];
+    }
+    for (oc = 0; oc < c_out; oc += 2) {
+        const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
+        const int32_t z0 = p->w_zp ? p->w_zp[oc] : 0, z1 = p->w_zp ? p->w_zp[oc1] : 0;
+        int32_t acc[4];
+        acc[0] = p->kbias[oc] - z0 * s0;
+        acc[1] = p->kbias[oc] - z0 * s1;
+        acc[2] = p->kbias[oc1] - z1 * s0;
+        acc[3] = p->kbias[oc1] - z1 * s1;
+        mcu_conv2d_s8_dot2x2(p->w + (size_t)oc * k, p->w + (size_t)oc1 * k, c0, c1, k, acc);
+        y0[oc] = (int8_t)mcu_requant_apply(&rq, acc[0], oc);
+        y1[oc] = (int8_t)mcu_requant_apply(&rq, acc[1], oc);
+        y0[oc1] = (int8_t)mcu_requant_apply(&rq, acc[2], oc1);
+        y1[oc1] = (int8_t)mcu_requant_apply(&rq, acc[3], oc1);
+    }
+}
+
+/** Index of output pixel q's first input pixel (n, oy * stride_h - pad_t, ox * stride_w - pad_l), row-major over
+ * N, H, W; may lie in the padding. Sets *oy and *ox. */
+static int32_t mcu_conv2d_s8_window_start(const mcu_conv_geom *g, int32_t q, int32_t *iy, int32_t *ix)
+{
+    const int32_t plane = g->h_out * g->w_out, n = q / plane, r = q % plane;
+    *iy = (r / g->w_out) * g->stride_h - g->pad_t;
+    *ix = (r % g->w_out) * g->stride_w - g->pad_l;
+    return (n * g->h_in + *iy) * g->w_in + *ix;
+}
+
+/* Pixel pair number i of `pixels` in run order: (0, 1), (2, 3), .. up or (P-2, P-1), (P-4, P-3), .. down; a lone
+ * last pair has q0 == q1 (mcucomp/ops/_overlap.py pixel_pairs). */
+static void mcu_conv2d_s8_pair(int32_t i, int32_t pixels, int32_t down, int32_t *q0, int32_t *q1)
+{
+    const int32_t a = 2 * i, b = a + 1 < pixels ? a + 1 : a;
+    *q0 = down ? pixels - 1 - b : a;
+    *q1 = down ? pixels - 1 - a : b;
+}
+
+/* Pointwise path: the GEMM reads each pixel's c_in inputs in place (contiguous channels-last), pixel pairs in the
+ * order p->down says (mcucomp/ops/_overlap.py pointwise_nhwc). */
+static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
+    int32_t i, q0, q1, iy, ix;
+    for (i = 0; 2 * i < pixels; ++i) {
+        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
+        mcu_conv2d_s8_gemm(p, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
+                           x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, c_in,
+                           y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
+    }
+}
+
+/* Output pixel q's window in kernel-row, kernel-column, channel order (k_h * k_w * c_in bytes), x_zp in the
+ * padding; whole kernel rows in one copy when they are inside the input and undilated. */
+static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x, int32_t q, int8_t *col)
+{
+    const mcu_conv_geom *g = &p->g;
+    const size_t c = (size_t)g->c_in;
+    int32_t iy0, ix0, ky, kx;
+    const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
+    const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * c; /* the image */
+    const int32_t row_inside = ix0 >= 0 && ix0 + (g->k_w - 1) * g->dil_w < g->w_in;
+    for (ky = 0; ky < g->k_h; ++ky, col += g->k_w * c) {
+        const int32_t iy = iy0 + ky * g->dil_h;
+        const int8_t *xr = xw + ((size_t)iy * g->w_in + ix0) * c;
+        if (iy < 0 || iy >= g->h_in) {
+            memset(col, (int8_t)p->x_zp, g->k_w * c);
+        } else if (row_inside && g->dil_w == 1) {
+            memcpy(col, xr, g->k_w * c);
+        } else {
+            for (kx = 0; kx < g->k_w; ++kx) {
+                const int32_t ix = ix0 + kx * g->dil_w;
+                if (ix >= 0 && ix < g->w_in) {
+                    memcpy(col + kx * c, xr + (size_t)kx * g->dil_w * c, c);
+                } else {
+                    memset(col + kx * c, (int8_t)p->x_zp, c);
+                }
             }
-            y[(size_t)oc * pixels + px] = (int8_t)mcu_requant_apply(&p->rq, acc, oc);
         }
     }
 }
 
-/* First and one-past-last output coordinate whose whole window lies inside an input of length len. */
-static void mcu_conv2d_s8_inside(int32_t out_len, int32_t len, int32_t k, int32_t stride, int32_t dil, int32_t pad,
-                                 int32_t *lo, int32_t *hi)
+/* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block; pixel pairs in the
+ * order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
+static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
 {
-    const int32_t last = len - 1 - (k - 1) * dil + pad; /* window start + pad must be in [pad, last] */
-    *lo = (pad + stride - 1) / stride;
-    *hi = last < 0 ? 0 : last / stride + 1;
-    if (*hi > out_len) {
-        *hi = out_len;
+    const mcu_conv_geom *g = &p->g;
+    const int32_t k = g->c_in * g->k_h * g->k_w, pixels = g->n * g->h_out * g->w_out;
+    int32_t i, q0, q1;
+    for (i = 0; 2 * i < pixels; ++i) {
+        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
+        mcu_conv2d_s8_gather(p, x, q0, col);
+        mcu_conv2d_s8_gather(p, x, q1, col + k);
+        mcu_conv2d_s8_gemm(p, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
+    }
+}
+
+/* One output pixel of the general path, channel by channel, taps outside the input read as x_zp. xw: the image;
+ * weights output channel by output channel, each as kernel row, kernel column, input channel of its group (group
+ * g reads input channels g * cin_g ..). */
+static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requant *rq, const int8_t *xw,
+                                  int32_t iy0, int32_t ix0, int8_t *yp)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t cin_g = g->c_in / g->group, cout_g = g->c_out / g->group;
+    const int32_t k = cin_g * g->k_h * g->k_w;
+    int32_t oc, ky, kx, ic;
+    for (oc = 0; oc < g->c_out; ++oc) {
+        const int8_t *wk = p->w + (size_t)oc * k;
+        const int32_t c0 = (oc / cout_g) * cin_g;
+        int32_t acc = p->kbias[oc], xsum = 0;
+        for (ky = 0; ky < g->k_h; ++ky) {
+            const int32_t iy = iy0 + ky * g->dil_h;
+            for (kx = 0; kx < g->k_w; ++kx, wk += cin_g) {
+                const int32_t ix = ix0 + kx * g->dil_w;
+                if (iy >= 0 && iy < g->h_in && ix >= 0 && ix < g->w_in) {
+                    const int8_t *xt = xw + ((size_t)iy * g->w_in + ix) * g->c_in + c0;
+                    for (ic = 0; ic < cin_g; ++ic) {
+                        acc += (int32_t)xt[ic] * wk[ic];
+                        xsum += xt[ic];
+                    }
+                } else {
+                    for (ic = 0; ic < cin_g; ++ic) {
+                        acc += p->x_zp * wk[ic];
+                    }
+                    xsum += p->x_zp * cin_g;
+                }
+            }
+        }
+        if (p->w_zp) {
+            acc -= p->w_zp[oc] * xsum;
+        }
+        yp[oc] = (int8_t)mcu_requant_apply(rq, acc, oc);
+    }
+}
+
+/* Taps lo .. hi - 1 of a k-tap window starting at `start` (dilation dil) fall inside an input of length len. */
+static void mcu_conv2d_s8_valid_taps(int32_t start, int32_t len, int32_t k, int32_t dil, int32_t *lo, int32_t *hi)
+{
+    *lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
+    *hi = len - start <= 0 ? 0 : (len - start + dil - 1) / dil;
+    if (*hi > k) {
+        *hi = k;
     }
     if (*lo > *hi) {
         *lo = *hi;
     }
 }
 
-/* Depthwise path (multiplier 1): plane by plane, outputs in row-major order, each written after its window is read
- * (the order mcucomp/ops/_overlap.py window_margin relies on). Windows inside the input run without bounds checks. */
-static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *w,
-                                    const int32_t *bias, int8_t *y)
+/* Output pixel q's window for the direct path: its image, first tap (in the padding when negative) and the
+ * kernel columns kx_lo .. kx_hi - 1 that fall inside the input. */
+typedef struct {
+    const int8_t *image;
+    int32_t iy0, ix0, kx_lo, kx_hi;
+} mcu_conv2d_s8_window;
+
+/** Fill *win for output pixel q. */
+static void mcu_conv2d_s8_window_of(const mcu_conv_geom *g, const int8_t *x, int32_t q, mcu_conv2d_s8_window *win)
+{
+    const int32_t start = mcu_conv2d_s8_window_start(g, q, &win->iy0, &win->ix0);
+    win->image = x + (size_t)(start - win->iy0 * g->w_in - win->ix0) * g->c_in;
+    mcu_conv2d_s8_valid_taps(win->ix0, g->w_in, g->k_w, g->dil_w, &win->kx_lo, &win->kx_hi);
+}
+
+/* acc (2x2 block of output channels w0, w1 and pixels a, b) += one kernel row, split where either window enters or
+ * leaves the input (at most five spans): taps in the padding read p->zrow (x_zp, k_w * c_in bytes), a span inside
+ * is one dot when undilated. */
+static void mcu_conv2d_s8_direct_row(const mcu_conv2d_s8_params *p, const int8_t *w0, const int8_t *w1,
+                                     const mcu_conv2d_s8_window *a, const mcu_conv2d_s8_window *b, int32_t ky,
+                                     int32_t acc[4])
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t khw = g->k_h * g->k_w;
-    int32_t n, c, oy, ox, ky, kx, oy_lo, oy_hi, ox_lo, ox_hi;
-    mcu_conv2d_s8_inside(g->h_out, g->h_in, g->k_h, g->stride_h, g->dil_h, g->pad_t, &oy_lo, &oy_hi);
-    mcu_conv2d_s8_inside(g->w_out, g->w_in, g->k_w, g->stride_w, g->dil_w, g->pad_l, &ox_lo, &ox_hi);
-    for (n = 0; n < g->n; ++n) {
-        for (c = 0; c < g->c_in; ++c) {
-            const int8_t *xc = x + ((size_t)n * g->c_in + c) * g->h_in * g->w_in;
-            const int8_t *wk = w + (size_t)c * khw;
-            const int32_t wzp = p->w_zp ? p->w_zp[c] : 0;
-            int8_t *yc = y + ((size_t)n * g->c_out + c) * g->h_out * g->w_out;
-            for (oy = 0; oy < g->h_out; ++oy) {
-                const int32_t iy0 = oy * g->stride_h - g->pad_t;
-                const int32_t row_inside = oy >= oy_lo && oy < oy_hi;
-                for (ox = 0; ox < g->w_out; ++ox) {
-                    const int32_t ix0 = ox * g->stride_w - g->pad_l;
-                    int32_t acc;
-                    if (row_inside && ox >= ox_lo && ox < ox_hi) {
-                        int32_t xsum = 0;
-                        acc = p->kbias[c];
-                        for (ky = 0; ky < g->k_h; ++ky) {
-                            const int8_t *xr = xc + (size_t)(iy0 + ky * g->dil_h) * g->w_in + ix0;
-                            const int8_t *wr = wk + ky * g->k_w;
-                            for (kx = 0; kx < g->k_w; ++kx) {
-                                acc += (int32_t)xr[kx * g->dil_w] * wr[kx];
-                                xsum += xr[kx * g->dil_w];
-                            }
-                        }
-                        acc -= wzp * xsum;
-                    } else {
-                        acc = bias ? bias[c] : 0;
-                        for (ky = 0; ky < g->k_h; ++ky) {
-                            const int32_t iy = iy0 + ky * g->dil_h;
-                            for (kx = 0; kx < g->k_w; ++kx) {
-                                const int32_t ix = ix0 + kx * g->dil_w;
-                                if (iy >= 0 && iy < g->h_in && ix >= 0 && ix < g->w_in) {
-                                    acc += ((int32_t)xc[iy * g->w_in + ix] - p->x_zp) *
-                                           ((int32_t)wk[ky * g->k_w + kx] - wzp);
-                                }
-                            }
-                        }
-                    }
-                    yc[oy * g->w_out + ox] = (int8_t)mcu_requant_apply(&p->rq, acc, c);
-                }
-            }
+    const int32_t c = g->c_in, ya = a->iy0 + ky * g->dil_h, yb = b->iy0 + ky * g->dil_h;
+    const int32_t row_a = ya >= 0 && ya < g->h_in, row_b = yb >= 0 && yb < g->h_in;
+    const int32_t lo_a = row_a ? a->kx_lo : g->k_w, hi_a = row_a ? a->kx_hi : g->k_w;
+    const int32_t lo_b = row_b ? b->kx_lo : g->k_w, hi_b = row_b ? b->kx_hi : g->k_w;
+    int32_t from = 0, to, kx;
+    for (; from < g->k_w; from = to) {
+        const int32_t in_a = from >= lo_a && from < hi_a, in_b = from >= lo_b && from < hi_b;
+        to = g->k_w;
+        to = lo_a > from && lo_a < to ? lo_a : to;
+        to = hi_a > from && hi_a < to ? hi_a : to;
+        to = lo_b > from && lo_b < to ? lo_b : to;
+        to = hi_b > from && hi_b < to ? hi_b : to;
+        if (g->dil_w == 1 || (!in_a && !in_b)) {
+            mcu_conv2d_s8_dot2x2(w0 + from * c, w1 + from * c,
+                                 in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + from) * c : p->zrow,
+                                 in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + from) * c : p->zrow,
+                                 (to - from) * c, acc);
+            continue;
+        }
+        for (kx = from; kx < to; ++kx) {
+            mcu_conv2d_s8_dot2x2(w0 + kx * c, w1 + kx * c,
+                                 in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + kx * g->dil_w) * c : p->zrow,
+                                 in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + kx * g->dil_w) * c : p->zrow, c,
+                                 acc);
         }
     }
 }
 
-/* Integer accumulation is exact, so the loop order is free; padded taps hold x_zp and contribute nothing. */
-void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                   void *scratch)
+/* Sum of pixel q's window, taps in the padding as x_zp (the w_zp term). */
+static int32_t mcu_conv2d_s8_window_sum(const mcu_conv2d_s8_params *p, const mcu_conv2d_s8_window *a)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t cin_g = g->c_in / g->group;
-    const int32_t cout_g = g->c_out / g->group;
-    int32_t n, oc, oy, ox, ic, ky, kx;
-    if (scratch) {
-        mcu_conv2d_s8_pointwise(p, x, w, y, (int8_t *)scratch);
-        return;
+    int32_t sum = 0, ky, kx, ic;
+    for (ky = 0; ky < g->k_h; ++ky) {
+        const int32_t iy = a->iy0 + ky * g->dil_h;
+        for (kx = 0; kx < g->k_w; ++kx) {
+            if (iy >= 0 && iy < g->h_in && kx >= a->kx_lo && kx < a->kx_hi) {
+                const int8_t *xt = a->image + ((size_t)iy * g->w_in + a->ix0 + kx * g->dil_w) * g->c_in;
+                for (ic = 0; ic < g->c_in; ++ic) {
+                    sum += xt[ic];
+                }
+            } else {
+                sum += p->x_zp * g->c_in;
+            }
+        }
     }
-    if (p->path == MCU_CONV2D_S8_DEPTHWISE) {
-        mcu_conv2d_s8_depthwise(p, x, w, bias, y);
-        return;
+    return sum;
+}
+
+/* Direct path (group 1, no scratch): the GEMM block reads two pixels' windows in place, kernel row by kernel row
+ * (one dot per span of a row that is inside the input or in the padding for both), padded taps from p->zrow.
+ * Pairs in the order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
+static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const mcu_requant rq = p->rq;
+    const int32_t pixels = g->n * g->h_out * g->w_out, c_out = g->c_out, k = g->c_in * g->k_h * g->k_w;
+    int32_t i, q0, q1, oc, ky;
+    for (i = 0; 2 * i < pixels; ++i) {
+        mcu_conv2d_s8_window a, b;
+        int8_t *ya, *yb;
+        int32_t sa = 0, sb = 0;
+        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
+        mcu_conv2d_s8_window_of(g, x, q0, &a);
+        mcu_conv2d_s8_window_of(g, x, q1, &b);
+        ya = y + (size_t)q0 * c_out;
+        yb = y + (size_t)q1 * c_out;
+        if (p->w_zp) {
+            sa = mcu_conv2d_s8_window_sum(p, &a);
+            sb = mcu_conv2d_s8_window_sum(p, &b);
+        }
+        for (oc = 0; oc < c_out; oc += 2) {
+            const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
+            const int32_t z0 = p->w_zp ? p->w_zp[oc] : 0, z1 = p->w_zp ? p->w_zp[oc1] : 0;
+            const int8_t *w0 = p->w + (size_t)oc * k, *w1 = p->w + (size_t)oc1 * k;
+            int32_t acc[4];
+            acc[0] = p->kbias[oc] - z0 * sa;
+            acc[1] = p->kbias[oc] - z0 * sb;
+            acc[2] = p->kbias[oc1] - z1 * sa;
+            acc[3] = p->kbias[oc1] - z1 * sb;
+            for (ky = 0; ky < g->k_h; ++ky) {
+                const size_t row = (size_t)ky * g->k_w * g->c_in;
+                mcu_conv2d_s8_direct_row(p, w0 + row, w1 + row, &a, &b, ky, acc);
+            }
+            ya[oc] = (int8_t)mcu_requant_apply(&rq, acc[0], oc);
+            yb[oc] = (int8_t)mcu_requant_apply(&rq, acc[1], oc);
+            ya[oc1] = (int8_t)mcu_requant_apply(&rq, acc[2], oc1);
+            yb[oc1] = (int8_t)mcu_requant_apply(&rq, acc[3], oc1);
+        }
     }
-    for (n = 0; n < g->n; ++n) {
-        for (oc = 0; oc < g->c_out; ++oc) {
-            const int32_t c0 = (oc / cout_g) * cin_g;
-            const int32_t wzp = p->w_zp ? p->w_zp[oc] : 0;
-            const int8_t *wk = w + (size_t)oc * cin_g * g->k_h * g->k_w;
-            for (oy = 0; oy < g->h_out; ++oy) {
-                for (ox = 0; ox < g->w_out; ++ox) {
-                    int32_t acc = bias ? bias[oc] : 0;
-                    for (ic = 0; ic < cin_g; ++ic) {
-                        const int8_t *xc = x + ((size_t)n * g->c_in + c0 + ic) * g->h_in * g->w_in;
-                        for (ky = 0; ky < g->k_h; ++ky) {
-                            const int32_t iy = oy * g->stride_h - g->pad_t + ky * g->dil_h;
-                            if (iy < 0 || iy >= g->h_in) {
-                                continue;
-                            }
-                            for (kx = 0; kx < g->k_w; ++kx) {
-                                const int32_t ix = ox * g->stride_w - g->pad_l + kx * g->dil_w;
-                                if (ix >= 0 && ix < g->w_in) {
-                                    acc += ((int32_t)xc[iy * g->w_in + ix] - p->x_zp) *
-                                           ((int32_t)wk[(ic * g->k_h + ky) * g->k_w + kx] - wzp);
-                                }
-                            }
-                        }
-                    }
-                    y[(((size_t)n * g->c_out + oc) * g->h_out + oy) * g->w_out + ox] =
-                        (int8_t)mcu_requant_apply(&p->rq, acc, oc);
+}
+
+/* General path (weights: output channel, kernel row, kernel column, input channel of its group): output pixels one
+ * by one, up or down as p->down says, all channels of one before the next (mcucomp/ops/_overlap.py
+ * pixelwise_nhwc). */
+static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const mcu_requant rq = p->rq;
+    const int32_t pixels = g->n * g->h_out * g->w_out;
+    int32_t i, iy0, ix0;
+    for (i = 0; i < pixels; ++i) {
+        const int32_t q = p->down ? pixels - 1 - i : i;
+        const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
+        const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * g->c_in;
+        mcu_conv2d_s8_checked(p, &rq, xw, iy0, ix0, y + (size_t)q * g->c_out);
+    }
+}
+
+#if defined(__ARM_FEATURE_DSP)
+/* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap. */
+static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *xw, const int8_t *wt, int32_t ch,
+                                  const int32_t win[6], int8_t *yp, const mcu_requant *rq)
+{
+    const mcu_conv_geom *g = &p->g;
+    const size_t c = (size_t)g->c_in;
+    int32_t acc[4], ky, kx;
+    acc[0] = p->kbias[ch];
+    acc[1] = p->kbias[ch + 1];
+    acc[2] = p->kbias[ch + 2];
+    acc[3] = p->kbias[ch + 3];
+    if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w && g->k_w == 3) {
+        /* inside the input, three taps a row: no checks, one row per iteration */
+        const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
+        const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
+        for (ky = 0; ky < g->k_h; ++ky, xr += rs, wt += 12) {
+            mcu_conv2d_s8_dw_tap4(xr, wt, acc);
+            mcu_conv2d_s8_dw_tap4(xr + cs, wt + 4, acc);
+            mcu_conv2d_s8_dw_tap4(xr + 2 * cs, wt + 8, acc);
+        }
+    } else {
+        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu); /* x_zp in the bottom lane */
+        for (ky = 0; ky < g->k_h; ++ky) {
+            const int32_t iy = win[0] + ky * g->dil_h;
+            for (kx = 0; kx < g->k_w; ++kx, wt += 4) {
+                if (ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5]) {
+                    mcu_conv2d_s8_dw_tap4(xw + ((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch, wt, acc);
+                } else {
+                    mcu_conv2d_s8_dw_pad4(zz, wt, acc);
                 }
             }
         }
+    }
+    yp[ch] = (int8_t)mcu_requant_apply(rq, acc[0], ch);
+    yp[ch + 1] = (int8_t)mcu_requant_apply(rq, acc[1], ch + 1);
+    yp[ch + 2] = (int8_t)mcu_requant_apply(rq, acc[2], ch + 2);
+    yp[ch + 3] = (int8_t)mcu_requant_apply(rq, acc[3], ch + 3);
+}
+#endif
+
+/* Depthwise path. Weights in blocks of four channels (the last block holds c % 4 when that is not 0), each block
+ * tap by tap with its channels innermost. Output pixels in row-major order, channels ascending within a pixel, each
+ * output written after its window is read (mcucomp/ops/_overlap.py depthwise_nhwc). Every window runs from the
+ * folded bias, taps in the padding as x_zp; four channels at a time on DSP cores, one at a time elsewhere (and for
+ * the last c % 4). w_zp is NULL (weights with zero points take the general path). */
+static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const mcu_requant rq = p->rq;
+    const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out, taps = g->k_h * g->k_w;
+    int32_t q, win[6]; /* window start y, x; valid kernel rows lo, hi; valid kernel columns lo, hi */
+    for (q = 0; q < pixels; ++q) {
+        const int32_t start = mcu_conv2d_s8_window_start(g, q, &win[0], &win[1]);
+        const int8_t *xw = x + (size_t)(start - win[0] * g->w_in - win[1]) * c; /* the image */
+        int8_t *yp = y + (size_t)q * c;
+        int32_t ch = 0, ky, kx;
+        mcu_conv2d_s8_valid_taps(win[0], g->h_in, g->k_h, g->dil_h, &win[2], &win[3]);
+        mcu_conv2d_s8_valid_taps(win[1], g->w_in, g->k_w, g->dil_w, &win[4], &win[5]);
+#if defined(__ARM_FEATURE_DSP)
+        for (; ch + 4 <= c; ch += 4) {
+            mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, yp, &rq);
+        }
+#endif
+        if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w) {
+            /* inside the input: pointer steps only (ARMv6-M: LDRSB with a register offset, few live values) */
+            const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
+            for (; ch < c; ++ch) {
+                const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
+                const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
+                const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
+                int32_t acc = p->kbias[ch];
+                for (ky = 0; ky < g->k_h; ++ky, xr += rs) {
+                    const int8_t *xt = xr;
+                    for (kx = 0; kx < g->k_w; ++kx, xt += cs, wt += width) {
+                        acc += *xt * *wt;
+                    }
+                }
+                yp[ch] = (int8_t)mcu_requant_apply(&rq, acc, ch);
+            }
+            continue;
+        }
+        for (; ch < c; ++ch) {
+            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
+            const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
+            int32_t acc = p->kbias[ch];
+            for (ky = 0; ky < g->k_h; ++ky) {
+                const int32_t iy = win[0] + ky * g->dil_h;
+                for (kx = 0; kx < g->k_w; ++kx, wt += width) {
+                    const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
+                    acc += (inside ? xw[((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch] : p->x_zp) * wt[0];
+                }
+            }
+            yp[ch] = (int8_t)mcu_requant_apply(&rq, acc, ch);
+        }
+    }
+}
+
+void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, void *scratch)
+{
+    switch (p->path) {
+    case MCU_CONV2D_S8_POINTWISE:
+        mcu_conv2d_s8_pointwise(p, x, y);
+        break;
+    case MCU_CONV2D_S8_IM2COL:
+        mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch);
+        break;
+    case MCU_CONV2D_S8_DEPTHWISE:
+        mcu_conv2d_s8_depthwise(p, x, y);
+        break;
+    case MCU_CONV2D_S8_DIRECT:
+        mcu_conv2d_s8_direct(p, x, y);
+        break;
+    default:
+        mcu_conv2d_s8_general(p, x, y);
+        break;
     }
 }

@@ -71,13 +71,55 @@ static int64_t mcu_maxpool_index(const mcu_maxpool_f32_params *p, int32_t plane,
         }                                                                                                             \
     }
 
+/* Channels-last (N, H, W, C; 2-D, no Indices): image by image, output pixels in row-major order, every channel of a
+ * pixel in turn, each output written after all its reads (mcucomp/ops/_overlap.py window_margin_nhwc relies on it). */
+#define MCU_MAXPOOL_NHWC_DEFINE(NAME, T, LOWEST)                                                                      \
+    static void NAME(const mcu_maxpool_f32_params *p, const T *x, T *y)                                               \
+    {                                                                                                                 \
+        const mcu_conv_geom *g = &p->g;                                                                               \
+        const size_t c_in = (size_t)g->c_in;                                                                          \
+        int32_t n, c, oy, ox, ky, kx;                                                                                 \
+        for (n = 0; n < g->n; ++n) {                                                                                  \
+            const T *xn = x + (size_t)n * g->h_in * g->w_in * c_in;                                                   \
+            for (oy = 0; oy < g->h_out; ++oy) {                                                                       \
+                for (ox = 0; ox < g->w_out; ++ox) {                                                                   \
+                    for (c = 0; c < g->c_in; ++c) {                                                                   \
+                        T best = LOWEST;                                                                              \
+                        for (ky = 0; ky < g->k_h; ++ky) {                                                             \
+                            const int32_t iy = oy * g->stride_h - g->pad_t + ky * g->dil_h;                           \
+                            if (iy < 0 || iy >= g->h_in) {                                                            \
+                                continue;                                                                             \
+                            }                                                                                         \
+                            for (kx = 0; kx < g->k_w; ++kx) {                                                         \
+                                const int32_t ix = ox * g->stride_w - g->pad_l + kx * g->dil_w;                       \
+                                if (ix >= 0 && ix < g->w_in && xn[((size_t)iy * g->w_in + ix) * c_in + c] > best) {  \
+                                    best = xn[((size_t)iy * g->w_in + ix) * c_in + c];                                \
+                                }                                                                                     \
+                            }                                                                                         \
+                        }                                                                                             \
+                        *y++ = best;                                                                                  \
+                    }                                                                                                 \
+                }                                                                                                     \
+            }                                                                                                         \
+        }                                                                                                             \
+    }
+
 MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_float, float, -FLT_MAX)
 MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_int8, int8_t, INT8_MIN)
 MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_uint8, uint8_t, 0)
+MCU_MAXPOOL_NHWC_DEFINE(mcu_maxpool_f32_float_nhwc, float, -FLT_MAX)
+MCU_MAXPOOL_NHWC_DEFINE(mcu_maxpool_f32_int8_nhwc, int8_t, INT8_MIN)
+MCU_MAXPOOL_NHWC_DEFINE(mcu_maxpool_f32_uint8_nhwc, uint8_t, 0)
 
 void mcu_maxpool_f32(const mcu_maxpool_f32_params *p, const void *x, void *y, int64_t *indices)
 {
-    if (p->dtype == MCU_DT_INT8) {
+    if (p->channels_last && p->dtype == MCU_DT_INT8) {
+        mcu_maxpool_f32_int8_nhwc(p, (const int8_t *)x, (int8_t *)y);
+    } else if (p->channels_last && p->dtype == MCU_DT_UINT8) {
+        mcu_maxpool_f32_uint8_nhwc(p, (const uint8_t *)x, (uint8_t *)y);
+    } else if (p->channels_last) {
+        mcu_maxpool_f32_float_nhwc(p, (const float *)x, (float *)y);
+    } else if (p->dtype == MCU_DT_INT8) {
         mcu_maxpool_f32_int8(p, (const int8_t *)x, (int8_t *)y, indices);
     } else if (p->dtype == MCU_DT_UINT8) {
         mcu_maxpool_f32_uint8(p, (const uint8_t *)x, (uint8_t *)y, indices);

@@ -131,3 +131,22 @@ def check_nodes_with_reference(nodes, inputs: dict, feeds: dict, out_dir, initia
     for name, value in zip(names, ReferenceEvaluator(model).run(None, feeds)):
         assert_close(ours[name], np.require(value, requirements="C"), name, exact=True)  # C order: compared as bytes
     return ours
+
+
+def channels_last(monkeypatch, *ops: str) -> None:
+    """Make the layout pass run these layout-follower kernels channels-last wherever they can (as a channels-last
+    conv next to them would), with transposes to the ONNX-order graph I/O."""
+    from mcucomp.passes import layout
+
+    monkeypatch.setattr(layout, "LAYOUT_FOLLOWERS", tuple(op for op in layout.LAYOUT_FOLLOWERS if op not in ops))
+
+
+def layer_layouts(out_dir) -> dict[str, set[str]]:
+    """The layouts each kernel op of a compiled model ran in (report.json), by op."""
+    import json
+    from pathlib import Path
+
+    layouts: dict[str, set[str]] = {}
+    for layer in json.loads((Path(out_dir) / "report.json").read_text())["layers"]:
+        layouts.setdefault(layer["op"], set()).add(layer["layout"])
+    return layouts

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from helpers import channels_last, layer_layouts
 from qmodels import QModel, check_qmodel
 
 # (a shape, b shape, b kind, activation, ties); b kind: "act" (a second input), "big"/"small" (constant, values beyond
@@ -95,3 +96,16 @@ def test_fixed_mode_equals_litert(dtype, qoperator, tmp_path):
               ((0.11, 60), (0.0033, -1), (0.05, 9)), ((0.3, 5), (0.3 / 5000, -9), (0.2, 0)),
               ((1e-7, 100), (1.7, -3), (1.5, -20))]
     check_binary_fixed_against_litert("Add", "ADD", dtype, qoperator, params, tmp_path)
+
+
+@pytest.mark.parametrize("boundaries", ["qq", "fq"])
+def test_qdq_add_channels_last(boundaries, tmp_path, monkeypatch):
+    """The image cases run channels-last (the broadcast walks the stored N, H, W, C shapes), bit-exact as above."""
+    channels_last(monkeypatch, "add_s8")
+    rng = np.random.default_rng(32)
+    qm = QModel(np.int8)
+    images = [case for case in CASES if len(case[0]) == 4 and len(case[1]) == 4 and case[2] == "act"]
+    for i, case in enumerate(images):
+        _add_case(qm, f"s{i}", case, rng, boundaries[0], boundaries[1])
+    check_qmodel(qm, tmp_path, seeds=range(3))
+    assert layer_layouts(tmp_path)["add_s8"] == {"nhwc"}

@@ -1,5 +1,6 @@
-"""avgpool_s8 bit-exact against onnxruntime: QDQ GlobalAveragePool (QLinearGlobalAveragePool's integer sum) and
-AveragePool (QLinearAveragePool's float sum) with asymmetric pads, stride 2 on odd sizes, count_include_pad both
+"""avgpool_s8 bit-exact with the integer reference and against onnxruntime: QDQ GlobalAveragePool
+(QLinearGlobalAveragePool's integer sum) and AveragePool (an integer window sum requantized by the scale of its tap
+count, within 1 LSB; QLinearAveragePool's float sum, bit-exact, in `float` requantization) with asymmetric pads, stride 2 on odd sizes, count_include_pad both
 ways, ceil_mode, 1-D and whole-image windows, 1x1 images; and the float path when the output type differs."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from helpers import channels_last, layer_layouts
 from qmodels import QModel, check_qmodel
 
 # (op, input shape, attributes)
@@ -86,3 +88,25 @@ def test_qlinear_pools(dtype, tmp_path):
         qm.raw_output(f"p{i}_y", _pool_shape(shape, attrs), dtype)
     ops = check_qmodel(qm, tmp_path, seeds=range(5))
     assert [ops[f"p{i}_y_node"] for i in range(len(CASES))] == ["avgpool_s8"] * len(CASES)
+
+
+@pytest.mark.parametrize("boundaries", ["qq", "fq"])
+def test_qdq_pool_channels_last(boundaries, tmp_path, monkeypatch):
+    """Every case channels-last (mcu_avgpool_s8 pixel by pixel, channels c_in elements apart), bit-exact as above."""
+    channels_last(monkeypatch, "avgpool_s8")
+    check_qmodel(_model(boundaries, np.int8), tmp_path, seeds=range(3),
+                 ort_skip=["p8_y", "p8_y_q"] if boundaries == "fq" else [])
+    assert layer_layouts(tmp_path)["avgpool_s8"] == {"nhwc"}
+
+
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+def test_qdq_windows_sum_in_integers(requant, tmp_path):
+    """QDQ windows smaller than the image run window_int in both requantization modes (divisor table by tap count:
+    count_include_pad, ceil_mode windows past the pads), within 1 LSB of onnxruntime."""
+    from mcucomp.pipeline import lower_model
+
+    qm = _model("qq", np.int8)
+    check_qmodel(qm, tmp_path, seeds=range(3), requant=requant)
+    modes = {n.name: n.attrs["mode"] for n in lower_model(qm.model(), requant=requant).order if n.op == "avgpool_s8"}
+    assert [modes[f"p{i}_pool_node"] for i, (op, _, _) in enumerate(CASES)] == \
+        ["global_int" if op == "GlobalAveragePool" or i in (10, 12) else "window_int" for i, (op, _, _) in enumerate(CASES)]

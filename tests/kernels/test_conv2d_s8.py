@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 import mcucomp
+import mcucomp.pipeline
 from mcucomp.errors import UnsupportedError
+from mcucomp.ops import REGISTRY
+from mcucomp.pipeline import lower_model
+from mcucomp.show import format_node
+from mcucomp.target.verify import verify_on_target
 
 from qmodels import (QRANGE, ConvCase, QModel, add_qdq_conv, check_qmodel, conv_acc, conv_fixed_reference, ort_scale,
                      pick_scale)
@@ -29,7 +34,17 @@ CASES = [
     ConvCase((2, 7, 7, 5), 6, (1, 1), strides=[2, 2]),
     ConvCase((1, 64, 25, 5), 64, (3, 3), pads=[1, 1, 1, 1], group=64, act="relu", y_zp=-128),
     ConvCase((1, 64, 25, 5), 24, (1, 1), act="relu", y_zp=-128, ties=True),
+    ConvCase((1, 9, 3, 3), 5, (1, 1)),  # pointwise: odd pixel count, c_in % 4 == 1, odd c_out
+    ConvCase((1, 1, 13, 6), 5, (5, 4), strides=[2, 2], pads=[2, 1, 2, 2]),  # im2col: KWS-like first conv
+    ConvCase((1, 6, 5, 5), 3, (3, 3), pads=[1, 1, 1, 1], dilations=[1, 2]),  # im2col: dilated, k % 4 == 2
+    ConvCase((1, 6, 9, 8), 6, (3, 3), strides=[2, 2], pads=[1, 1, 0, 0], group=6),  # depthwise 3x3, stride 2
+    ConvCase((1, 10, 7, 6), 10, (3, 3), pads=[1, 1, 1, 1], group=10),  # depthwise 3x3: 4 + 4 + 2 channels
+    ConvCase((1, 7, 8, 9), 7, (2, 3), strides=[1, 2], pads=[0, 1, 1, 1], group=7),  # depthwise, not 3x3
+    ConvCase((1, 16, 6, 6), 8, (1, 1), strides=[2, 2]),  # pointwise, strided
 ]
+
+#: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
+CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
 
 
 def _qdq_model(boundary: str, cases=CASES) -> tuple[QModel, list[dict]]:
@@ -88,13 +103,62 @@ def _add_qlinearconv(qm: QModel, name: str, case: ConvCase, rng, dtype, w_dtype)
     qm.raw_output(f"{name}_y", acc.shape, dtype)
 
 
-def test_qlinearconv(tmp_path):
-    """QOperator QLinearConv with int8 activations and weights."""
-    rng = np.random.default_rng(8)
-    qm = QModel()
+def _qlinearconv_model(dtype, w_dtype, seed=8) -> QModel:
+    """Every case as a QLinearConv side by side."""
+    rng = np.random.default_rng(seed)
+    qm = QModel(dtype)
     for i, case in enumerate(CASES):
-        _add_qlinearconv(qm, f"c{i}", case, rng, np.int8, np.int8)
-    ops = check_qmodel(qm, tmp_path, seeds=range(4))
+        _add_qlinearconv(qm, f"c{i}", case, rng, dtype, w_dtype)
+    return qm
+
+
+def _deny_scratch(monkeypatch):
+    """Make memory.choose_scratch deny every optional scratch: the group-1 convs take the direct path."""
+    def deny(g, order, io_in_arena, alignment):
+        for node in order:
+            if REGISTRY[node.op].scratch_optional(node, g):
+                node.attrs["scratch"] = False
+
+    monkeypatch.setattr(mcucomp.pipeline, "choose_scratch", deny)
+
+
+@pytest.mark.parametrize("scratch", ["granted", "denied"])
+@pytest.mark.parametrize("board", CORE_BOARDS)
+def test_every_path_on_target_equals_host(tmp_path, board, scratch, monkeypatch):
+    """The SIMD (DSP) and ARMv6-M loops of every path, tails included, equal the portable host build bit for bit;
+    uint8 weights exercise the w_zp terms."""
+    if scratch == "denied":
+        _deny_scratch(monkeypatch)
+    for dtype in (np.int8, np.uint8):
+        out = tmp_path / np.dtype(dtype).name
+        mcucomp.compile_model(_qlinearconv_model(dtype, dtype).model(), out, name="m", board=board)
+        result = verify_on_target(out, board, inputs=3, seed=0, timeout_s=120)
+        assert result.status == "ok", result.detail
+        assert result.mismatching and not any(result.mismatching.values()), result.mismatching
+
+
+@pytest.mark.parametrize("scratch", ["granted", "denied"])
+def test_cases_take_every_path_and_show_names_it(scratch, monkeypatch):
+    """The cases above (also the on-target test's) reach each C path; `mcucomp show` names the path per layer."""
+    if scratch == "denied":
+        _deny_scratch(monkeypatch)
+    g, order = lower_model(_qlinearconv_model(np.int8, np.int8).model())[:2]
+    convs = [node for node in order if node.op == "conv2d_s8"]
+    paths = {node.name: format_node(0, node, g).split()[2].removesuffix("/nhwc") for node in convs}
+    gemm = "im2col" if scratch == "granted" else "direct"
+    assert set(paths.values()) == {f"conv2d_s8.{p}" for p in
+                                   ("general", "depthwise", "depthwise3x3", "pointwise", gemm)}, paths
+    assert paths["c12_y_node"] == "conv2d_s8.pointwise" and paths["c11_y_node"] == "conv2d_s8.depthwise3x3"
+    assert {REGISTRY["conv2d_s8"].cost_terms(node, g)[0] for node in convs} == {p.split(".")[1]
+                                                                                 for p in paths.values()}
+
+
+@pytest.mark.parametrize("scratch", ["granted", "denied"])
+def test_qlinearconv(tmp_path, scratch, monkeypatch):
+    """QOperator QLinearConv with int8 activations and weights (im2col or, scratch denied, direct)."""
+    if scratch == "denied":
+        _deny_scratch(monkeypatch)
+    ops = check_qmodel(_qlinearconv_model(np.int8, np.int8), tmp_path, seeds=range(4))
     assert [ops[f"c{i}_y_node"] for i in range(len(CASES))] == ["conv2d_s8"] * len(CASES)
 
 

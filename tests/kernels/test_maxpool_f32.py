@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import helper
 
-from helpers import check_nodes, rand
+from helpers import channels_last, check_nodes, layer_layouts, rand
 
 CASES = [
     ((1, 3, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 2, 1])),
@@ -59,3 +59,22 @@ def test_maxpool_indices_and_8bit(tmp_path):
                 nodes.append(helper.make_node("MaxPool", [name], [f"y{name}", f"i{name}"], storage_order=order,
                                               **windows[rank]))
     check_nodes(nodes, inputs, feeds, tmp_path, exact=True)
+
+
+def test_maxpool_channels_last(tmp_path, monkeypatch):
+    """1-D and 2-D pools (no Indices) run channels-last on float32, int8 and uint8 data: pixel by pixel, each
+    channel's window c_in elements apart; pads never win, ties in a small value range."""
+    channels_last(monkeypatch, "maxpool_f32")
+    rng = np.random.default_rng(23)
+    nodes, inputs, feeds = [], {}, {}
+    for dtype in (np.float32, np.int8, np.uint8):
+        for i, (shp, attrs) in enumerate(CASES[:5]):
+            name = f"x_{np.dtype(dtype).name}_{i}"
+            inputs[name] = (dtype, shp)
+            feeds[name] = rng.integers(0 if dtype == np.uint8 else -4, 5, shp).astype(dtype)
+            nodes.append(helper.make_node("MaxPool", [name], [f"y{name}"], **attrs))
+    inputs["g"] = (np.float32, (2, 3, 5, 7))
+    feeds["g"] = rand(rng, 2, 3, 5, 7)
+    nodes.append(helper.make_node("GlobalMaxPool", ["g"], ["gy"]))
+    check_nodes(nodes, inputs, feeds, tmp_path, exact=True)
+    assert layer_layouts(tmp_path)["maxpool_f32"] == {"nhwc"}

@@ -15,7 +15,7 @@ import pytest
 from onnx import helper
 
 from float_cases import check_nodes_ulps
-from helpers import check_nodes, rand
+from helpers import channels_last, check_nodes, layer_layouts, rand
 
 WEIGHTED_ULPS = 16
 COORDS = ["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric"]
@@ -104,3 +104,16 @@ def test_qdq_int8_linear_resize_integer_weights(dtype, tmp_path):
         nodes.append(f"r{i}_rs_node")
     ops = check_qmodel(qm, tmp_path, seeds=range(3))
     assert [ops[n] for n in nodes] == ["resize"] * len(nodes)
+
+
+def test_resize_channels_last(tmp_path, monkeypatch):
+    """Every case channels-last (the per-axis tables in the stored axis order): weighted within the same ULPs,
+    nearest int8 exact, the channel axis resized too (axes=[1, 2], [0, 2])."""
+    channels_last(monkeypatch, "resize")
+    rng = np.random.default_rng(53)
+    nodes, inputs, feeds, inits = _resize_nodes(WEIGHTED, rng)
+    check_nodes_ulps(nodes, inputs, feeds, tmp_path / "weighted", WEIGHTED_ULPS, inits, opset=19)
+    assert layer_layouts(tmp_path / "weighted")["resize"] == {"nhwc"}
+    nodes, inputs, feeds, inits = _resize_nodes(NEAREST, rng, np.int8)
+    check_nodes(nodes, inputs, feeds, tmp_path / "nearest", inits, opset=19, exact=True)
+    assert layer_layouts(tmp_path / "nearest")["resize"] == {"nhwc"}
