@@ -94,6 +94,12 @@ def layer_local(g, order, mode: str, ort_values: dict[str, np.ndarray]) -> tuple
     """Each int8 layer evaluated by the integer reference on onnxruntime's inputs (ONNX order, rearranged into each
     tensor's stored order, ops._layout.stored_value), against onnxruntime's output; returns the checks and the layers skipped because
     onnxruntime does not expose one of their tensors."""
+    ort_values = dict(ort_values)
+    for node in order:  # a layout conversion's output is its input's tensor in another stored order
+        src, dst = node.inputs[0] if node.inputs else "", node.outputs[0]
+        if node.op in ("transpose", "reshape") and src in ort_values and dst not in ort_values \
+                and g.tensors[src].layout != g.tensors[dst].layout:
+            ort_values[dst] = ort_values[src]
     ort_values = {k: stored_value(g, k, v) for k, v in ort_values.items()}
     checks, skipped = [], []
     for step, node in enumerate(order):

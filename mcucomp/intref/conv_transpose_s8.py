@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops._layout import as_onnx_order, as_stored_order
 from ._arith import nchw, requantize_rq
 
 OPS = ("conv_transpose_s8",)
 
 
 def reference(node, g, mode, x, w, bias=None) -> np.ndarray:
-    """The NCHW transposed convolution of the lowered node (weights [c_in, c_out / group, k_h, k_w])."""
+    """The transposed convolution of the lowered node (weights [c_in, c_out / group, k_h, k_w]), in its tensors'
+    stored layout."""
     a = node.attrs
-    out_shape = g.tensors[node.outputs[0]].shape
+    layout = g.tensors[node.outputs[0]].layout
+    x = as_onnx_order(x, g.tensors[node.inputs[0]].layout)
+    out_shape = g.tensors[node.outputs[0]].onnx_shape
     x4 = nchw(x.astype(np.int64) - a["x_zp"])
     w4 = nchw(w.astype(np.int64))
     n, c_in, h_in, w_in = x4.shape
@@ -41,4 +45,4 @@ def reference(node, g, mode, x, w, bias=None) -> np.ndarray:
         full[:, :, ys[inside_y][:, None], xs[inside_x][None, :]]
     if bias is not None:
         acc = acc + bias.astype(np.int64).reshape(1, -1, 1, 1)
-    return requantize_rq(acc, mode, a["rq"]).reshape(out_shape)
+    return as_stored_order(requantize_rq(acc, mode, a["rq"]).reshape(out_shape), layout)

@@ -5,7 +5,8 @@ output channel (QLinearConvTranspose's semantics; onnxruntime has no CPU kernel 
 from __future__ import annotations
 
 from ..ir import Graph, Node
-from ._window import window_geom
+from ._layout import is_nhwc
+from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, numel, shape
 
 
@@ -16,7 +17,7 @@ class ConvTransposeS8(KernelOp):
     name = "conv_transpose_s8"
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_conv_transpose_s8(params, x, w, bias|NULL, y)."""
+        """mcu_conv_transpose_s8(params, x, w, bias|NULL, y); params.nhwc says the activations' layout."""
         rq_fields, arrays = node.attrs["rq"].params(node.name)
         w_zp = node.attrs.get("w_zp")
         if w_zp is not None:
@@ -25,10 +26,15 @@ class ConvTransposeS8(KernelOp):
         return KernelCall(
             self.name,
             [("g", window_geom(node, g, group=node.attrs.get("group", 1))), ("x_zp", node.attrs["x_zp"]),
-             ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields)],
+             ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields),
+             ("nhwc", int(is_nhwc(node)))],
             [node.inputs[0], node.inputs[1], bias, node.outputs[0]],
             arrays,
         )
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout for 1-D and 2-D data: the loops index x and y through per-layout strides."""
+        return spatial_rank(node, g) <= 2
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """Per output: every kernel tap tested for a source pixel; per tap that has one, a dot over the group's

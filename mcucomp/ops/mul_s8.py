@@ -9,6 +9,7 @@ import numpy as np
 
 from ..fixedpoint import quantize_multiplier_tflite
 from ..ir import Graph, Node
+from ._layout import all_images
 from ._overlap import elementwise
 from .base import KernelCall, KernelOp, OverlapMargin, broadcast_params
 
@@ -45,6 +46,11 @@ class MulS8(KernelOp):
         """One loop over the output: a float multiply-add and rounding (qlinear) or MultiplyByQuantizedMultiplier
         (fixed), and a broadcast index step per element."""
         return node.attrs.get("mode", "qlinear"), {"calls": 1, "elements": g.tensors[node.outputs[0]].size}
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout when both inputs are runtime images of the output's rank: the broadcast walks the stored
+        shapes, which the layout pass permutes alike."""
+        return not any(g.tensors[i].is_const for i in node.inputs) and all_images(node, g)
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: the loop reads a[ia] (ia == i when a is not broadcast) and b[ib], then writes y[i]."""

@@ -482,7 +482,7 @@ def run(g: Graph, options: dict) -> Graph:
                                         "with constant per-tensor parameters, so there is no int8 output to compute")
             continue
         why = LOWERINGS[op](grp, options["requant"])
-        if node in g.nodes and node.op == op:
+        if node in g.nodes and node.op == op and _reads_dequantized(g, node):  # data movement keeps its op name
             pattern = " ".join(LOWERINGS[op].__doc__.split(":")[0].split())
             node.attrs["_float_why"] = why or f"the QDQ group does not match the int8 pattern mcucomp lowers: {pattern}"
     to_int8_domain(g)
