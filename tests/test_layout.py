@@ -15,6 +15,7 @@ from int8_models import autoencoder, mobilenet_v2, pools_adds_concats, quantize_
 from onnx import TensorProto, helper, numpy_helper
 from shared_models import shared_model
 
+from mcucomp import cli
 from mcucomp.ops import REGISTRY
 from mcucomp.passes import layout
 from mcucomp.pipeline import lower_model
@@ -26,6 +27,17 @@ FOLLOWERS = layout.LAYOUT_FOLLOWERS
 def _anchor(monkeypatch, *ops: str) -> None:
     """Make these follower kernels run channels-last wherever they can, as a channels-last conv would."""
     monkeypatch.setattr(layout, "LAYOUT_FOLLOWERS", tuple(op for op in FOLLOWERS if op not in ops))
+
+
+def _followers_off(patch) -> None:
+    """No follower kernel may run channels-last (the pass as if only the anchors, such as convs, could)."""
+    for op in FOLLOWERS:
+        patch.setattr(type(REGISTRY[op]), "channels_last", lambda self, node, g: False)
+
+
+def _transposed_bytes(lowered) -> int:
+    """Bytes the inserted transposes copy per inference."""
+    return sum(lowered.graph.tensors[n.inputs[0]].nbytes for n in _conversions(lowered) if n.op == "transpose")
 
 
 def _conversions(lowered) -> list:
@@ -62,13 +74,20 @@ def models(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ["mix", "unet", "mnv2"])
-def test_followers_alone_add_no_conversion(models, name):
-    """With every conv channels-first (conv2d_s8 not channels-last), pools, adds, concats and tables stay where
-    converting would cost a transpose: no conversion at all, whatever the io_dtype."""
-    for opts in ({}, {"io_dtype": "int8"}):
+def test_followers_never_add_conversions(models, name):
+    """Pools, adds, concats, resizes and tables join channels-last only where that saves transposes: never more
+    bytes transposed than with every follower channels-first, whatever the io options (with channels-first convs,
+    none at all)."""
+    for opts in ({}, {"io_dtype": "int8"}, {"io_dtype": "int8", "io_layout": "nhwc"}):
         lowered = lower_model(models[name], **opts)
-        assert _conversions(lowered) == []
         _check_borders(lowered)
+        with pytest.MonkeyPatch.context() as patch:
+            _followers_off(patch)
+            alone = lower_model(models[name], **opts)
+        assert _transposed_bytes(lowered) <= _transposed_bytes(alone)
+        if not REGISTRY["conv2d_s8"].channels_last(next(n for n in lowered.order if n.op == "conv2d_s8"),
+                                                   lowered.graph):
+            assert _transposed_bytes(lowered) == (0 if "io_layout" not in opts else _transposed_bytes(alone))
 
 
 @pytest.mark.parametrize("anchors", [("lut8",), ("maxpool_f32", "add_s8"), FOLLOWERS])
@@ -87,7 +106,9 @@ def test_regions_are_exact_and_converted_at_borders(models, anchors, opts, monke
 def test_flatten_into_gemm_permutes_weights_instead_of_transposing(models, monkeypatch):
     """The 3x3 average pool's channels-last output feeds Flatten → Gemm as it is (the fc_s8 weight columns are
     permuted at compile time); verify above proves the permutation right."""
-    plain = lower_model(models["mix"], io_dtype="int8").graph  # followers only: the pool stays channels-first
+    with pytest.MonkeyPatch.context() as patch:
+        _followers_off(patch)
+        plain = lower_model(models["mix"], io_dtype="int8").graph  # the pool channels-first: weights in ONNX order
     w_onnx = plain.const(next(n for n in plain.nodes if n.op == "fc_s8").inputs[1])
     _anchor(monkeypatch, *FOLLOWERS)
     lowered = lower_model(models["mix"], io_dtype="int8")
@@ -101,14 +122,14 @@ def test_flatten_into_gemm_permutes_weights_instead_of_transposing(models, monke
     assert np.array_equal(g.const(fc.inputs[1]), w_onnx[:, order])
 
 
-def _float_pool_gemm(op: str) -> onnx.ModelProto:
-    """float32 1x4x6x6 → 2x2 MaxPool → Flatten → Gemm(transB) / MatMul → 1x5: weights on either axis."""
+def _float_concat_gemm(op: str) -> onnx.ModelProto:
+    """float32 1x4x3x3 → Concat(x, x) on channels → Flatten → Gemm(transB) / MatMul → 1x5: weights on either axis."""
     rng = np.random.default_rng(5)
-    w = rng.standard_normal((5, 36) if op == "Gemm" else (36, 5)).astype(np.float32)
-    nodes = [helper.make_node("MaxPool", ["x"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+    w = rng.standard_normal((5, 72) if op == "Gemm" else (72, 5)).astype(np.float32)
+    nodes = [helper.make_node("Concat", ["x", "x"], ["p"], axis=1),
              helper.make_node("Flatten", ["p"], ["f"]),
              helper.make_node(op, ["f", "w"], ["y"], **({"transB": 1} if op == "Gemm" else {}))]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 6])],
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 3, 3])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
                               [numpy_helper.from_array(w, "w")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
@@ -118,12 +139,13 @@ def _float_pool_gemm(op: str) -> onnx.ModelProto:
 
 @pytest.mark.parametrize("op", ["Gemm", "MatMul"])
 def test_float_flatten_into_gemm(op, monkeypatch, tmp_path):
-    """gemm_f32 after a channels-last pool: K rows (MatMul) or K columns (Gemm transB) permuted, same results."""
-    _anchor(monkeypatch, "maxpool_f32")
+    """gemm_f32 after a channels-last Concat of the channels-last input: K rows (MatMul) or K columns (Gemm transB)
+    permuted, same results."""
+    _anchor(monkeypatch, "concat")
     path = tmp_path / "m.onnx"
-    onnx.save(_float_pool_gemm(op), path)
+    onnx.save(_float_concat_gemm(op), path)
     lowered = lower_model(str(path), io_layout="nhwc")
-    assert [n.op for n in lowered.order] == ["maxpool_f32", "reshape", "gemm_f32"]
+    assert [n.op for n in lowered.order] == ["concat", "reshape", "gemm_f32"]
     assert lowered.order[0].attrs["layout"] == "nhwc"
     result = verify_model(str(path), tmp_path / "out", inputs=3, progress=None, io_layout="nhwc")
     assert result.ok, result.outputs
@@ -135,8 +157,8 @@ MLPERF = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
 @pytest.mark.parametrize("name", MLPERF + ["unet", "mnv2"])
 def test_channels_last_convs_leave_conversions_only_at_io(name, models, monkeypatch):
     """With conv2d_s8 channels-last (as the NHWC conv kernel makes it), the pools, adds, concats and tables join
-    it: no transpose inside the model (free reshapes only); at the graph input a transpose (a free reshape when C == 1), none with
-    --io-layout nhwc."""
+    it: no transpose inside the model (free reshapes only); at the graph input a transpose (a free reshape when
+    C == 1), none with --io-layout nhwc."""
     monkeypatch.setattr(type(REGISTRY["conv2d_s8"]), "channels_last", lambda self, node, g: True)
     path = models[name] if name in models else str(shared_model(f"mlperf_tiny/{name}.onnx"))
     for opts in ({"io_dtype": "int8"}, {"io_dtype": "int8", "io_layout": "nhwc"}):
@@ -181,10 +203,23 @@ def test_io_layout_unknown_value_is_an_option_error(models):
     assert proc.returncode == 1 and "--io-layout" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_show_prints_layouts(models):
-    """`show` marks channels-last tensors and nodes; here the NHWC input feeds a transpose to the first conv."""
-    proc = run_cli("show", models["mix"], "--io-dtype", "int8", "--io-layout", "nhwc")
-    assert proc.returncode == 0, proc.stderr
-    assert "inputs:  x:int8[1,12,12,3] nhwc q(" in proc.stdout
-    assert any(" transpose  x:int8[1,12,12,3] nhwc" in line and "[1,3,12,12] q(" in line
-               for line in proc.stdout.splitlines()), proc.stdout
+def test_show_prints_layouts(models, monkeypatch, capsys):
+    """`show` marks channels-last tensors (` nhwc` after the stored shape) and nodes (`/nhwc` after the op)."""
+    _anchor(monkeypatch, *FOLLOWERS)
+    assert cli.main(["show", models["mix"], "--io-dtype", "int8", "--io-layout", "nhwc"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("inputs:  x:int8[1,12,12,3] nhwc q(")
+    pool = next(line for line in lines if "averagepool" in line)
+    assert "avgpool_s8" in pool and "/nhwc" in pool and "int8[1,3,3,16] nhwc" in pool
+
+
+def test_io_layout_nhwc_float_image_io(models, tmp_path):
+    """Float image input and output (the U-Net's 1x1x64x64 mask) with --io-layout nhwc: the QuantizeLinear and the
+    DequantizeLinear read and write channels-last graph I/O (any transpose is on the int8 side), verify passes
+    against onnxruntime's transposed data."""
+    lowered = lower_model(models["unet"], io_layout="nhwc")
+    assert {lowered.graph.tensors[n.inputs[0]].dtype for n in lowered.order if n.op == "transpose"} <= {"int8"}
+    assert all(n.attrs.get("layout") == "nhwc" for n in lowered.order if n.op == "quantize_linear")
+    result = verify_model(models["unet"], tmp_path / "out", inputs=2, progress=None, io_layout="nhwc")
+    assert result.ok, (result.outputs, result.first_bad_local)
+    assert [s["shape"] for s in result.report["inputs"] + result.report["outputs"]] == [[1, 64, 64, 3], [1, 64, 64, 1]]

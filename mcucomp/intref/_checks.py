@@ -92,8 +92,8 @@ def ort_tensor_names(g, order, proto) -> list[str]:
 
 def layer_local(g, order, mode: str, ort_values: dict[str, np.ndarray]) -> tuple[list[LayerCheck], list[str]]:
     """Each int8 layer evaluated by the integer reference on onnxruntime's inputs (ONNX order, rearranged into each
-    tensor's stored order, ops._layout.stored_value), against onnxruntime's output; returns the checks and the layers skipped because
-    onnxruntime does not expose one of their tensors."""
+    tensor's stored order, ops._layout.stored_value), against onnxruntime's output; returns the checks and the
+    layers skipped because onnxruntime does not expose one of their tensors."""
     ort_values = dict(ort_values)
     for node in order:  # a layout conversion's output is its input's tensor in another stored order
         src, dst = node.inputs[0] if node.inputs else "", node.outputs[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Graph, Node
+from ._layout import same_image
 from .base import numel, shape
 
 
@@ -20,6 +21,12 @@ def quant_view(node: Node, g: Graph) -> list[tuple[str, object]]:
         return view + [("block", 1), ("q_outer", 0), ("q_channel", 1), ("q_inner", 0)]
     # blocked: scale has x's shape with ceil(channels / block) along the axis
     return view + [("block", block), ("q_outer", -(-channels // block) * inner), ("q_channel", inner), ("q_inner", 1)]
+
+
+def per_tensor_image(node: Node, g: Graph) -> bool:
+    """True for a per-tensor (one scale, not blocked) conversion of an image: the flat loop runs in either layout."""
+    return (not node.attrs.get("block_size", 0) and numel(shape(g, node.inputs[1])) == 1
+            and same_image(node, g))
 
 
 def zero_point_name(node: Node) -> str:

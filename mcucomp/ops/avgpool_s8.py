@@ -63,16 +63,18 @@ class AvgPoolS8(KernelOp):
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """Every tap of every window bounds-checked, those inside summed in int ('global_int', 'window_int') or in
-        float ('float'); per output a requantization (integer modes) or two float divisions ('float')."""
+        float ('float'); per output a requantization (integer modes) or two float divisions ('float'); channels-last
+        paths end in '_nhwc'."""
         p = params_dict(self.call(node, g))
         geom, win = p["g"], window(p["g"])
         planes = geom["n"] * geom["c_out"]
         outputs = planes * win.pixels
         terms = {"calls": 1, "kernel_rows": outputs * geom["k_h"], "taps": outputs * win.taps,
                  "valid_taps": planes * win.taps_valid}
+        suffix = "_nhwc" if is_nhwc(node) else ""
         if node.attrs["mode"] != "float":
-            return node.attrs["mode"], {**terms, **requant_terms(p["rq"], outputs)}
-        return "float", {**terms, "outputs": outputs}
+            return node.attrs["mode"] + suffix, {**terms, **requant_terms(p["rq"], outputs)}
+        return "float" + suffix, {**terms, "outputs": outputs}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """The window margin: mcu_avgpool_s8 writes each output after summing its (dilated) window's taps inside the

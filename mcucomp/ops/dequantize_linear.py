@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..ir import Graph, Node
 from ._overlap import elementwise
-from ._quant import quant_view, scale_float32, zero_point_name
+from ._quant import per_tensor_image, quant_view, scale_float32, zero_point_name
 from .base import DTYPE_CODES, KernelCall, KernelOp, OverlapMargin
 
 IN_TYPES = ("int8", "uint8", "int16", "uint16", "int32")
@@ -27,6 +27,10 @@ class DequantizeLinear(KernelOp):
         """mcu_dequantize_linear(params{view, scale strides, dtype}, x, scale, zero_point or NULL, y)."""
         params = quant_view(node, g) + [("dtype", DTYPE_CODES[g.tensors[node.inputs[0]].dtype])]
         return KernelCall(self.name, params, [node.inputs[0], node.inputs[1], zero_point_name(node), node.outputs[0]])
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout per tensor (one flat loop), so a graph I/O conversion can sit on the 8-bit side."""
+        return per_tensor_image(node, g)
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """Widening (1 byte in, 4 out; negative margin): one pass over `at` reads x[at], then writes y[at].

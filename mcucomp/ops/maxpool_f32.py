@@ -47,9 +47,11 @@ class MaxPoolF32(KernelOp):
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0], indices])
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """The window loop of the element type (a compare per tap read), plus an index per output when asked."""
+        """The window loop of the element type (a compare per tap read), plus an index per output when asked; the
+        channels-last loop is its own path."""
         p = params_dict(self.call(node, g))
-        path = g.tensors[node.inputs[0]].dtype + ("_indices" if len(node.outputs) > 1 else "")
+        path = g.tensors[node.inputs[0]].dtype + ("_indices" if len(node.outputs) > 1 else "") + \
+            ("_nhwc" if is_nhwc(node) else "")
         return path, {"calls": 1, **window_loop_terms(p["g"], p)}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
@@ -62,9 +64,10 @@ class MaxPoolF32(KernelOp):
         return OverlapMargin(margin(node, g, DTYPE_BYTES[g.tensors[node.outputs[0]].dtype]))
 
     def channels_last(self, node: Node, g: Graph) -> bool:
-        """Either layout for 1-D and 2-D pools without Indices (channels-last: pixel by pixel, each channel's
-        window read c_in elements apart)."""
-        return len(node.outputs) == 1 and not is_3d(node, g) and all_images(node, g)
+        """Either layout for int8 1-D and 2-D pools without Indices (channels-last: pixel by pixel, each channel's
+        window read c_in elements apart); the quantized models' data is int8 by then."""
+        return (len(node.outputs) == 1 and g.tensors[node.inputs[0]].dtype == "int8" and not is_3d(node, g)
+                and all_images(node, g))
 
 
 OP = MaxPoolF32()

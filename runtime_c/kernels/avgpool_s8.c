@@ -1,33 +1,44 @@
 #include "avgpool_s8.h"
 
 /* The pooled code of output (oy, ox) of one plane: xc points at the plane's first element, `step` elements apart
- * from one pixel to the next (1 channels-first, c_in channels-last). Reads only that window's taps. */
-static int8_t mcu_avgpool_s8_window(const mcu_avgpool_s8_params *p, const int8_t *xc, size_t step, int32_t oy,
-                                    int32_t ox)
+ * from one pixel to the next (1 channels-first, c_in channels-last). Reads only that window's taps, row by row. The
+ * divisor counts are separable: taps inside the input = rows inside x columns inside, and likewise inside the
+ * padded input. */
+static inline int8_t mcu_avgpool_s8_window(const mcu_avgpool_s8_params *p, const int8_t *xc, size_t step, int32_t oy,
+                                           int32_t ox)
 {
     const mcu_conv_geom *g = &p->g;
-    int32_t isum = 0, count = 0, padded = 0, ky, kx;
+    const int32_t y0 = oy * g->stride_h - g->pad_t, x0 = ox * g->stride_w - g->pad_l;
+    int32_t isum = 0, rows = 0, cols = 0, rows_padded = 0, cols_padded = 0, count, ky, kx;
     float fsum = 0.0f;
+    for (kx = 0; kx < g->k_w; ++kx) {
+        const int32_t ix = x0 + kx * g->dil_w;
+        cols += (ix >= 0 && ix < g->w_in);
+        cols_padded += (ix < g->w_in + p->pad_r);
+    }
     for (ky = 0; ky < g->k_h; ++ky) {
-        const int32_t iy = oy * g->stride_h - g->pad_t + ky * g->dil_h;
+        const int32_t iy = y0 + ky * g->dil_h;
+        const int8_t *row;
+        rows_padded += (iy < g->h_in + p->pad_b);
+        if (iy < 0 || iy >= g->h_in) {
+            continue;
+        }
+        row = xc + (size_t)iy * g->w_in * step;
+        ++rows;
         for (kx = 0; kx < g->k_w; ++kx) {
-            const int32_t ix = ox * g->stride_w - g->pad_l + kx * g->dil_w;
-            if (iy >= 0 && iy < g->h_in && ix >= 0 && ix < g->w_in) {
-                const int32_t q = (int32_t)xc[((size_t)iy * g->w_in + ix) * step] - p->x_zp;
+            const int32_t ix = x0 + kx * g->dil_w;
+            if (ix >= 0 && ix < g->w_in) {
+                const int32_t q = (int32_t)row[(size_t)ix * step] - p->x_zp;
                 isum += q;
                 if (p->mode == MCU_AVGPOOL_S8_FLOAT) {
                     fsum = fsum + (float)q * p->x_scale;
                 }
-                ++count;
             }
-            padded += (iy < g->h_in + p->pad_b && ix < g->w_in + p->pad_r);
         }
     }
-    if (p->count_mode == MCU_AVGPOOL_S8_COUNT_KERNEL) {
-        count = g->k_h * g->k_w;
-    } else if (p->count_mode == MCU_AVGPOOL_S8_COUNT_PADDED) {
-        count = padded;
-    }
+    count = p->count_mode == MCU_AVGPOOL_S8_COUNT_KERNEL ? g->k_h * g->k_w
+            : p->count_mode == MCU_AVGPOOL_S8_COUNT_PADDED ? rows_padded * cols_padded
+                                                           : rows * cols;
     if (p->mode != MCU_AVGPOOL_S8_FLOAT) {
         return (int8_t)mcu_requant_apply(&p->rq, isum, count); /* the entry of this divisor (WINDOW_INT) */
     } else {

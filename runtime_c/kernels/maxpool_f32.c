@@ -71,7 +71,8 @@ static int64_t mcu_maxpool_index(const mcu_maxpool_f32_params *p, int32_t plane,
         }                                                                                                             \
     }
 
-/* Channels-last (N, H, W, C; 2-D, no Indices): image by image, output pixels in row-major order, every channel of a
+/* Channels-last (N, H, W, C; int8 of the quantized models only, 2-D, no Indices; one instance keeps float builds
+ * small): image by image, output pixels in row-major order, every channel of a
  * pixel in turn, each output written after all its reads (mcucomp/ops/_overlap.py window_margin_nhwc relies on it). */
 #define MCU_MAXPOOL_NHWC_DEFINE(NAME, T, LOWEST)                                                                      \
     static void NAME(const mcu_maxpool_f32_params *p, const T *x, T *y)                                               \
@@ -107,18 +108,12 @@ static int64_t mcu_maxpool_index(const mcu_maxpool_f32_params *p, int32_t plane,
 MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_float, float, -FLT_MAX)
 MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_int8, int8_t, INT8_MIN)
 MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_uint8, uint8_t, 0)
-MCU_MAXPOOL_NHWC_DEFINE(mcu_maxpool_f32_float_nhwc, float, -FLT_MAX)
 MCU_MAXPOOL_NHWC_DEFINE(mcu_maxpool_f32_int8_nhwc, int8_t, INT8_MIN)
-MCU_MAXPOOL_NHWC_DEFINE(mcu_maxpool_f32_uint8_nhwc, uint8_t, 0)
 
 void mcu_maxpool_f32(const mcu_maxpool_f32_params *p, const void *x, void *y, int64_t *indices)
 {
-    if (p->channels_last && p->dtype == MCU_DT_INT8) {
+    if (p->channels_last) {
         mcu_maxpool_f32_int8_nhwc(p, (const int8_t *)x, (int8_t *)y);
-    } else if (p->channels_last && p->dtype == MCU_DT_UINT8) {
-        mcu_maxpool_f32_uint8_nhwc(p, (const uint8_t *)x, (uint8_t *)y);
-    } else if (p->channels_last) {
-        mcu_maxpool_f32_float_nhwc(p, (const float *)x, (float *)y);
     } else if (p->dtype == MCU_DT_INT8) {
         mcu_maxpool_f32_int8(p, (const int8_t *)x, (int8_t *)y, indices);
     } else if (p->dtype == MCU_DT_UINT8) {

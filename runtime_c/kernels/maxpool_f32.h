@@ -10,7 +10,7 @@ typedef struct {
     int32_t d_in, d_out, k_d, stride_d, dil_d, pad_f;
     int32_t dtype;
     int32_t storage_order;
-    int32_t channels_last; /* 1: x and y are N, H, W, C (2-D only, indices NULL); 0: N, C, [D,] H, W */
+    int32_t channels_last; /* 1: x and y are int8 N, H, W, C (2-D only, indices NULL); 0: N, C, [D,] H, W */
 } mcu_maxpool_f32_params;
 
 /** Max pooling with pads, strides and dilations (NC[D]HW, 1-D uses h = 1), also GlobalMaxPool; indices (int64,

@@ -1,7 +1,8 @@
 """avgpool_s8 bit-exact with the integer reference and against onnxruntime: QDQ GlobalAveragePool
 (QLinearGlobalAveragePool's integer sum) and AveragePool (an integer window sum requantized by the scale of its tap
-count, within 1 LSB; QLinearAveragePool's float sum, bit-exact, in `float` requantization) with asymmetric pads, stride 2 on odd sizes, count_include_pad both
-ways, ceil_mode, 1-D and whole-image windows, 1x1 images; and the float path when the output type differs."""
+count, within 1 LSB; QLinearAveragePool's float sum, bit-exact, in `float` requantization) with asymmetric pads,
+stride 2 on odd sizes, count_include_pad both ways, ceil_mode, 1-D and whole-image windows, 1x1 images; channels-last
+and `fixed` requantization."""
 
 from __future__ import annotations
 
@@ -108,5 +109,6 @@ def test_qdq_windows_sum_in_integers(requant, tmp_path):
     qm = _model("qq", np.int8)
     check_qmodel(qm, tmp_path, seeds=range(3), requant=requant)
     modes = {n.name: n.attrs["mode"] for n in lower_model(qm.model(), requant=requant).order if n.op == "avgpool_s8"}
-    assert [modes[f"p{i}_pool_node"] for i, (op, _, _) in enumerate(CASES)] == \
-        ["global_int" if op == "GlobalAveragePool" or i in (10, 12) else "window_int" for i, (op, _, _) in enumerate(CASES)]
+    whole = [op == "GlobalAveragePool" or i in (10, 12) for i, (op, _, _) in enumerate(CASES)]  # kernel == image
+    assert [modes[f"p{i}_pool_node"] for i in range(len(CASES))] == \
+        ["global_int" if w else "window_int" for w in whole]

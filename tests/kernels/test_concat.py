@@ -51,6 +51,7 @@ def test_concat_channels_last(tmp_path, monkeypatch):
                 inputs[name] = (np.int8, tuple(shp))
                 feeds[name] = rng.integers(-128, 128, shp).astype(np.int8)
                 names.append(name)
-            nodes.append(helper.make_node("Concat", names, [f"y{len(base)}_{axis}"], axis=axis - len(base) if axis % 2 else axis))
+            nodes.append(helper.make_node("Concat", names, [f"y{len(base)}_{axis}"],
+                                          axis=axis - len(base) if axis % 2 else axis))
     check_nodes(nodes, inputs, feeds, tmp_path, exact=True)
     assert layer_layouts(tmp_path)["concat"] == {"nhwc"}
