@@ -20,8 +20,10 @@ OPS = ("reshape", "copy", "concat", "transpose", "maxpool_f32", *ONNX_OP, *WALKS
 def reference(node, g, mode, *inputs) -> np.ndarray:
     """The same codes rearranged as the op says."""
     out_shape = g.tensors[node.outputs[0]].shape
-    if node.op in ONNX_OP:
-        return _onnx_reference(node, inputs)
+    if node.op in ONNX_OP:  # on the ONNX-order view of the data, stored back in the output's layout
+        data = as_onnx_order(inputs[0], g.tensors[node.inputs[0]].layout)
+        out = _onnx_reference(node, (data, *inputs[1:]))
+        return as_stored_order(out, g.tensors[node.outputs[0]].layout)
     if node.op in WALKS:
         dims, strides, offset = node.attrs["walk"]
         at = offset + sum(i * s for i, s in zip(np.indices(dims), strides)) if dims else np.array(offset)
