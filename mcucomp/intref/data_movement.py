@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops import REGISTRY
 from ..ops._layout import as_onnx_order, as_stored_order
 from ..ops.concat import concat_axis
 from ._arith import nchw, windows
@@ -25,7 +26,7 @@ def reference(node, g, mode, *inputs) -> np.ndarray:
         out = _onnx_reference(node, (data, *inputs[1:]))
         return as_stored_order(out, g.tensors[node.outputs[0]].layout)
     if node.op in WALKS:
-        dims, strides, offset = node.attrs["walk"]
+        dims, strides, offset = REGISTRY[node.op].stored_walk(node, g)
         at = offset + sum(i * s for i, s in zip(np.indices(dims), strides)) if dims else np.array(offset)
         return inputs[0].reshape(-1)[at].reshape(out_shape)
     if node.op == "concat":
