@@ -32,7 +32,8 @@ STUB_C = ('#include "stub.h"\n#include <string.h>\n'
           "{\n    memcpy(arena, in0, 4u);\n    memcpy(out0, arena, 4u);\n    return STUB_OK;\n}\n")
 STUB_REPORT = {"name": "stub", "arena_bytes": 32, "files": ["stub.c", "stub.h"],
                "inputs": [{"name": "x", "shape": [1], "dtype": "float32", "ctype": "float", "arena_offset": 0}],
-               "outputs": [{"name": "y", "shape": [1], "dtype": "float32", "ctype": "float", "arena_offset": 16}]}
+               "outputs": [{"name": "y", "shape": [1], "dtype": "float32", "ctype": "float", "arena_offset": 16}],
+               "fit": {"arena_region": "", "weights_region": ""}}  # no region: the arena in .bss, weights in .rodata
 
 
 def flash_of(sizes: dict[str, int]) -> int:

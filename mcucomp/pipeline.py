@@ -145,7 +145,7 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
                                  "ethosu_region"}
     rows = []
     for node in order:
-        if node.op in quiet:
+        if node.op in quiet and "_float_why" not in node.attrs:  # the QDQ lowering marks a group it left in float
             if node.op == "avgpool_s8" and node.attrs.get("mode") == "float":
                 rows.append({"layer": node.name, "op": node.op, "why": "windowed QLinearAveragePool divides in "
                              "float32 as onnxruntime does (--requant fixed sums and requantizes in integers)"})
@@ -157,7 +157,7 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
                 if set(node.inputs[:1] + node.outputs) & (set(g.inputs) | set(g.outputs)) else \
                 "a float op sits between DequantizeLinear and QuantizeLinear here"
         else:
-            why = "no int8 lowering for this op in a QDQ group"
+            why = node.attrs.get("_float_why", "no int8 lowering for this op in a QDQ group")
         rows.append({"layer": node.name, "op": node.op, "why": why})
     return rows
 

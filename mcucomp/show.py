@@ -52,10 +52,14 @@ def format_node(step: int, node: Node, g: Graph) -> str:
 
 
 def format_graph(g: Graph, order: list[Node]) -> list[str]:
-    """The graph's inputs and outputs, then one line per node in execution order, then the MAC total."""
+    """The graph's inputs and outputs, then one line per node in execution order, then the MAC total; in an int8
+    model, each layer that computes in float and why."""
     lines = [f"inputs:  {', '.join(format_tensor(g, n) for n in g.inputs)}",
              f"outputs: {', '.join(format_tensor(g, n) for n in g.outputs)}"]
     lines += [format_node(step, node, g) for step, node in enumerate(order)]
     total = sum(REGISTRY[n.op].macs(n, g) for n in order)
     lines.append(f"{len(order)} nodes, {total:,} MACs")
+    from .pipeline import float_layers
+
+    lines += [f"float layer: {display_text(row['layer'])} ({row['op']}): {row['why']}" for row in float_layers(g, order)]
     return lines

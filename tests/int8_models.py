@@ -45,11 +45,11 @@ class _Net:
             return self.node("Clip", [y, self.const(np.float32(0)), self.const(np.float32(6))])
         return self.node(act, [y]) if act else y
 
-    def model(self, x: str, x_shape, y: str, y_shape) -> onnx.ModelProto:
-        """The checked opset-13 model."""
+    def model(self, x: str, x_shape, y: str, y_shape, opset: int = 13) -> onnx.ModelProto:
+        """The checked model (opset 13 unless an op needs a newer one)."""
         graph = helper.make_graph(self.nodes, "net", [helper.make_tensor_value_info(x, TensorProto.FLOAT, x_shape)],
                                   [helper.make_tensor_value_info(y, TensorProto.FLOAT, y_shape)], self.inits)
-        proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         proto.ir_version = 8
         onnx.checker.check_model(proto, full_check=True)
         return proto
@@ -100,8 +100,9 @@ def pools_adds_concats(seed: int = 0, c_in: int = 3) -> onnx.ModelProto:
     return n.model("x", [1, c_in, 12, 12], y, [1, 10])
 
 
-def quantize_qdq(model: onnx.ModelProto, path, seed: int = 0, samples: int = 8):
-    """quantize_static(QDQ, int8 activations and per-channel int8 weights) of `model`, written to `path`."""
+def quantize_qdq(model: onnx.ModelProto, path, seed: int = 0, samples: int = 8, activations: str = "int8"):
+    """quantize_static(QDQ, int8 (or uint8: onnxruntime's default) activations and per-channel int8 weights) of
+    `model`, written to `path`."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
     class _Random(CalibrationDataReader):
@@ -117,7 +118,8 @@ def quantize_qdq(model: onnx.ModelProto, path, seed: int = 0, samples: int = 8):
     float_path = str(path) + ".float.onnx"
     onnx.save(model, float_path)
     quantize_static(float_path, str(path), _Random(), quant_format=QuantFormat.QDQ, per_channel=True,
-                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+                    activation_type=QuantType.QUInt8 if activations == "uint8" else QuantType.QInt8,
+                    weight_type=QuantType.QInt8)
     return path
 
 
@@ -132,3 +134,48 @@ def autoencoder(seed: int = 0) -> onnx.ModelProto:
         if i < len(widths) - 2:
             x = n.node("Relu", [x])
     return n.model("x", [1, 640], x, [1, 640])
+
+
+def decoder(seed: int = 0) -> onnx.ModelProto:
+    """1x3x32x32 → conv + LeakyRelu, reflect Pad + conv + Slice back to 32x32 + HardSwish, strided conv + Tanh,
+    ConvTranspose (stride 2) back up, Mul with the skip, bilinear Resize ×2, 1x1 conv, Sigmoid → 1x1x64x64: the
+    elementwise and data-movement int8 lowerings in one model."""
+    n = _Net(seed)
+    e = n.conv("x", 3, 8, act="LeakyRelu")
+    pads = n.const(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))
+    h = n.conv(n.node("Pad", [e, pads], mode="reflect"), 8, 8, act=None)  # 34x34 (same padding on the padded)
+    h = n.node("HardSwish", [n.node("Slice", [h, n.const(np.array([1, 1], np.int64)),
+                                              n.const(np.array([33, 33], np.int64)),
+                                              n.const(np.array([2, 3], np.int64))])])
+    d = n.conv(h, 8, 16, stride=2, act="Tanh")
+    w = (n.rng.standard_normal((16, 8, 2, 2)) * np.sqrt(2.0 / 64)).astype(np.float32)
+    up = n.node("ConvTranspose", [d, n.const(w), n.const(np.zeros(8, np.float32))], kernel_shape=[2, 2],
+                strides=[2, 2])
+    m = n.node("Mul", [up, e])
+    scales = n.const(np.array([1, 1, 2, 2], np.float32))
+    r = n.node("Resize", [m, "", scales], mode="linear")
+    y = n.node("Sigmoid", [n.conv(r, 8, 1, k=1, act=None)])
+    return n.model("x", [1, 3, 32, 32], y, [1, 1, 64, 64], opset=14)  # HardSwish
+
+
+#: The int8 test zoo built here, quantized by quantize_static (QDQ); with the MLPerf Tiny files in ../shared/models it
+#: is every int8 model the tests compile end to end (tests/test_int8_flash.py, tests/test_int8_zoo_target.py).
+ZOO = {"unet": unet, "mobilenet_v2": mobilenet_v2, "autoencoder": autoencoder, "decoder": decoder,
+       "pools_adds_concats": pools_adds_concats,
+       "unet_u8": unet, "decoder_u8": decoder}  # *_u8: uint8 activations (run as int8 by mcucomp)
+SHARED_INT8 = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
+ALL_INT8 = sorted(ZOO) + SHARED_INT8
+
+
+def int8_model_path(name: str, directory) -> str:
+    """Path of a zoo model quantized into `directory` (made once per directory), or of a shared MLPerf Tiny file."""
+    from pathlib import Path
+
+    from shared_models import shared_model
+
+    if name in SHARED_INT8:
+        return str(shared_model(f"mlperf_tiny/{name}.onnx"))
+    path = Path(directory) / f"{name}.onnx"
+    if not path.is_file():
+        quantize_qdq(ZOO[name](), path, activations="uint8" if name.endswith("_u8") else "int8")
+    return str(path)

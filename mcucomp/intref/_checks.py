@@ -17,13 +17,13 @@ from ..ops._layout import stored_value
 LAYER_LSB_BOUND = 1
 
 #: Kernel ops with 8-bit outputs that the layer-local check compares (others are exact data movement or float).
-INT8_KERNELS = ("conv2d_s8", "fc_s8", "add_s8", "mul_s8", "avgpool_s8", "softmax_s8", "lut8", "maxpool_f32",
-                "concat", "transpose")
+INT8_KERNELS = ("conv2d_s8", "fc_s8", "add_s8", "mul_s8", "avgpool_s8", "softmax_s8", "lut8", "conv_transpose_s8",
+                "maxpool_f32", "concat", "transpose")
 
 
 def is_int8_model(order) -> bool:
     """True when the lowered schedule contains an int8 compute kernel (the model is quantized)."""
-    return any(node.op in INT8_KERNELS[:7] for node in order)
+    return any(node.op in INT8_KERNELS[:8] for node in order)
 
 
 @dataclass
@@ -94,6 +94,12 @@ def layer_local(g, order, mode: str, ort_values: dict[str, np.ndarray]) -> tuple
     """Each int8 layer evaluated by the integer reference on onnxruntime's inputs (ONNX order, rearranged into each
     tensor's stored order, ops._layout.stored_value), against onnxruntime's output; returns the checks and the
     layers skipped because onnxruntime does not expose one of their tensors."""
+    ort_values = dict(ort_values)
+    for node in order:  # a layout conversion's output is its input's tensor in another stored order
+        src, dst = node.inputs[0] if node.inputs else "", node.outputs[0]
+        if node.op in ("transpose", "reshape") and src in ort_values and dst not in ort_values \
+                and g.tensors[src].layout != g.tensors[dst].layout:
+            ort_values[dst] = ort_values[src]
     ort_values = {k: stored_value(g, k, v) for k, v in ort_values.items()}
     checks, skipped = [], []
     for step, node in enumerate(order):

@@ -73,9 +73,14 @@ class WalkCopy(KernelOp):
         node.inputs = node.inputs[:1]
         node.op = self.name
 
+    def stored_walk(self, node: Node, g: Graph) -> tuple[list[int], list[int], int]:
+        """The walk over the tensors as stored (ONNX order unless a subclass runs channels-last)."""
+        return node.attrs["walk"]
+
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_transpose(params{count, elem_bytes, offset, rank, dims, strides}, x, y)."""
-        return KernelCall("transpose", walk_params(node, g, node.attrs["walk"]), [node.inputs[0], node.outputs[0]])
+        return KernelCall("transpose", walk_params(node, g, self.stored_walk(node, g)),
+                          [node.inputs[0], node.outputs[0]])
 
 
 def scalar_bytes(value, dtype: str) -> list[int]:

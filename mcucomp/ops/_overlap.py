@@ -224,10 +224,10 @@ def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
 
 def pixelwise_nhwc(node: Node, g: Graph, pairs: bool, gathered: bool) -> OverlapMargin:
     """conv2d_s8's general path (pixels one by one, up or down as `descending` says), direct path (the pairs of
-    pixel_pairs) and im2col path (pairs, gathered), channels-last, int8. All O = c_out bytes of a pixel pair (q0, q1; q0 = q1 for
-    single pixels) are written while its windows are still read (every output channel re-reads them), or after
-    (gathered: the windows are copied to the scratch first). Windows read input pixels lo(q) .. hi(q) only (I = c_in
-    bytes each). d = offset(y) - offset(x).
+    pixel_pairs) and im2col path (pairs, gathered), channels-last, int8. All O = c_out bytes of a pixel pair (q0,
+    q1; q0 = q1 for single pixels) are written while its windows are still read (every output channel re-reads
+    them), or after (gathered: the windows are copied to the scratch first). Windows read input pixels lo(q) ..
+    hi(q) only (I = c_in bytes each). d = offset(y) - offset(x).
 
     Up: when the pair writes, the reads still to come start at G*I, G = min lo(q') over q' >= q0, or over q' > q1
     when gathered; its highest write is (q1 + 1)*O - 1 + d, so d <= G*I - (q1 + 1)*O: the margin is the smallest

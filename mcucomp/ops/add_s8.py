@@ -1,17 +1,35 @@
-"""int8 addition with broadcasting, in onnxruntime's QLinearAdd or float (DQ, Add, Q) arithmetic."""
+"""int8 addition with broadcasting, in onnxruntime's QLinearAdd or float (DQ, Add, Q) arithmetic, or (`--requant
+fixed`) TFLite's int8 ADD as LiteRT's builtin kernel computes it: inputs shifted left by 20 bits, each rescaled by
+its own multiplier with one rounding, summed, rescaled by the output multiplier with MultiplyByQuantizedMultiplier
+(reference_integer_ops::Add rounds the operands twice instead: see mcucomp/intref/add_s8.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..fixedpoint import quantize_multiplier_tflite
 from ..ir import Graph, Node
 from ._overlap import elementwise
 from ._layout import all_images
 from .base import KernelCall, KernelOp, OverlapMargin, broadcast_params
 
+#: TFLite's left shift of int8 ADD operands (add.cc: 20 for 8-bit, 15 for int16).
+TFLITE_LEFT_SHIFT = 20
+MODES = {"qlinear": 0, "float": 1, "fixed": 2}
+
+
+def tflite_add_multipliers(a_scale: float, b_scale: float, y_scale: float) -> list[tuple[int, int]]:
+    """(mult, shift) of input a, input b and the output, computed as TFLite's add.cc Prepare does: in double from the
+    float32 scales, twice the larger input scale as the common scale."""
+    a, b, y = (float(np.float32(s)) for s in (a_scale, b_scale, y_scale))
+    twice_max = 2.0 * max(a, b)
+    reals = (a / twice_max, b / twice_max, twice_max / ((1 << TFLITE_LEFT_SHIFT) * y))
+    return [quantize_multiplier_tflite(r) for r in reals]
+
 
 class AddS8(KernelOp):
-    """attrs: mode ('qlinear' | 'float'), a/b/y scale and zp, qmin, qmax, offsets (128 per uint8-run tensor)."""
+    """attrs: mode ('qlinear' | 'float' | 'fixed'), a/b/y scale and zp, qmin, qmax, offsets (128 per uint8-run
+    tensor, qlinear only)."""
 
     name = "add_s8"
 
@@ -27,19 +45,23 @@ class AddS8(KernelOp):
         b_term = f32(r_by * f32(a["b_zp"] + off[1]))
         fixed = f32(f32(a["y_zp"] + off[2]) - f32(np.float64(r_ay) * np.float64(a["a_zp"] + off[0])
                                                  + np.float64(b_term)))
+        mults = tflite_add_multipliers(a["a_scale"], a["b_scale"], a["y_scale"]) if a["mode"] == "fixed" \
+            else [(0, 0)] * 3
         return KernelCall(
             self.name,
-            [("bc", broadcast_params(g, node)), ("mode", 0 if a["mode"] == "qlinear" else 1),
+            [("bc", broadcast_params(g, node)), ("mode", MODES[a["mode"]]),
              ("a_scale", a["a_scale"]), ("b_scale", a["b_scale"]), ("y_scale", a["y_scale"]),
              ("a_zp", a["a_zp"]), ("b_zp", a["b_zp"]), ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]),
              ("r_ay", float(r_ay)), ("r_by", float(r_by)), ("fixed", float(fixed)),
-             ("a_off", off[0]), ("b_off", off[1]), ("y_off", off[2])],
+             ("a_off", off[0]), ("b_off", off[1]), ("y_off", off[2]),
+             ("left_shift", TFLITE_LEFT_SHIFT), ("a_mult", mults[0][0]), ("a_shift", mults[0][1]),
+             ("b_mult", mults[1][0]), ("b_shift", mults[1][1]), ("y_mult", mults[2][0]), ("y_shift", mults[2][1])],
             [node.inputs[0], node.inputs[1], node.outputs[0]],
         )
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """One loop over the output: two FMAs (QLinearAdd) or two products and a division (float), and a broadcast
-        index step per element."""
+        """One loop over the output: two FMAs (QLinearAdd), two products and a division (float) or three
+        MultiplyByQuantizedMultiplier (fixed), and a broadcast index step per element."""
         return node.attrs["mode"], {"calls": 1, "elements": g.tensors[node.outputs[0]].size}
 
     def channels_last(self, node: Node, g: Graph) -> bool:

@@ -1,4 +1,5 @@
-"""int8 convolution (general, depthwise, pointwise, im2col), channels-last, lowered from QLinearConv or DQ→Conv→Q."""
+"""int8 convolution, channels-last (paths: pointwise, im2col, direct, depthwise, general), lowered from QLinearConv
+or DQ→Conv→Q."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@ QLinearConcat, with the 256-entry table computed at compile time (mcucomp/ops/_l
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from ..ir import Graph, Node
@@ -19,12 +21,14 @@ class Lut8(KernelOp):
     name = "lut8"
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_lut8(params{count, table}, x, y): the C table is indexed by the input byte (code & 0xff)."""
+        """mcu_lut8(params{count, table}, x, y): the C table is indexed by the input byte (code & 0xff); one 256-byte
+        array per distinct table."""
         a = node.attrs
         codes = np.arange(-128, 128)
         table = np.empty(256, np.int8)
         table[codes & 0xFF] = np.asarray(a["table"])[codes - a["x_lo"]] + a["y_shift"]
-        key = f"{node.name}_table"
+        # keyed by content: layers with identical tables share one array in flash
+        key = f"lut8_table_{hashlib.sha256(table.tobytes()).hexdigest()[:16]}"
         return KernelCall(self.name, [("count", g.tensors[node.outputs[0]].size), ("table", ArrayRef(key))],
                           [node.inputs[0], node.outputs[0]], {key: table})
 

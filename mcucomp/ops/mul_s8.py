@@ -1,19 +1,29 @@
 """int8 multiplication with broadcasting in onnxruntime's QLinearMul arithmetic (MLAS MlasQLinearMul, x86 SSE2):
 the exact integer product of the zero-point-free codes, times one float32 ratio a_scale·b_scale/y_scale, plus the
-output zero point in float32, rounded half to even and saturated."""
+output zero point in float32, rounded half to even and saturated; or (`--requant fixed`, attrs mode 'fixed') TFLite's
+int8 MUL (reference_integer_ops::Mul): MultiplyByQuantizedMultiplier of the int32 product, plus the zero point."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..fixedpoint import quantize_multiplier_tflite
 from ..ir import Graph, Node
+from ._layout import all_images
 from ._overlap import elementwise
 from .base import KernelCall, KernelOp, OverlapMargin, broadcast_params
 
 
+def tflite_mul_multiplier(a_scale: float, b_scale: float, y_scale: float) -> tuple[int, int]:
+    """(mult, shift) of TFLite's mul.cc Prepare: a_scale·b_scale / y_scale in float32 arithmetic, then QuantizeMultiplier
+    of that value as a double."""
+    f32 = np.float32
+    return quantize_multiplier_tflite(float(f32(f32(f32(a_scale) * f32(b_scale)) / f32(y_scale))))
+
+
 class MulS8(KernelOp):
-    """attrs: a/b/y scale and zp, qmin, qmax, y_off (128 when onnxruntime runs the output as uint8: its zero point
-    enters the float sum in that type)."""
+    """attrs: mode ('qlinear' | 'fixed'), a/b/y scale and zp, qmin, qmax, y_off (128 when onnxruntime runs the output
+    as uint8: its zero point enters the float sum in that type)."""
 
     name = "mul_s8"
 
@@ -22,12 +32,25 @@ class MulS8(KernelOp):
         a = node.attrs
         f32 = np.float32
         ratio = f32(f32(a["a_scale"]) * f32(a["b_scale"])) / f32(a["y_scale"])
+        fixed = a.get("mode") == "fixed"
+        mult, shift = tflite_mul_multiplier(a["a_scale"], a["b_scale"], a["y_scale"]) if fixed else (0, 0)
         return KernelCall(
             self.name,
             [("bc", broadcast_params(g, node)), ("ratio", float(f32(ratio))), ("a_zp", a["a_zp"]), ("b_zp", a["b_zp"]),
-             ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]), ("y_off", a["y_off"])],
+             ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]), ("y_off", a["y_off"]),
+             ("fixed", int(fixed)), ("mult", mult), ("shift", shift)],
             [node.inputs[0], node.inputs[1], node.outputs[0]],
         )
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """One loop over the output: a float multiply-add and rounding (qlinear) or MultiplyByQuantizedMultiplier
+        (fixed), and a broadcast index step per element."""
+        return node.attrs.get("mode", "qlinear"), {"calls": 1, "elements": g.tensors[node.outputs[0]].size}
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout when both inputs are runtime images of the output's rank: the broadcast walks the stored
+        shapes, which the layout pass permutes alike."""
+        return not any(g.tensors[i].is_const for i in node.inputs) and all_images(node, g)
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: the loop reads a[ia] (ia == i when a is not broadcast) and b[ib], then writes y[i]."""

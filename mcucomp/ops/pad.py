@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..ir import DTYPE_BYTES, Graph, Node
 from ._data import scalar_bytes
+from ._layout import all_images, is_nhwc, to_nhwc_perm
 from .base import MAX_RANK, KernelCall, KernelOp, shape
 
 MODES = {"constant": 0, "reflect": 1, "edge": 2, "wrap": 3}  # MCU_PAD_* in runtime_c/kernels/pad.h
@@ -58,10 +59,17 @@ class Pad(KernelOp):
     onnx_ops = ("Pad",)
     constraints = (_inputs_constant, _mode_supported, _rank_fits, _reflect_pads_fit)
 
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout for images: the per-axis pads are applied in the stored axis order."""
+        return all_images(node, g)
+
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_pad(params{mode, rank, count, elem_bytes, in_dims, out_dims, pad_begin, lo, hi, value}, x, y)."""
         x, y = g.tensors[node.inputs[0]], g.tensors[node.outputs[0]]
         begin, end = _pads(node, g)
+        if is_nhwc(node):  # the pads follow the axes into their stored order
+            perm = to_nhwc_perm(len(begin))
+            begin, end = [begin[a] for a in perm], [end[a] for a in perm]
         value_name = node.inputs[2] if len(node.inputs) > 2 else ""
         value = g.const(value_name).reshape(-1)[0] if value_name else 0
         fill = [0] * (MAX_RANK - len(x.shape))

@@ -53,12 +53,49 @@ def _known_modes(node: Node, g: Graph) -> bool:
 
 
 def _dtype_fits_mode(node: Node, g: Graph) -> bool:
-    """Resize's linear and cubic modes, and tf_crop_and_resize (which writes extrapolation_value), need float32
-    data; nearest mode copies elements of any dtype."""
-    if g.tensors[node.inputs[0]].dtype == "float32":
+    """Resize's cubic mode, and tf_crop_and_resize (which writes extrapolation_value), need float32 data; linear mode
+    takes float32, or 8-bit data with at most two resized axes (integer weights); nearest mode copies elements of any
+    dtype."""
+    dtype = g.tensors[node.inputs[0]].dtype
+    if dtype == "float32":
         return True
-    return (_attr(node, "mode", "nearest") == "nearest"
-            and _attr(node, "coordinate_transformation_mode", "half_pixel") != "tf_crop_and_resize")
+    if _attr(node, "coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize":
+        return False
+    mode = _attr(node, "mode", "nearest")
+    return mode == "nearest" or (mode == "linear" and dtype in ("int8", "uint8") and _resized_axes(node, g) <= 2)
+
+
+def _resized_axes(node: Node, g: Graph) -> int:
+    """How many axes the resize changes (0 when its geometry is not constant yet)."""
+    if not _operands_constant(node, g) or not _scales_or_sizes(node, g):
+        return 0
+    return sum(resized for *_, resized in axis_plan(node, g))
+
+
+#: Fraction bits of the integer weights of 8-bit linear resizes (per resized axis).
+WEIGHT_BITS = 10
+
+
+def code_zero_point(g: Graph, name: str) -> int:
+    """The zero point of 8-bit data (0 when it has no quantization)."""
+    q = g.tensors[name].quant
+    return 0 if q is None else int(np.asarray(q.zero_point).reshape(-1)[0])
+
+
+def integer_weights(tables) -> tuple[np.ndarray, int]:
+    """The taps' weights of an 8-bit linear resize as integers (a resized axis's row in units of 2^-WEIGHT_BITS,
+    rounded, its largest entry adjusted so that the row sums to exactly 2^WEIGHT_BITS; an untouched axis's weight 1),
+    concatenated as the offsets are, and the right shift that divides the product of an output's weights back out."""
+    rows, shift = [], 0
+    for index, weights, _, _ in tables:
+        if weights.shape[1] == 1 and np.all(weights == 1.0):
+            rows.append(np.ones(weights.shape, np.int64))
+            continue
+        q = np.rint(weights * (1 << WEIGHT_BITS)).astype(np.int64)
+        q[np.arange(q.shape[0]), np.argmax(q, axis=1)] += (1 << WEIGHT_BITS) - q.sum(axis=1)
+        rows.append(q)
+        shift += WEIGHT_BITS
+    return np.concatenate([r.reshape(-1) for r in rows]).astype(np.int32), shift
 
 
 def _rank_fits(node: Node, g: Graph) -> bool:
@@ -237,7 +274,9 @@ class Resize(KernelOp):
     constraints = (_operands_constant, _scales_or_sizes, _known_modes, _dtype_fits_mode, _rank_fits)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_resize(params{rank, out_dims, taps, table, offsets, weights|NULL, elem_size, extrapolation}, x, y)."""
+        """mcu_resize(params{rank, out_dims, taps, table, offsets, weights|NULL, iweights|NULL, shift, is_signed,
+        zero_point, elem_size, extrapolation}, x, y): float weights for float32 linear/cubic, integer weights for 8-bit
+        linear."""
         tables = axis_tables(node, g)
         offsets = []
         for index, _, outside, stride in tables:
@@ -247,17 +286,35 @@ class Resize(KernelOp):
             offsets.append(off.reshape(-1))
         starts = np.cumsum([0] + [o.size for o in offsets[:-1]]).tolist()
         nearest = _attr(node, "mode", "nearest") == "nearest"
+        dtype = g.tensors[node.inputs[0]].dtype
+        integer = not nearest and dtype in ("int8", "uint8")
         keys = (f"{node.name}_offsets", f"{node.name}_weights")
         arrays = {keys[0]: np.concatenate(offsets).astype(np.int32)}
-        if not nearest:
+        shift = 0
+        if integer:
+            arrays[keys[1]], shift = integer_weights(tables)
+        elif not nearest:
             arrays[keys[1]] = np.concatenate([w.reshape(-1) for _, w, _, _ in tables]).astype(np.float32)
         pad = [0] * (MAX_RANK - len(tables))
         params = [("rank", len(tables)), ("out_dims", [t[0].shape[0] for t in tables] + pad),
                   ("taps", [t[0].shape[1] for t in tables] + pad), ("table", starts + pad),
-                  ("offsets", ArrayRef(keys[0])), ("weights", "NULL" if nearest else ArrayRef(keys[1])),
-                  ("elem_size", DTYPE_BYTES[g.tensors[node.inputs[0]].dtype]),
+                  ("offsets", ArrayRef(keys[0])),
+                  ("weights", "NULL" if nearest or integer else ArrayRef(keys[1])),
+                  ("iweights", ArrayRef(keys[1]) if integer else "NULL"), ("shift", shift),
+                  ("is_signed", int(dtype == "int8")), ("zero_point", code_zero_point(g, node.inputs[0])),
+                  ("elem_size", DTYPE_BYTES[dtype]),
                   ("extrapolation", float(node.attrs.get("extrapolation_value", 0.0)))]
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]], arrays)
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per output element a walk over the axes; nearest copies one element, the weighted modes visit every tap
+        (float multiply-adds, or integer ones for 8-bit linear)."""
+        mode = _attr(node, "mode", "nearest")
+        outputs = g.tensors[node.outputs[0]].size
+        if mode == "nearest":
+            return "nearest", {"calls": 1, "elements": outputs}
+        path = "linear_s8" if g.tensors[node.inputs[0]].dtype in ("int8", "uint8") else "weighted_f32"
+        return path, {"calls": 1, "elements": outputs, "taps": self.macs(node, g)}
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Either layout for images: the per-axis tables follow the stored order of the axes (axis_plan)."""

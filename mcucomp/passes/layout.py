@@ -22,8 +22,8 @@ from ..ops import REGISTRY
 from ..ops._layout import NHWC, is_image, to_nchw_perm, to_nhwc_perm
 
 #: Kernels that run as fast in either layout: channels-last only where it saves conversions (see module doc).
-LAYOUT_FOLLOWERS = ("avgpool_s8", "maxpool_f32", "add_s8", "concat", "lut8", "recode8", "clip", "resize",
-                    "quantize_linear", "dequantize_linear")
+LAYOUT_FOLLOWERS = ("avgpool_s8", "maxpool_f32", "add_s8", "mul_s8", "concat", "lut8", "recode8", "clip", "resize",
+                    "pad", "slice", "quantize_linear", "dequantize_linear")
 
 IO_LAYOUTS = {"nchw": "", "nhwc": NHWC}  # the io_layout option → Tensor.layout of image graph I/O
 ANY = "any"  # a reader that takes either layout (a Flatten into a matrix product, see _absorbs_layout)

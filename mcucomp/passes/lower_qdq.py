@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Node, Tensor
-from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
-from ..ops._window import canonical_hw
+from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic, quantize_linear
+from ..ops._tflite_lut import tflite_table
+from ..ops._window import canonical_hw, set_window
+from ..ops.conv_transpose_f32 import begin_end_pads
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
 from .qutil import dq_source, int8_weights, out_range, q_sink, set_quant, single_consumer, to_int8_domain
@@ -24,8 +26,8 @@ ACTIVATIONS = ("Relu", "Clip")
 class _Group:
     """A matched QDQ group: the float node, its quantized inputs, optional activation, and the output Q."""
 
-    def __init__(self, g: Graph, node: Node):
-        self.g, self.node = g, node
+    def __init__(self, g: Graph, node: Node, mode: str):
+        self.g, self.node, self.mode = g, node, mode
         self.act: Node | None = None
         out = node.outputs[0]
         nxt = single_consumer(g, out)
@@ -41,8 +43,11 @@ class _Group:
             return max(lo, y_zp), hi
         cmin = self.g.const(self.act.inputs[1]) if len(self.act.inputs) > 1 and self.act.inputs[1] else None
         cmax = self.g.const(self.act.inputs[2]) if len(self.act.inputs) > 2 and self.act.inputs[2] else None
-        qlo = lo if cmin is None else max(lo, int(np.rint(np.float32(cmin) / np.float32(y_scale))) + y_zp)
-        qhi = hi if cmax is None else min(hi, int(np.rint(np.float32(cmax) / np.float32(y_scale))) + y_zp)
+        # the bound's code: v / y_scale in float32, rounded half to even (QuantizeLinear), or half away from zero in
+        # fixed mode (TFLite's CalculateActivationRangeQuantized)
+        rnd = (lambda v: np.sign(v) * np.floor(np.abs(np.float64(v)) + 0.5)) if self.mode == "fixed" else np.rint
+        qlo = lo if cmin is None else max(lo, int(rnd(np.float32(cmin) / np.float32(y_scale))) + y_zp)
+        qhi = hi if cmax is None else min(hi, int(rnd(np.float32(cmax) / np.float32(y_scale))) + y_zp)
         return qlo, qhi
 
     def finish(self, op: str, inputs: list[str], attrs: dict) -> None:
@@ -93,6 +98,46 @@ def _lower_conv(grp: _Group, mode: str) -> None:
     rq = Requant(combined_scale(x[1], w[1].scale, y_scale), y_zp, lo, hi, mode)
     w_name, w_zp = int8_weights(g, w[0], _weight_zp(w[1], c_out))
     grp.finish("conv2d_s8", [x[0], w_name, b[0] if b else ""], {**window, "x_zp": x[2], "w_zp": w_zp, "rq": rq})
+
+
+def _lower_conv_transpose(grp: _Group, mode: str) -> None:
+    """DQ(x), DQ(w const 8-bit, per tensor or per output channel: axis 1), [DQ(b const int32)] → ConvTranspose (1-D,
+    2-D) → [Relu/Clip] → Q: conv_transpose_s8."""
+    g, node = grp.g, grp.node
+    x = _per_tensor_dq(g, node.inputs[0])
+    w = dq_source(g, node.inputs[1])
+    b = dq_source(g, node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
+    if x is None or w is None or g.const(w[0]) is None or g.tensors[w[0]].dtype not in QRANGE \
+            or len(shape(g, node.inputs[0])) not in (3, 4) or not (w[1].per_tensor or w[1].axis == 1):
+        return
+    if b is not None and (g.const(b[0]) is None or g.tensors[b[0]].dtype != "int32"):
+        return
+    w_data = g.const(w[0])
+    group = node.attrs.get("group", 1)
+    c_out = w_data.shape[1] * group
+    # per-channel parameters run along axis 1 (the output channels of one group): repeat them for every group
+    w_scale = np.asarray(w[1].scale, np.float32).reshape(-1)
+    w_scale = w_scale if w_scale.size == 1 else np.tile(w_scale, group)
+    zp = np.asarray(w[1].zero_point, np.int32).reshape(-1)
+    w_zp = None if not zp.any() else np.broadcast_to(zp if zp.size == 1 else np.tile(zp, group), (c_out,)).copy()
+    rank = len(shape(g, node.inputs[0])) - 2
+    kernel = list(node.attrs.get("kernel_shape") or w_data.shape[2:])
+    strides = list(node.attrs.get("strides") or [1] * rank)
+    dil = list(node.attrs.get("dilations") or [1] * rank)
+    set_window(node, kernel, strides, dil, begin_end_pads(node, g, kernel, strides, dil))
+    y, yq, _ = grp.sink
+    y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
+    lo, hi = grp.clamp(y_zp, y_scale, *out_range(g, y))
+    set_quant(g, x[0], dq_source(g, node.inputs[0])[1])
+    if w_data.dtype == np.uint8:
+        w_name = g.add_const(f"{w[0]}_s8", (w_data.astype(np.int16) - 128).astype(np.int8))
+        w_zp = (np.zeros(c_out, np.int32) if w_zp is None else w_zp) - 128
+    else:
+        w_name = w[0]
+    window = {k: node.attrs[k] for k in ("kernel", "strides", "dilations", "pads")}
+    grp.finish("conv_transpose_s8", [x[0], w_name, b[0] if b else ""],
+               {**window, "group": group, "x_zp": x[2], "w_zp": w_zp,
+                "rq": Requant(combined_scale(x[1], w_scale, y_scale), y_zp, lo, hi, mode)})
 
 
 def _lower_gemm(grp: _Group, mode: str) -> None:
@@ -174,7 +219,7 @@ def _lower_avgpool(grp: _Group, mode: str) -> None:
 
 
 def _lower_add(grp: _Group, mode: str) -> None:
-    """DQ(a), DQ(b) → Add → [Relu] → Q: add_s8 in QLinearAdd's arithmetic."""
+    """DQ(a), DQ(b) → Add → [Relu] → Q: add_s8 in QLinearAdd's arithmetic (TFLite ADD's with --requant fixed)."""
     g, node = grp.g, grp.node
     a = _per_tensor_dq(g, node.inputs[0])
     b = _per_tensor_dq(g, node.inputs[1])
@@ -184,10 +229,25 @@ def _lower_add(grp: _Group, mode: str) -> None:
     y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
     lo, hi = out_range(g, y)
     lo, hi = grp.clamp(y_zp, y_scale, lo, hi)
-    grp.finish("add_s8", [a[0], b[0]], {"mode": "qlinear", "offsets": (0, 0, 0),
+    grp.finish("add_s8", [a[0], b[0]], {"mode": "fixed" if mode == "fixed" else "qlinear", "offsets": (0, 0, 0),
                                         "a_scale": a[1], "a_zp": a[2],
                                         "b_scale": b[1], "b_zp": b[2], "y_scale": y_scale, "y_zp": y_zp,
                                         "qmin": lo, "qmax": hi})
+
+
+def _lower_mul(grp: _Group, mode: str) -> None:
+    """DQ(a), DQ(b) → Mul → [Relu/Clip] → Q: mul_s8 in QLinearMul's arithmetic (TFLite MUL's with --requant fixed)."""
+    g, node = grp.g, grp.node
+    a = _per_tensor_dq(g, node.inputs[0])
+    b = _per_tensor_dq(g, node.inputs[1])
+    if a is None or b is None:
+        return
+    y, yq, _ = grp.sink
+    y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
+    lo, hi = grp.clamp(y_zp, y_scale, *out_range(g, y))
+    grp.finish("mul_s8", [a[0], b[0]], {"mode": "fixed" if mode == "fixed" else "qlinear", "a_scale": a[1],
+                                        "a_zp": a[2], "b_scale": b[1], "b_zp": b[2], "y_scale": y_scale, "y_zp": y_zp,
+                                        "qmin": lo, "qmax": hi, "y_off": 0})
 
 
 def _lower_softmax(grp: _Group, mode: str) -> None:
@@ -242,19 +302,41 @@ def _table_attrs(g: Graph, x: str, x_q, y: str, y_q, fn) -> dict:
     return {"table": table, "x_lo": QRANGE[g.tensors[x].dtype][0], "y_shift": 0}
 
 
-def _lower_data_movement(grp: _Group, mode: str) -> None:
-    """DQ → MaxPool / Resize / Transpose / DepthToSpace / SpaceToDepth → Q: the op moves int8 codes (these ops commute
-    with a monotonic requantization), then a lut8 requantizes when the output's parameters differ."""
+def _pad_value_as_code(g: Graph, node: Node, codes: str, q) -> None:
+    """A constant-mode Pad of codes pads with the code of its value (the zero point for the default 0), quantized
+    with the input's parameters as onnxruntime's QuantizeLinear would (float32 division, half to even, saturated)."""
+    value_name = node.inputs[2] if len(node.inputs) > 2 else ""
+    value = 0.0 if not value_name else float(np.asarray(g.const(value_name)).reshape(-1)[0])
+    lo, hi = QRANGE[g.tensors[codes].dtype]
+    code = quantize_linear(np.float32(value), float(scalar(q.scale)), int(scalar(q.zero_point)),
+                           g.tensors[codes].dtype)
+    const = g.add_const(f"{node.name}_pad_code", np.array(np.clip(code, lo, hi), g.tensors[codes].dtype))
+    node.inputs = (node.inputs + [""] * 3)[:2] + [const] + node.inputs[3:]
+
+
+def _lower_data_movement(grp: _Group, mode: str) -> str | None:
+    """DQ → MaxPool / Resize / Transpose / DepthToSpace / SpaceToDepth / Slice / Gather / Expand / Tile / Pad → Q: the
+    op moves int8 codes (these ops commute with a monotonic requantization; a constant Pad pads with its value's
+    code), then a lut8 requantizes when the output's parameters differ; a linear Resize (integer weights) only with
+    equal input and output parameters."""
     g, node = grp.g, grp.node
     src = dq_source(g, node.inputs[0])
     if src is None or grp.act is not None or not src[1].per_tensor or g.tensors[src[0]].dtype not in QRANGE:
         return
-    if node.op == "Resize" and node.attrs.get("mode", "nearest") not in ("nearest", b"nearest"):
-        return
+    if node.op == "Resize":
+        rmode = node.attrs.get("mode", "nearest")
+        rmode = rmode.decode() if isinstance(rmode, bytes) else rmode
+        if rmode not in ("nearest", "linear"):
+            return f"a {rmode} Resize has no integer form in mcucomp (nearest and linear Resize do)"
+        if rmode == "linear" and not src[1].same_as(grp.sink[1]):
+            return ("a linear Resize runs on int8 codes only when its input and output quantization are equal "
+                    "(requantizing after the interpolation would round twice)")
     if node.op == "MaxPool" and len(node.outputs) > 1 and node.outputs[1]:
         return
     y, yq, qnode = grp.sink
     set_quant(g, y, yq)
+    if node.op == "Pad":
+        _pad_value_as_code(g, node, src[0], src[1])
     codes = y
     if not src[1].same_as(yq):
         codes = f"{y}_codes"
@@ -316,9 +398,15 @@ def _table_function(g: Graph, node: Node):
     return None
 
 
+def _q_triple(g: Graph, name: str, q) -> tuple[float, int, str]:
+    """(scale, zero point, dtype) of a per-tensor quantized tensor."""
+    return float(scalar(q.scale)), int(scalar(q.zero_point)), g.tensors[name].dtype
+
+
 def _lower_lookup(grp: _Group, mode: str) -> None:
     """DQ → Sigmoid / Tanh / HardSwish / HardSigmoid / LeakyRelu / Relu / Clip → Q: one lut8 whose table holds the
-    quantized function value of every input code."""
+    quantized function value of every input code: onnxruntime's float32 arithmetic, or with --requant fixed TFLite's
+    int8 kernel's (mcucomp/ops/_tflite_lut.py; HardSigmoid, which TFLite lacks, keeps onnxruntime's)."""
     g, node = grp.g, grp.node
     src = dq_source(g, node.inputs[0])
     fn = _table_function(g, node)
@@ -327,16 +415,23 @@ def _lower_lookup(grp: _Group, mode: str) -> None:
         return
     y, yq, _ = grp.sink
     set_quant(g, y, yq)
-    grp.finish("lut8", [src[0]], _table_attrs(g, src[0], src[1], y, yq, fn))
+    table = None
+    if mode == "fixed":
+        clip = [None if not i else float(g.const(i)) for i in (node.inputs + ["", ""])[1:3]]
+        table = tflite_table(node.op, node.attrs, _q_triple(g, src[0], src[1]), _q_triple(g, y, yq), tuple(clip))
+    grp.finish("lut8", [src[0]], _table_attrs(g, src[0], src[1], y, yq, fn) if table is None else
+               {"table": table, "x_lo": QRANGE[g.tensors[src[0]].dtype][0], "y_shift": 0})
 
 
 LOWERINGS = {
     "Conv": _lower_conv,
+    "ConvTranspose": _lower_conv_transpose,
     "Gemm": _lower_gemm,
     "MatMul": _lower_matmul,
     "AveragePool": _lower_avgpool,
     "GlobalAveragePool": _lower_avgpool,
     "Add": _lower_add,
+    "Mul": _lower_mul,
     "Softmax": _lower_softmax,
     "Reshape": _lower_reshape,
     "MaxPool": _lower_data_movement,
@@ -344,6 +439,11 @@ LOWERINGS = {
     "Transpose": _lower_data_movement,
     "DepthToSpace": _lower_data_movement,
     "SpaceToDepth": _lower_data_movement,
+    "Slice": _lower_data_movement,
+    "Gather": _lower_data_movement,
+    "Expand": _lower_data_movement,
+    "Tile": _lower_data_movement,
+    "Pad": _lower_data_movement,
     "Concat": _lower_concat,
     "Sigmoid": _lower_lookup,
     "Tanh": _lower_lookup,
@@ -358,16 +458,33 @@ LOWERINGS = {
 }
 
 
+def _reads_dequantized(g: Graph, node: Node) -> bool:
+    """True when an input of the node comes from a DequantizeLinear (the node starts a QDQ group)."""
+    return node.op not in ("DequantizeLinear", "QuantizeLinear") and any(
+        dq_source(g, i) is not None for i in node.inputs if i)
+
+
 def run(g: Graph, options: dict) -> Graph:
-    """Lower every QDQ group with a known pattern (unmatched DQ/Q nodes stay as standalone ops), then run uint8
-    activations as int8 (the 8-bit kernels' type)."""
+    """Lower every QDQ group with a known pattern (unmatched DQ/Q nodes stay as standalone ops; the float node gets
+    attrs["_float_why"], the lowering's own reason or the pattern it expected), then run uint8 activations as int8
+    (the 8-bit kernels' type)."""
     for node in list(g.nodes):
-        if node not in g.nodes or node.domain or node.op not in LOWERINGS:
+        if node not in g.nodes or node.domain or not _reads_dequantized(g, node):
             continue
-        grp = _Group(g, node)
+        op = node.op
+        if op not in LOWERINGS:
+            node.attrs["_float_why"] = f"mcucomp has no int8 lowering for {op} (it runs in float between " \
+                                       "DequantizeLinear and QuantizeLinear)"
+            continue
+        grp = _Group(g, node, options["requant"])
         if grp.sink is None:
+            node.attrs["_float_why"] = ("its output does not go (through at most a Relu/Clip) to one QuantizeLinear "
+                                        "with constant per-tensor parameters, so there is no int8 output to compute")
             continue
-        LOWERINGS[node.op](grp, options["requant"])
+        why = LOWERINGS[op](grp, options["requant"])
+        if node in g.nodes and node.op == op and _reads_dequantized(g, node):  # data movement keeps its op name
+            pattern = " ".join(LOWERINGS[op].__doc__.split(":")[0].split())
+            node.attrs["_float_why"] = why or f"the QDQ group does not match the int8 pattern mcucomp lowers: {pattern}"
     to_int8_domain(g)
     g.remove_unused()
     return g

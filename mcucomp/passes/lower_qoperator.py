@@ -10,6 +10,7 @@ import numpy as np
 from ..ir import Graph, Node, Tensor
 from ..ops import ONNX_OPS
 from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
+from ..ops._tflite_lut import tflite_table
 from ..ops._window import canonical_hw
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
@@ -162,13 +163,14 @@ def _binary_operands(g: Graph, node: Node):
 
 
 def _lower_qlinearadd(g: Graph, node: Node, mode: str) -> None:
-    """com.microsoft QLinearAdd(A, As, Az, B, Bs, Bz, Cs, Cz) → add_s8 in its arithmetic (MLAS QLinearAdd)."""
+    """com.microsoft QLinearAdd(A, As, Az, B, Bs, Bz, Cs, Cz) → add_s8 in its arithmetic (MLAS QLinearAdd), or TFLite
+    ADD's with --requant fixed."""
     operands = _binary_operands(g, node)
     if operands is None:
         return
     a, b, y, (a_s, a_z), (b_s, b_z), (y_s, y_z), (lo, hi) = operands
     off = 128 if g.tensors[y].dtype == "uint8" else 0
-    node.attrs = {"mode": "qlinear", "offsets": (off, off, off), "a_scale": a_s, "a_zp": a_z, "b_scale": b_s,
+    node.attrs = {"mode": "fixed" if mode == "fixed" else "qlinear", "offsets": (off, off, off), "a_scale": a_s, "a_zp": a_z, "b_scale": b_s,
                   "b_zp": b_z, "y_scale": y_s, "y_zp": y_z, "qmin": lo, "qmax": hi}
     node.inputs, node.op, node.domain = [a, b], "add_s8", ""
 
@@ -225,8 +227,9 @@ def _lower_qlinearmul(g: Graph, node: Node, mode: str) -> None:
         return
     a, b, y, (a_s, a_z), (b_s, b_z), (y_s, y_z), (lo, hi) = operands
     set_quant(g, y, const_quant(g, node.inputs[6], node.inputs[7] if len(node.inputs) > 7 else None))
-    node.attrs = {"a_scale": a_s, "a_zp": a_z, "b_scale": b_s, "b_zp": b_z, "y_scale": y_s, "y_zp": y_z,
-                  "qmin": lo, "qmax": hi, "y_off": 128 if g.tensors[y].dtype == "uint8" else 0}
+    node.attrs = {"mode": "fixed" if mode == "fixed" else "qlinear", "a_scale": a_s, "a_zp": a_z, "b_scale": b_s,
+                  "b_zp": b_z, "y_scale": y_s, "y_zp": y_z, "qmin": lo, "qmax": hi,
+                  "y_off": 128 if g.tensors[y].dtype == "uint8" else 0}
     node.inputs, node.op, node.domain = [a, b], "mul_s8", ""
 
 
@@ -237,7 +240,8 @@ def _lut_attrs(g: Graph, x: str, x_q: tuple[float, int], y: str, y_q: tuple[floa
 
 
 def _lower_qlinear_lookup(g: Graph, node: Node, mode: str) -> None:
-    """com.microsoft QLinearSigmoid / QLinearLeakyRelu(X, xs, xz, ys, yz) → lut8 with onnxruntime's table."""
+    """com.microsoft QLinearSigmoid / QLinearLeakyRelu(X, xs, xz, ys, yz) → lut8 with onnxruntime's table (TFLite's
+    LOGISTIC / LEAKY_RELU table with --requant fixed)."""
     x, xs, xz, ys, yz = (node.inputs + [""] * 5)[:5]
     params = [_scale_zp(g, s, z) for s, z in ((xs, xz), (ys, yz))]
     y = node.outputs[0]
@@ -245,7 +249,10 @@ def _lower_qlinear_lookup(g: Graph, node: Node, mode: str) -> None:
         return _reject(node, "X and Y of one 8-bit type, with constant per-tensor scales and zero points")
     fn = mlas_logistic if node.op == "QLinearSigmoid" else leaky_relu(node.attrs.get("alpha", 0.01))
     set_quant(g, y, const_quant(g, ys, yz))
-    node.attrs = _lut_attrs(g, x, params[0], y, params[1], fn)
+    table = tflite_table(node.op[len("QLinear"):], node.attrs, (*params[0], g.tensors[x].dtype),
+                         (*params[1], g.tensors[y].dtype)) if mode == "fixed" else None
+    node.attrs = _lut_attrs(g, x, params[0], y, params[1], fn) if table is None else \
+        {"table": table, "x_lo": QRANGE[g.tensors[x].dtype][0], "y_shift": 0}
     node.inputs, node.op, node.domain = [x], "lut8", ""
 
 

@@ -83,6 +83,7 @@ def int8_weights(g: Graph, name: str, zp: np.ndarray | None) -> tuple[str, np.nd
 #: Zero-point attributes of the 8-bit kernels: by input index, and for the output ("rq" = the Requant's fields).
 KERNEL_ZP_ATTRS = {
     "conv2d_s8": ({0: ("x_zp",)}, "rq"),
+    "conv_transpose_s8": ({0: ("x_zp",)}, "rq"),
     "fc_s8": ({0: ("x_zp",)}, "rq"),
     "avgpool_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
     "softmax_s8": ({0: ("x_zp",)}, ("y_zp", "qmin", "qmax")),
@@ -90,8 +91,12 @@ KERNEL_ZP_ATTRS = {
     "mul_s8": ({0: ("a_zp",), 1: ("b_zp",)}, ("y_zp", "qmin", "qmax")),
     "lut8": ({0: ("x_lo",)}, ("y_shift",)),
 }
-#: Ops that pass 8-bit codes through unchanged (a uint8 tensor and their output change type together).
-PASS_THROUGH = ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Where")
+#: Ops that pass 8-bit codes through unchanged (a uint8 tensor and their output change type together): the
+#: reshapes, and the data movement that commutes with shifting every code by -128 (a max, a copy, a gather, a
+#: linear Resize of codes, which interpolates around the tensor's zero point, shifted alike; a constant Pad's value
+#: code is shifted with its data).
+PASS_THROUGH = ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Where", "MaxPool", "Transpose", "Slice",
+                "Gather", "Expand", "Tile", "DepthToSpace", "SpaceToDepth", "Resize", "Pad")
 
 
 def _code_inputs(node: Node) -> list[str]:
@@ -203,6 +208,10 @@ def to_int8_domain(g: Graph) -> None:
             if g.tensors[c].quant is not None:
                 q = g.tensors[c].quant
                 g.tensors[c].quant = Quant(q.scale, np.asarray(q.zero_point, np.int32) - 128, q.axis)
+        for n in nodes.values():
+            pad_value = n.inputs[2] if n.op == "Pad" and len(n.inputs) > 2 else ""
+            if pad_value and n.inputs[0] in comp and g.tensors[pad_value].dtype == "uint8":
+                n.inputs[2] = g.add_const(f"{pad_value}_s8", (g.const(pad_value).astype(np.int16) - 128).astype(np.int8))
     for node in g.nodes:
         for i, attrs in KERNEL_ZP_ATTRS.get(node.op, ({},))[0].items():
             name = node.inputs[i]

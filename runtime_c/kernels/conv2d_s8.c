@@ -350,16 +350,25 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
     const int32_t pixels = g->n * g->h_out * g->w_out, c_out = g->c_out, k = g->c_in * g->k_h * g->k_w;
+    const int32_t last_row = (g->k_h - 1) * g->dil_h;
+    const size_t rs = (size_t)g->dil_h * g->w_in * g->c_in, seg = (size_t)g->k_w * g->c_in; /* x, w row steps */
     int32_t i, q0, q1, oc, ky;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_window a, b;
+        const int8_t *xa = x, *xb = x;
         int8_t *ya, *yb;
-        int32_t sa = 0, sb = 0;
+        int32_t sa = 0, sb = 0, inside;
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_window_of(g, x, q0, &a);
         mcu_conv2d_s8_window_of(g, x, q1, &b);
         ya = y + (size_t)q0 * c_out;
         yb = y + (size_t)q1 * c_out;
+        inside = g->dil_w == 1 && a.kx_lo == 0 && a.kx_hi == g->k_w && b.kx_lo == 0 && b.kx_hi == g->k_w &&
+                 a.iy0 >= 0 && b.iy0 >= 0 && a.iy0 + last_row < g->h_in && b.iy0 + last_row < g->h_in;
+        if (inside) {
+            xa = a.image + ((size_t)a.iy0 * g->w_in + a.ix0) * g->c_in;
+            xb = b.image + ((size_t)b.iy0 * g->w_in + b.ix0) * g->c_in;
+        }
         if (p->w_zp) {
             sa = mcu_conv2d_s8_window_sum(p, &a);
             sb = mcu_conv2d_s8_window_sum(p, &b);
@@ -373,9 +382,15 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
             acc[1] = p->kbias[oc] - z0 * sb;
             acc[2] = p->kbias[oc1] - z1 * sa;
             acc[3] = p->kbias[oc1] - z1 * sb;
-            for (ky = 0; ky < g->k_h; ++ky) {
-                const size_t row = (size_t)ky * g->k_w * g->c_in;
-                mcu_conv2d_s8_direct_row(p, w0 + row, w1 + row, &a, &b, ky, acc);
+            if (inside) { /* both windows inside the input, undilated rows: one dot per kernel row, no spans */
+                for (ky = 0; ky < g->k_h; ++ky) {
+                    mcu_conv2d_s8_dot2x2(w0 + ky * seg, w1 + ky * seg, xa + ky * rs, xb + ky * rs, (int32_t)seg,
+                                         acc);
+                }
+            } else {
+                for (ky = 0; ky < g->k_h; ++ky) {
+                    mcu_conv2d_s8_direct_row(p, w0 + ky * seg, w1 + ky * seg, &a, &b, ky, acc);
+                }
             }
             ya[oc] = (int8_t)mcu_requant_apply(&rq, acc[0], oc);
             yb[oc] = (int8_t)mcu_requant_apply(&rq, acc[1], oc);
@@ -466,6 +481,24 @@ static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t 
             mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, yp, &rq);
         }
 #endif
+        if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w) {
+            /* inside the input: pointer steps only (ARMv6-M: LDRSB with a register offset, few live values) */
+            const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
+            for (; ch < c; ++ch) {
+                const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
+                const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
+                const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
+                int32_t acc = p->kbias[ch];
+                for (ky = 0; ky < g->k_h; ++ky, xr += rs) {
+                    const int8_t *xt = xr;
+                    for (kx = 0; kx < g->k_w; ++kx, xt += cs, wt += width) {
+                        acc += *xt * *wt;
+                    }
+                }
+                yp[ch] = (int8_t)mcu_requant_apply(&rq, acc, ch);
+            }
+            continue;
+        }
         for (; ch < c; ++ch) {
             const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
             const int8_t *wt = p->w + (size_t)block * taps + (ch - block);

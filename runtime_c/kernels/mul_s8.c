@@ -5,7 +5,11 @@
 static int32_t mul_one(const mcu_mul_s8_params *p, int32_t a, int32_t b)
 {
     const float lo = (float)(p->qmin + p->y_off), hi = (float)(p->qmax + p->y_off);
-    float v = (float)((a - p->a_zp) * (b - p->b_zp)) * p->ratio;
+    float v;
+    if (p->fixed) {
+        return mcu_sat(mcu_mbqm((a - p->a_zp) * (b - p->b_zp), p->mult, p->shift) + p->y_zp, p->qmin, p->qmax);
+    }
+    v = (float)((a - p->a_zp) * (b - p->b_zp)) * p->ratio;
     v = v + (float)(p->y_zp + p->y_off);
     if (!(v < 2147483648.0f) || v < -2147483648.0f) {
         return p->qmin;

@@ -20,13 +20,44 @@ void mcu_resize(const mcu_resize_params *p, const void *x, void *y)
         }
         if (outside) {
             ((float *)y)[q] = p->extrapolation;
-        } else if (p->weights == NULL) {
+        } else if (p->weights == NULL && p->iweights == NULL) {
             int32_t off = 0;
             for (a = 0; a < p->rank; ++a) {
                 off += p->offsets[row[a]];
             }
             memcpy(yb + (size_t)q * (size_t)p->elem_size, xb + (size_t)off * (size_t)p->elem_size,
                    (size_t)p->elem_size);
+        } else if (p->iweights != NULL) {
+            int32_t acc = 0;
+            for (a = 0; a < p->rank; ++a) {
+                tap[a] = 0;
+            }
+            for (;;) {
+                int32_t off = 0, w = 1;
+                for (a = 0; a < p->rank; ++a) {
+                    off += p->offsets[row[a] + tap[a]];
+                    w *= p->iweights[row[a] + tap[a]];
+                }
+                acc += w * ((p->is_signed ? (int32_t)((const int8_t *)x)[off] : (int32_t)xb[off]) - p->zero_point);
+                for (a = p->rank - 1; a >= 0 && ++tap[a] == p->taps[a]; --a) {
+                    tap[a] = 0;
+                }
+                if (a < 0) {
+                    break;
+                }
+            }
+            /* a convex combination of the zero-point-free codes, rounded half to even (as QuantizeLinear rounds the
+             * float interpolation of the dequantized values), plus the zero point: a code */
+            {
+                const int32_t half = (int32_t)1 << p->shift >> 1;
+                const int32_t fl = acc >> p->shift, rest = acc - fl * ((int32_t)1 << p->shift);
+                const int32_t v = fl + (rest > half || (rest == half && half != 0 && (fl & 1) != 0)) + p->zero_point;
+                if (p->is_signed) {
+                    ((int8_t *)y)[q] = (int8_t)v;
+                } else {
+                    yb[q] = (uint8_t)v;
+                }
+            }
         } else {
             const float *xf = (const float *)x;
             float acc = 0.0f;

@@ -84,6 +84,20 @@ def test_qlinearadd(dtype, tmp_path):
     assert [ops[f"s{i}_y_node"] for i in range(5)] == ["add_s8"] * 5
 
 
+@pytest.mark.parametrize("qoperator", [False, True])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_fixed_mode_equals_litert(dtype, qoperator, tmp_path):
+    """--requant fixed: every pair of codes equals TFLite's int8 ADD (LiteRT's builtin kernel), QDQ Add and
+    QLinearAdd alike; one case with equal input scales, one output scale that saturates, and input scale ratios from
+    1 to 2^-24 (the C's 32-bit operand rescale takes a different branch for ratios below 2^-4)."""
+    from tflite_tiny import check_binary_fixed_against_litert
+
+    params = [((0.031, -7), (0.012, 20), (0.04, 3)), ((0.02, 0), (0.02, -50), (0.04, -128)),
+              ((0.11, 60), (0.0033, -1), (0.05, 9)), ((0.3, 5), (0.3 / 5000, -9), (0.2, 0)),
+              ((1e-7, 100), (1.7, -3), (1.5, -20))]
+    check_binary_fixed_against_litert("Add", "ADD", dtype, qoperator, params, tmp_path)
+
+
 @pytest.mark.parametrize("boundaries", ["qq", "fq"])
 def test_qdq_add_channels_last(boundaries, tmp_path, monkeypatch):
     """The image cases run channels-last (the broadcast walks the stored N, H, W, C shapes), bit-exact as above."""

@@ -13,6 +13,9 @@ import mcucomp
 import mcucomp.pipeline
 from mcucomp.errors import UnsupportedError
 from mcucomp.ops import REGISTRY
+from mcucomp.ops._overlap import descending, pixel_pairs
+from mcucomp.ops._window import window_geom
+from mcucomp.ops.conv2d_s8 import conv_path
 from mcucomp.pipeline import lower_model
 from mcucomp.show import format_node
 from mcucomp.target.verify import verify_on_target
@@ -217,10 +220,87 @@ def test_convinteger_chain(dtype, tmp_path):
 
 
 def test_uint8_tensor_that_cannot_run_as_int8_is_named(tmp_path):
-    """A uint8 QLinearConv output also read by MaxPool (no 8-bit MaxPool kernel): rejected, naming the tensor."""
+    """A uint8 QLinearConv output also read by a Cast (which sees the uint8 values): rejected, naming the tensor."""
     qm = QModel(np.uint8)
     _add_qlinearconv(qm, "c0", CASES[0], np.random.default_rng(14), np.uint8, np.int8)
-    qm.node("MaxPool", ["c0_y"], ["pooled"], kernel_shape=[1, 1])
-    qm.raw_output("pooled", (1, 5, 1, 1), np.uint8)
+    qm.node("Cast", ["c0_y"], ["pooled"], to=6)  # int32
+    qm.raw_output("pooled", (1, 5, 1, 1), np.int32)
     with pytest.raises(UnsupportedError, match="uint8 tensor 'c0_y'"):
         mcucomp.compile_model(qm.model(), tmp_path, name="m")
+
+
+def _loop_events(geom: dict, path: str, down: bool, quads: bool):
+    """The byte reads of x and writes of y of conv2d_s8's C loop for `path`, in order: ("r", index) / ("w", index)
+    (a window's taps in the padding read nothing). Mirrors runtime_c/kernels/conv2d_s8.c; quads: the depthwise DSP
+    order (four channels at a time)."""
+    n, c_in, h, w = geom["n"], geom["c_in"], geom["h_in"], geom["w_in"]
+    c_out, ho, wo = geom["c_out"], geom["h_out"], geom["w_out"]
+    cin_g, cout_g = c_in // geom["group"], c_out // geom["group"]
+
+    def window(q, channels):
+        img, r = divmod(q, ho * wo)
+        oy, ox = divmod(r, wo)
+        for ky in range(geom["k_h"]):
+            for kx in range(geom["k_w"]):
+                iy = oy * geom["stride_h"] - geom["pad_t"] + ky * geom["dil_h"]
+                ix = ox * geom["stride_w"] - geom["pad_l"] + kx * geom["dil_w"]
+                if 0 <= iy < h and 0 <= ix < w:
+                    yield from (("r", ((img * h + iy) * w + ix) * c_in + ch) for ch in channels)
+
+    pixels = n * ho * wo
+    pairs = [tuple(int(v) for v in pair) for pair in zip(*pixel_pairs(pixels, down))]
+    if path == "depthwise":
+        step = 4 if quads else 1
+        for q in range(pixels):
+            for ch in range(0, c_out, step):
+                block = range(ch, min(ch + step, c_out))
+                yield from window(q, block)
+                yield from (("w", q * c_out + k) for k in block)
+    elif path == "general":
+        for q in (reversed(range(pixels)) if down else range(pixels)):
+            for oc in range(c_out):
+                yield from window(q, range(oc // cout_g * cin_g, (oc // cout_g + 1) * cin_g))
+                yield ("w", q * c_out + oc)
+    else:  # the GEMM paths: im2col gathers the pair first; pointwise and direct re-read it per output channel pair
+        for q0, q1 in pairs:
+            if path == "im2col":
+                yield from window(q0, range(c_in))
+                yield from window(q1, range(c_in))
+            for oc in range(0, c_out, 2):
+                if path != "im2col":
+                    yield from window(q0, range(c_in))
+                    yield from window(q1, range(c_in))
+                yield from (("w", q * c_out + k) for q in (q0, q1) for k in (oc, min(oc + 1, c_out - 1)))
+
+
+def _overlap_safe(events: list, x_bytes: int, d: int) -> bool:
+    """True when y placed d bytes after x (offset(y) - offset(x) = d) never overwrites an x byte still to be read."""
+    last_read = np.full(x_bytes, -1)
+    for t, (kind, i) in enumerate(events):
+        if kind == "r":
+            last_read[i] = t
+    return all(not (0 <= i + d < x_bytes) or last_read[i + d] <= t
+               for t, (kind, i) in enumerate(events) if kind == "w")
+
+
+@pytest.mark.parametrize("scratch", ["granted", "denied"])
+def test_overlap_permissions_hold_for_the_simulated_loops(scratch, monkeypatch):
+    """Every path's overlap permission (mcucomp/ops/_overlap.py *_nhwc), at its margin, its floor and shifts next
+    to them, never lets an output byte land on an input byte the loop still reads (depthwise: both channel orders)."""
+    if scratch == "denied":
+        _deny_scratch(monkeypatch)
+    g, order = lower_model(_qlinearconv_model(np.int8, np.int8).model())[:2]
+    seen = set()
+    for node in (n for n in order if n.op == "conv2d_s8"):
+        path, geom = conv_path(node, g), dict(window_geom(node, g, group=node.attrs.get("group", 1)))
+        permission = REGISTRY["conv2d_s8"].overlap_margin(node, g)
+        x_bytes = g.tensors[node.inputs[0]].nbytes
+        floor = -g.tensors[node.outputs[0]].nbytes if permission.floor is None else permission.floor
+        shifts = {permission.margin, floor, *range(max(floor, permission.margin - 8), permission.margin + 1),
+                  *range(floor, min(permission.margin, floor + 8) + 1)}
+        for quads in ((False, True) if path == "depthwise" else (False,)):
+            events = list(_loop_events(geom, path, descending(node, g), quads))
+            bad = [d for d in sorted(shifts) if not _overlap_safe(events, x_bytes, d)]
+            assert bad == [], (node.name, path, permission, bad)
+        seen.add(path)
+    assert seen >= {"pointwise", "depthwise", "general", "im2col" if scratch == "granted" else "direct"}, seen

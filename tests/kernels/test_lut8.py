@@ -70,3 +70,67 @@ def test_concat_requantizes_inputs_with_other_parameters(dtype, tmp_path):
     qm.raw_output("y", (3, 256), dtype)
     ops = _run_both(qm, tmp_path, feeds)
     assert sorted(op for op in ops.values() if op != "recode8") == ["concat", "lut8", "lut8"]
+
+
+# ONNX activation, its TFLite int8 op, output (scale, int8 zero point) TFLite requires or a free choice, extra attrs
+TFLITE_CASES = [("Sigmoid", "LOGISTIC", (1 / 256, -128), {}), ("Tanh", "TANH", (1 / 128, 0), {}),
+                ("HardSwish", "HARD_SWISH", (0.031, -90), {}), ("LeakyRelu", "LEAKY_RELU", (0.02, 17), {"alpha": 0.15}),
+                ("Relu", "RELU", (0.027, -128), {}), ("Clip", "RELU6", (6 / 255, -128), {})]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_fixed_mode_tables_equal_litert(dtype, tmp_path):
+    """--requant fixed: DQ → activation → Q runs TFLite's int8 kernel arithmetic: every code equals LiteRT's builtin
+    kernel (a one-op .tflite) and the integer reference, for two input quantizations per op."""
+    from mcucomp.intref import run_lowered
+    from mcucomp.pipeline import lower_model
+    from tflite_tiny import elementwise_model, run_litert
+
+    qm = QModel(dtype)
+    off = qm.zp_offset
+    feeds, expected = {}, {}
+    for i, (x_s, x_z) in enumerate(((0.047, 3), (0.0173, -41))):
+        for op, tfl_op, (y_s, y_z), attrs in TFLITE_CASES:
+            name = f"{op}{i}"
+            x, xf = qm.act(f"{name}x", (1, 256), x_s, x_z + off)
+            feeds[x] = _every_code(qm)
+            inputs = [xf] + ([qm.init(f"{name}lo", np.float32(0)), qm.init(f"{name}hi", np.float32(6))]
+                             if op == "Clip" else [])
+            qm.node(op, inputs, [f"{name}_f"], **attrs)
+            y = qm.out(f"{name}_f", name, (1, 256), y_s, y_z + off)
+            tfl = elementwise_model(tfl_op, 256, [(x_s, x_z)], (y_s, y_z), alpha=attrs.get("alpha"))
+            expected[y] = (run_litert(tfl, np.arange(-128, 128)).astype(np.int32) + off).astype(dtype).reshape(1, 256)
+    model = qm.model(opset=14)  # HardSwish
+    result = mcucomp.compile_model(model, tmp_path, name="m", requant="fixed")
+    ours = mcucomp.host.load(result.out_dir, layer_hook=False).run(feeds)
+    reference = run_lowered(lower_model(model, requant="fixed"), feeds)
+    for name, value in expected.items():
+        assert_close(ours[name], value, f"{name} against LiteRT", exact=True)
+        assert_close(reference[name], value, f"{name} integer reference against LiteRT", exact=True)
+    assert {layer["op"] for layer in result.report["layers"]} - {"recode8"} == {"lut8"}
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_fixed_mode_qoperator_tables_equal_litert(dtype, tmp_path):
+    """--requant fixed: com.microsoft QLinearSigmoid and QLinearLeakyRelu run TFLite's LOGISTIC and LEAKY_RELU
+    arithmetic too, every code equal to LiteRT's builtin kernel (uint8 through TFLite's int8 model, codes 128 lower)."""
+    from tflite_tiny import elementwise_model, run_litert
+
+    qm = QModel(dtype)
+    t, off = qm.act_dtype.type, qm.zp_offset
+    feeds, expected = {}, {}
+    for op, tfl_op, (x_s, x_z), (y_s, y_z), extra in (
+            ("QLinearSigmoid", "LOGISTIC", (0.061, -9), (1 / 256, -128), {}),
+            ("QLinearLeakyRelu", "LEAKY_RELU", (0.03, 14), (0.021, -20), {"alpha": 0.1})):
+        x = qm.raw_input(f"{op}_x", (1, 256), dtype)
+        feeds[x] = _every_code(qm)
+        inputs = [x, qm.init(f"{op}_xs", np.float32(x_s)), qm.init(f"{op}_xz", t(x_z + off)),
+                  qm.init(f"{op}_ys", np.float32(y_s)), qm.init(f"{op}_yz", t(y_z + off))]
+        qm.node(op, inputs, [f"{op}_y"], domain="com.microsoft", **extra)
+        qm.raw_output(f"{op}_y", (1, 256), dtype)
+        tfl = elementwise_model(tfl_op, 256, [(x_s, x_z)], (y_s, y_z), alpha=extra.get("alpha"))
+        expected[f"{op}_y"] = (run_litert(tfl, np.arange(-128, 128)).astype(np.int32) + off).astype(dtype)[None]
+    result = mcucomp.compile_model(qm.model(), tmp_path, name="m", requant="fixed")
+    ours = mcucomp.host.load(result.out_dir, layer_hook=False).run(feeds)
+    for name, value in expected.items():
+        assert_close(ours[name], value, f"{name} against LiteRT", exact=True)

@@ -55,3 +55,15 @@ def test_qlinearmul(dtype, tmp_path):
         qm.raw_output(f"s{i}_y", np.broadcast_shapes(a_shape, b_shape), dtype)
     ops = check_qmodel(qm, tmp_path, seeds=range(5))
     assert [ops[f"s{i}_y_node"] for i in range(len(CASES))] == ["mul_s8"] * len(CASES)
+
+
+@pytest.mark.parametrize("qoperator", [False, True])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_fixed_mode_equals_litert(dtype, qoperator, tmp_path):
+    """--requant fixed: every pair of codes equals TFLite's int8 MUL (LiteRT's builtin kernel), QDQ Mul and
+    QLinearMul alike; output scales that saturate many products and one that saturates none."""
+    from tflite_tiny import check_binary_fixed_against_litert
+
+    params = [((0.031, -7), (0.012, 20), (0.004, 3)), ((0.02, 0), (0.02, -50), (0.4, -128)),
+              ((0.11, 60), (0.0033, -1), (0.01, 9))]
+    check_binary_fixed_against_litert("Mul", "MUL", dtype, qoperator, params, tmp_path)

@@ -39,3 +39,25 @@ def test_pad_wrap_and_int64(tmp_path):
              helper.make_node("Pad", ["k", "p2"], ["k_wrap"], mode="wrap"),
              helper.make_node("Pad", ["k", "p2"], ["k_edge"], mode="edge")]
     check_nodes(nodes, {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, initializers=inits, opset=19, exact=True)
+
+
+def test_qdq_int8_pad_runs_on_codes(tmp_path):
+    """DQ → Pad → Q with the output's parameters: the pad runs on int8 codes (constant mode pads with the code of its
+    value: the zero point for 0, a saturated code for a value beyond the range), equal to onnxruntime and the
+    integer reference; reflect and edge move codes."""
+    from qmodels import QModel, check_qmodel
+
+    qm = QModel(np.int8)
+    nodes = []
+    for i, (mode, value) in enumerate((("constant", None), ("constant", 0.37), ("constant", 100.0), ("reflect", None),
+                                       ("edge", None))):
+        scale, zp = 0.02, 11 - 9 * i
+        _, xf = qm.act(f"p{i}x", (1, 3, 4, 5), scale, zp)
+        inputs = [xf, qm.init(f"p{i}pads", np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64))]
+        if value is not None:
+            inputs.append(qm.init(f"p{i}v", np.float32(value)))
+        qm.node("Pad", inputs, [f"p{i}_pad"], mode=mode)
+        qm.out(f"p{i}_pad", f"p{i}_y", (1, 3, 7, 8), scale, zp)
+        nodes.append(f"p{i}_pad_node")
+    ops = check_qmodel(qm, tmp_path, ort_lsb=0)
+    assert [ops[n] for n in nodes] == ["pad"] * len(nodes)

@@ -11,6 +11,7 @@ round each weight once, so weights differ by a few ULPs, and an output sums up t
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from onnx import helper
 
 from float_cases import check_nodes_ulps
@@ -78,6 +79,31 @@ def test_resize_crop_and_resize(tmp_path):
     check_nodes_ulps(nodes[:1], inputs, feeds, tmp_path / "linear", WEIGHTED_ULPS, inits)
     out = check_nodes([nodes[1]], inputs, feeds, tmp_path / "nearest", inits, exact=True)
     assert (out["y"] == 7.5).any()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_qdq_int8_linear_resize_integer_weights(dtype, tmp_path):
+    """DQ → Resize(linear) → Q with equal parameters: the resize interpolates codes with integer weights (no float),
+    equal to the integer reference and within 1 LSB of onnxruntime: 2x bilinear upsampling (half_pixel and
+    align_corners), a fractional 1-D scale, and a downscale."""
+    from qmodels import QModel, check_qmodel
+
+    qm = QModel(dtype)
+    off = qm.zp_offset
+    nodes = []
+    for i, (shape, scales, coord) in enumerate((((1, 3, 4, 5), [1, 1, 2, 2], "half_pixel"),
+                                                ((1, 2, 3, 3), [1, 1, 2, 2], "align_corners"),
+                                                ((1, 2, 7), [1, 1, 1.75], "asymmetric"),
+                                                ((1, 2, 8, 6), [1, 1, 0.5, 0.75], "pytorch_half_pixel"))):
+        scale, zp = 0.021, 7 * i - 10 + off
+        _, xf = qm.act(f"r{i}x", shape, scale, zp)
+        qm.node("Resize", [xf, "", qm.init(f"r{i}s", np.array(scales, np.float32))], [f"r{i}_rs"], mode="linear",
+                coordinate_transformation_mode=coord)
+        out_shape = qm.infer_shape(f"r{i}_rs")
+        qm.out(f"r{i}_rs", f"r{i}_y", out_shape, scale, zp)
+        nodes.append(f"r{i}_rs_node")
+    ops = check_qmodel(qm, tmp_path, seeds=range(3))
+    assert [ops[n] for n in nodes] == ["resize"] * len(nodes)
 
 
 def test_resize_channels_last(tmp_path, monkeypatch):
