@@ -23,6 +23,7 @@ import mcucomp
 import mcucomp.host
 from mcucomp.fixedpoint import doubling_high_mul, quantize_multiplier, requant_fixed
 from mcucomp.host import HOST_CFLAGS
+from mcucomp.ops._layout import stored_value
 from mcucomp.pipeline import lower_model
 
 from mcucomp.intref import run_graph, run_lowered
@@ -74,7 +75,8 @@ def test_reference_in_float_mode_equals_onnxruntime(model):
         feeds = random_int8(lowered, rng)
         ref = run_graph(lowered.graph, lowered.order, "float", feeds, keep_all=True)
         for name, value in zip(names, sess.run(names, feeds)):
-            assert np.array_equal(ref[name], value), f"input {i}: numpy reference differs from onnxruntime on {name}"
+            expected = stored_value(lowered.graph, name, value)  # channels-last tensors in the order mcucomp stores
+            assert np.array_equal(ref[name], expected), f"input {i}: numpy reference differs from onnxruntime on {name}"
 
 
 RUNTIME = Path(__file__).resolve().parents[1] / "runtime_c"

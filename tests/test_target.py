@@ -58,7 +58,8 @@ def _model(name: str):
 @pytest.mark.parametrize("board", CORE_BOARDS)
 @pytest.mark.parametrize("model", ["small_cnn"] + SHARED)
 def test_on_target_bit_exact(tmp_path, model, board):
-    mcucomp.compile_model(_model(model), tmp_path, name="m", board=board)
+    """The CPU kernels on every core (corstone-300's NPU is off here: NPU builds are tests/npu/test_firmware.py's)."""
+    mcucomp.compile_model(_model(model), tmp_path, name="m", board=board, npu_placement="off")
     result = verify_on_target(tmp_path, board, inputs=INPUTS, seed=0, timeout_s=120)
     assert result.status == "ok", result.detail
     assert result.mismatching == {o: 0 for o in result.mismatching} and result.mismatching

@@ -44,11 +44,12 @@ def test_pads_clamps_pools_resizes_concats_and_flattens(kind, tmp_path_factory):
 def test_verify_catches_a_region_that_computes_something_else(monkeypatch, tmp_path):
     real_run = reference.RegionReference.run
 
-    def off_by_one(self, inputs):
-        """LiteRT's outputs plus one."""
-        return [(y.astype(np.int16) + 1).clip(-128, 127).astype(y.dtype) for y in real_run(self, inputs)]
+    def negated(self, inputs):
+        """LiteRT's outputs mirrored (v -> -v - 1): a region that ends in the logits changes the softmax after it, which
+        a constant offset would not."""
+        return [np.bitwise_not(y) for y in real_run(self, inputs)]
 
-    monkeypatch.setattr(reference.RegionReference, "run", off_by_one)
+    monkeypatch.setattr(reference.RegionReference, "run", negated)
     result = verify_model(str(shared_model("mlperf_tiny/kws_dscnn_qdq.onnx")), inputs=2, board="corstone-300",
                           io_dtype="int8", progress=None)
     assert not result.ok and result.outputs[0].mismatching == 2
