@@ -115,7 +115,8 @@ def estimate_model(graph: Graph, order: list[Node], board: dict | str) -> CycleE
         if not calibrated:
             entry, terms = coeffs["paths"][GENERIC], element_terms(node, graph)
         zero_wait = round(apply(entry["zero_wait"], terms))
-        cycles = round(apply(entry["board_memory"], terms)) if with_memory and not no_wait else zero_wait
+        # wait states only add cycles: the two fits are independent, so clamp where they cross by a hair
+        cycles = max(round(apply(entry["board_memory"], terms)), zero_wait) if with_memory and not no_wait else zero_wait
         layers.append(LayerEstimate(node.name, node.op, key, terms, zero_wait, cycles, calibrated))
     return CycleEstimate(board["core"], board["clock_hz"], with_memory, layers)
 
