@@ -218,25 +218,9 @@ def _lower_avgpool(grp: _Group, mode: str) -> None:
     grp.finish("avgpool_s8", [x[0]], attrs)
 
 
-def _lower_add(grp: _Group, mode: str) -> None:
-    """DQ(a), DQ(b) → Add → [Relu] → Q: add_s8 in QLinearAdd's arithmetic (TFLite ADD's with --requant fixed)."""
-    g, node = grp.g, grp.node
-    a = _per_tensor_dq(g, node.inputs[0])
-    b = _per_tensor_dq(g, node.inputs[1])
-    if a is None or b is None:
-        return
-    y, yq, _ = grp.sink
-    y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
-    lo, hi = out_range(g, y)
-    lo, hi = grp.clamp(y_zp, y_scale, lo, hi)
-    grp.finish("add_s8", [a[0], b[0]], {"mode": "fixed" if mode == "fixed" else "qlinear", "offsets": (0, 0, 0),
-                                        "a_scale": a[1], "a_zp": a[2],
-                                        "b_scale": b[1], "b_zp": b[2], "y_scale": y_scale, "y_zp": y_zp,
-                                        "qmin": lo, "qmax": hi})
-
-
-def _lower_mul(grp: _Group, mode: str) -> None:
-    """DQ(a), DQ(b) → Mul → [Relu/Clip] → Q: mul_s8 in QLinearMul's arithmetic (TFLite MUL's with --requant fixed)."""
+def _lower_binary(grp: _Group, mode: str, kernel: str, extra: dict) -> None:
+    """DQ(a), DQ(b) → Add/Mul → [Relu/Clip] → Q with per-tensor a and b: `kernel` in the QLinear op's arithmetic
+    (TFLite's ADD/MUL with --requant fixed); `extra` holds the kernel's own attrs."""
     g, node = grp.g, grp.node
     a = _per_tensor_dq(g, node.inputs[0])
     b = _per_tensor_dq(g, node.inputs[1])
@@ -245,9 +229,19 @@ def _lower_mul(grp: _Group, mode: str) -> None:
     y, yq, _ = grp.sink
     y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
     lo, hi = grp.clamp(y_zp, y_scale, *out_range(g, y))
-    grp.finish("mul_s8", [a[0], b[0]], {"mode": "fixed" if mode == "fixed" else "qlinear", "a_scale": a[1],
-                                        "a_zp": a[2], "b_scale": b[1], "b_zp": b[2], "y_scale": y_scale, "y_zp": y_zp,
-                                        "qmin": lo, "qmax": hi, "y_off": 0})
+    grp.finish(kernel, [a[0], b[0]], {"mode": "fixed" if mode == "fixed" else "qlinear", "a_scale": a[1],
+                                      "a_zp": a[2], "b_scale": b[1], "b_zp": b[2], "y_scale": y_scale, "y_zp": y_zp,
+                                      "qmin": lo, "qmax": hi, **extra})
+
+
+def _lower_add(grp: _Group, mode: str) -> None:
+    """DQ(a), DQ(b) → Add → [Relu] → Q: add_s8."""
+    _lower_binary(grp, mode, "add_s8", {"offsets": (0, 0, 0)})
+
+
+def _lower_mul(grp: _Group, mode: str) -> None:
+    """DQ(a), DQ(b) → Mul → [Relu/Clip] → Q: mul_s8."""
+    _lower_binary(grp, mode, "mul_s8", {"y_off": 0})
 
 
 def _lower_softmax(grp: _Group, mode: str) -> None:
