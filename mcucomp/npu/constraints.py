@@ -31,16 +31,28 @@ TFLITE_OPS = {
 }
 
 #: Why a kernel op with no TFLite writer stays on the CPU (ops not listed: "no NPU lowering in mcucomp").
+#: Add, Mul and the TFLite activation tables: with --requant float mcucomp computes them in float32 (onnxruntime's
+#: arithmetic); with --requant fixed it computes exactly LiteRT's int8 ADD / MUL / LOGISTIC / TANH / HARD_SWISH /
+#: LEAKY_RELU, but those derive their multipliers (or table) from the tensors' absolute scales, while a region's
+#: written activation scales are powers of two (tflite_writer: the only choice that makes every convolution's
+#: TFLite multiplier equal mcucomp's float32-derived one). On IC ResNet-8 the three Adds' multipliers from the
+#: written scales differ from mcucomp's (3 of 3), and writing the real scales instead round-trips 4 of 336
+#: convolution channels, so neither choice keeps an NPU build bit-equal to the CPU build
+#: (tests/npu/test_constraints.py checks the Add half).
+_SCALE_CONFLICT = ("with --requant fixed mcucomp computes TFLite's int8 {op} exactly, but TFLite derives its "
+                   "{what} from the tensors' absolute scales, which an NPU region cannot write next to its "
+                   "convolutions (their written scales are powers of two so that their multipliers equal mcucomp's), "
+                   "so it stays on the CPU to keep NPU builds bit-equal to CPU builds; ")
+_FLOAT_MODE = "with --requant float it is computed in float32 (onnxruntime's arithmetic), which no NPU reproduces."
 CPU_ONLY_OPS = {
-    "add_s8": "int8 Add is computed in float32 by mcucomp (onnxruntime's QLinearAdd arithmetic); Ethos-U's integer "
-              "ADD rounds differently, so it stays on the CPU to keep NPU builds bit-equal to CPU builds.",
-    "mul_s8": "int8 Mul is computed in float32 by mcucomp (onnxruntime's QLinearMul arithmetic); Ethos-U's integer "
-              "MUL rounds differently, so it stays on the CPU to keep NPU builds bit-equal to CPU builds.",
+    "add_s8": "int8 Add: " + _SCALE_CONFLICT.format(op="ADD", what="three multipliers") + _FLOAT_MODE,
+    "mul_s8": "int8 Mul: " + _SCALE_CONFLICT.format(op="MUL", what="multiplier") + _FLOAT_MODE,
     "softmax_s8": "int8 Softmax: mcucomp's arithmetic (onnxruntime's, via float32) differs from TFLite's and "
                   "Ethos-U's exp lookup table, so it stays on the CPU to keep NPU builds bit-equal.",
-    "lut8": "int8 lookup table (an activation such as Sigmoid or Tanh, or a rescale folded into a table): mcucomp "
-            "builds the table in float32 with its own math and Vela builds its own, so it stays on the CPU to keep NPU "
-            "builds bit-equal.",
+    "lut8": "int8 lookup table (an activation such as Sigmoid, Tanh, HardSwish or LeakyRelu, or a rescale folded into "
+            "a table): " + _SCALE_CONFLICT.format(op="LOGISTIC / TANH / HARD_SWISH / LEAKY_RELU", what="table")
+            + "other tables (and every table with --requant float) are built in float32 with mcucomp's own math, "
+              "which Vela's tables do not reproduce.",
 }
 
 _INT8 = ("int8",)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mcucomp.npu.constraints import CONSTRAINTS, GENERIC, message, npu_refusal, supported_ops_markdown
+from mcucomp.npu.constraints import CONSTRAINTS, CPU_ONLY_OPS, GENERIC, message, npu_refusal, supported_ops_markdown
 from mcucomp.pipeline import lower_model
 from shared_models import shared_model
 
@@ -51,3 +51,18 @@ def test_a_supported_conv_passes_and_each_broken_limit_is_named():
 
 def test_generic_constraints_apply_to_every_op():
     assert all(checks[:len(GENERIC)] == GENERIC for checks in CONSTRAINTS.values())
+
+
+def test_resnet8_adds_cannot_take_the_written_power_of_two_scales():
+    """Why add_s8 stays on the CPU in fixed mode (CPU_ONLY_OPS): TFLite's ADD multipliers from the power-of-two
+    scales a region writes differ from mcucomp's (from the real scales) for every Add of IC ResNet-8."""
+    from mcucomp.npu.tflite_writer import pow2_scale
+    from mcucomp.ops.add_s8 import tflite_add_multipliers
+
+    lowered = lower_model(str(shared_model("mlperf_tiny/ic_resnet8_qdq.onnx")), requant="fixed", io_dtype="int8")
+    adds = [n.attrs for n in lowered.order if n.op == "add_s8"]
+    assert len(adds) == 3 and all(a["mode"] == "fixed" for a in adds)
+    for a in adds:
+        scales = [a[k] for k in ("a_scale", "b_scale", "y_scale")]
+        assert tflite_add_multipliers(*scales) != tflite_add_multipliers(*(pow2_scale(s) for s in scales))
+    assert "--requant fixed" in CPU_ONLY_OPS["add_s8"] and "--requant float" in CPU_ONLY_OPS["add_s8"]

@@ -9,7 +9,7 @@ import pytest
 
 from cli_models import run_cli
 from mcucomp.npu import partition
-from mcucomp.npu.constraints import CONSTRAINTS, message
+from mcucomp.npu.constraints import CONSTRAINTS, CPU_ONLY_OPS, message
 from mcucomp.pipeline import plan_model
 from mcucomp.verify import verify_model
 from npu_models import int8_model
@@ -32,6 +32,7 @@ def test_max_places_every_supported_layer_and_explains_the_rest(model):
     views = [r for r in cpu if r["placement_reason"].startswith("a view")]  # the layout pass's free reshapes
     assert {r["op"] for r in views} <= {"reshape"}
     assert {r["op"] for r in cpu if r not in views} <= {"softmax_s8", "add_s8"}  # layout transposes go too
+    assert all(r["placement_reason"] == CPU_ONLY_OPS[r["op"]] for r in cpu if r not in views)
     npu_convs = [r for r in rows if r["op"] == "conv2d_s8"]
     assert npu_convs and all(r["placement"] == "npu" and r["npu_cycles_vela_estimated"] > 0 for r in npu_convs)
     for layer in report["layers"]:  # the scheduled layers: every one has a placement, CPU ones a reason
