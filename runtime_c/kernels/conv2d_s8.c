@@ -218,6 +218,14 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
     }
 }
 
+/* Local path: the im2col path with both windows gathered to the stack instead of an arena scratch (small windows,
+such as a first conv over one input channel, where the direct path's span checks per kernel row dominate). */
+static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    int8_t col[MCU_CONV2D_S8_LOCAL_COL];
+    mcu_conv2d_s8_im2col(p, x, y, col);
+}
+
 /* One output pixel of the general path, channel by channel, taps outside the input read as x_zp. xw: the image;
  * weights output channel by output channel, each as kernel row, kernel column, input channel of its group (group
  * g reads input channels g * cin_g ..). */
@@ -529,6 +537,9 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         break;
     case MCU_CONV2D_S8_DIRECT:
         mcu_conv2d_s8_direct(p, x, y);
+        break;
+    case MCU_CONV2D_S8_LOCAL:
+        mcu_conv2d_s8_local(p, x, y);
         break;
     default:
         mcu_conv2d_s8_general(p, x, y);
