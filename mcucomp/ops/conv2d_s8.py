@@ -15,6 +15,9 @@ from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 #: MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
 PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5}
 
+#: Border windows of at most this many taps get a tap-offset table (MCU_CONV2D_S8_DW_TAPS in conv2d_s8.c).
+DW_TABLE_TAPS = 25
+
 #: Stack bytes of the local path's two windows (MCU_CONV2D_S8_LOCAL_COL in runtime_c/kernels/conv2d_s8.h).
 LOCAL_COL = 96
 
@@ -149,7 +152,8 @@ class Conv2dS8(KernelOp):
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one k-long dot
         (direct: one per kernel row) in quads and a tail;
-        depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap; general:
+        depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap (DSP:
+        four channels a tap from a per-pixel tap-offset table); general:
         per output every tap, checked."""
         call = self.call(node, g)
         p = params_dict(call)
@@ -173,10 +177,13 @@ class Conv2dS8(KernelOp):
             inside = geom["n"] * win.inside_pixels
             c = geom["c_out"]
             name = "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise"
+            border = geom["n"] * win.pixels - inside
+            # DSP cores: a border window of at most 25 taps gets its tap-offset table, then four channels a tap
+            tabled = border if win.taps <= DW_TABLE_TAPS else 0
             return name, {**terms, "pixels": geom["n"] * win.pixels, "inside_quads": inside * (c // 4),
                           "inside_quad_taps": inside * (c // 4) * win.taps, "inside_tail": inside * (c % 4),
-                          "inside_tail_taps": inside * (c % 4) * win.taps,
-                          "border_taps": (geom["n"] * win.pixels - inside) * c * win.taps}
+                          "inside_tail_taps": inside * (c % 4) * win.taps, "border_taps": border * c * win.taps,
+                          "border_table_taps": tabled * win.taps, "border_quad_taps": tabled * (c // 4) * win.taps}
         cin_g = geom["c_in"] // geom["group"]
         return "general", {**terms, "pixels": geom["n"] * win.pixels, "taps": taps_out,
                            "tap_channels": taps_out * cin_g}

@@ -451,9 +451,27 @@ static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x
 }
 
 #if defined(__ARM_FEATURE_DSP)
-/* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap. */
+/* Border windows of at most this many taps get a per-pixel table of tap offsets (mcu_conv2d_s8_dw_offsets). */
+#define MCU_CONV2D_S8_DW_TAPS 25
+
+/** off[t]: offset from the image xw of tap t's first channel, -1 for a tap in the padding (kernel-row-major). */
+static void mcu_conv2d_s8_dw_offsets(const mcu_conv_geom *g, const int32_t win[6], int32_t *off)
+{
+    int32_t ky, kx;
+    for (ky = 0; ky < g->k_h; ++ky) {
+        const int32_t row = (win[0] + ky * g->dil_h) * g->w_in + win[1];
+        for (kx = 0; kx < g->k_w; ++kx) {
+            const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
+            *off++ = inside ? (row + kx * g->dil_w) * g->c_in : -1;
+        }
+    }
+}
+
+/* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap;
+ * off: the border window's tap offsets (mcu_conv2d_s8_dw_offsets), or NULL. */
 static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *xw, const int8_t *wt, int32_t ch,
-                                  const int32_t win[6], int8_t *yp, const mcu_requant *rq, int32_t plain)
+                                  const int32_t win[6], const int32_t *off, int8_t *yp, const mcu_requant *rq,
+                                  int32_t plain)
 {
     const mcu_conv_geom *g = &p->g;
     const size_t c = (size_t)g->c_in;
@@ -470,6 +488,16 @@ static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *x
             mcu_conv2d_s8_dw_tap4(xr, wt, acc);
             mcu_conv2d_s8_dw_tap4(xr + cs, wt + 4, acc);
             mcu_conv2d_s8_dw_tap4(xr + 2 * cs, wt + 8, acc);
+        }
+    } else if (off != NULL) { /* border window: one table entry per tap, no index arithmetic */
+        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu), taps = g->k_h * g->k_w;
+        const int8_t *xc = xw + ch;
+        for (ky = 0; ky < taps; ++ky, wt += 4) {
+            if (off[ky] >= 0) {
+                mcu_conv2d_s8_dw_tap4(xc + off[ky], wt, acc);
+            } else {
+                mcu_conv2d_s8_dw_pad4(zz, wt, acc);
+            }
         }
     } else {
         const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu); /* x_zp in the bottom lane */
@@ -511,8 +539,16 @@ static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t 
         mcu_conv2d_s8_valid_taps(win[0], g->h_in, g->k_h, g->dil_h, &win[2], &win[3]);
         mcu_conv2d_s8_valid_taps(win[1], g->w_in, g->k_w, g->dil_w, &win[4], &win[5]);
 #if defined(__ARM_FEATURE_DSP)
-        for (; ch + 4 <= c; ch += 4) {
-            mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, yp, &rq, plain);
+        {
+            int32_t off[MCU_CONV2D_S8_DW_TAPS];
+            const int32_t border = !(win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w);
+            const int32_t tabled = border && taps <= MCU_CONV2D_S8_DW_TAPS && c >= 4;
+            if (tabled) {
+                mcu_conv2d_s8_dw_offsets(g, win, off);
+            }
+            for (; ch + 4 <= c; ch += 4) {
+                mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, tabled ? off : NULL, yp, &rq, plain);
+            }
         }
 #endif
         if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w) {
