@@ -152,8 +152,8 @@ class Conv2dS8(KernelOp):
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one k-long dot
         (direct: one per kernel row) in quads and a tail;
-        depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap (DSP:
-        four channels a tap from a per-pixel tap-offset table); general:
+        depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap from a
+        per-pixel tap-offset table (DSP: four channels a tap); general:
         per output every tap, checked."""
         call = self.call(node, g)
         p = params_dict(call)
@@ -178,12 +178,14 @@ class Conv2dS8(KernelOp):
             c = geom["c_out"]
             name = "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise"
             border = geom["n"] * win.pixels - inside
-            # DSP cores: a border window of at most 25 taps gets its tap-offset table, then four channels a tap
+            # a border window of at most 25 taps gets its tap-offset table, then (DSP) four channels a tap and the
+            # c % 4 left (elsewhere: every channel) one channel a tap
             tabled = border if win.taps <= DW_TABLE_TAPS else 0
             return name, {**terms, "pixels": geom["n"] * win.pixels, "inside_quads": inside * (c // 4),
                           "inside_quad_taps": inside * (c // 4) * win.taps, "inside_tail": inside * (c % 4),
                           "inside_tail_taps": inside * (c % 4) * win.taps, "border_taps": border * c * win.taps,
-                          "border_table_taps": tabled * win.taps, "border_quad_taps": tabled * (c // 4) * win.taps}
+                          "border_table_taps": tabled * win.taps, "border_quad_taps": tabled * (c // 4) * win.taps,
+                          "border_tail_taps": tabled * (c % 4) * win.taps}
         cin_g = geom["c_in"] // geom["group"]
         return "general", {**terms, "pixels": geom["n"] * win.pixels, "taps": taps_out,
                            "tap_channels": taps_out * cin_g}

@@ -450,8 +450,8 @@ static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x
     }
 }
 
-#if defined(__ARM_FEATURE_DSP)
-/* Border windows of at most this many taps get a per-pixel table of tap offsets (mcu_conv2d_s8_dw_offsets). */
+/* Depthwise border windows of at most this many taps get a per-pixel table of tap offsets
+ * (mcu_conv2d_s8_dw_offsets). */
 #define MCU_CONV2D_S8_DW_TAPS 25
 
 /** off[t]: offset from the image xw of tap t's first channel, -1 for a tap in the padding (kernel-row-major). */
@@ -467,6 +467,7 @@ static void mcu_conv2d_s8_dw_offsets(const mcu_conv_geom *g, const int32_t win[6
     }
 }
 
+#if defined(__ARM_FEATURE_DSP)
 /* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap;
  * off: the border window's tap offsets (mcu_conv2d_s8_dw_offsets), or NULL. */
 static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *xw, const int8_t *wt, int32_t ch,
@@ -530,28 +531,27 @@ static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t 
     const mcu_requant rq = p->rq;
     const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out, taps = g->k_h * g->k_w;
     const int32_t plain = mcu_requant_is_plain(&rq, c);
+    const int32_t zp = p->x_zp;
     int32_t q, win[6]; /* window start y, x; valid kernel rows lo, hi; valid kernel columns lo, hi */
+    int32_t off[MCU_CONV2D_S8_DW_TAPS];
     for (q = 0; q < pixels; ++q) {
         const int32_t start = mcu_conv2d_s8_window_start(g, q, &win[0], &win[1]);
         const int8_t *xw = x + (size_t)(start - win[0] * g->w_in - win[1]) * c; /* the image */
         int8_t *yp = y + (size_t)q * c;
-        int32_t ch = 0, ky, kx;
+        int32_t ch = 0, ky, kx, border, tabled;
         mcu_conv2d_s8_valid_taps(win[0], g->h_in, g->k_h, g->dil_h, &win[2], &win[3]);
         mcu_conv2d_s8_valid_taps(win[1], g->w_in, g->k_w, g->dil_w, &win[4], &win[5]);
+        border = !(win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w);
+        tabled = border && taps <= MCU_CONV2D_S8_DW_TAPS;
+        if (tabled) {
+            mcu_conv2d_s8_dw_offsets(g, win, off);
+        }
 #if defined(__ARM_FEATURE_DSP)
-        {
-            int32_t off[MCU_CONV2D_S8_DW_TAPS];
-            const int32_t border = !(win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w);
-            const int32_t tabled = border && taps <= MCU_CONV2D_S8_DW_TAPS && c >= 4;
-            if (tabled) {
-                mcu_conv2d_s8_dw_offsets(g, win, off);
-            }
-            for (; ch + 4 <= c; ch += 4) {
-                mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, tabled ? off : NULL, yp, &rq, plain);
-            }
+        for (; ch + 4 <= c; ch += 4) {
+            mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, tabled ? off : NULL, yp, &rq, plain);
         }
 #endif
-        if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w) {
+        if (!border) {
             /* inside the input: pointer steps only (ARMv6-M: LDRSB with a register offset, few live values) */
             const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
             for (; ch < c; ++ch) {
@@ -568,6 +568,15 @@ static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t 
                 yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
             }
             continue;
+        }
+        for (; tabled && ch < c; ++ch) { /* border window: one table entry per tap */
+            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
+            const int8_t *wt = p->w + (size_t)block * taps + (ch - block), *xc = xw + ch;
+            int32_t acc = p->kbias[ch];
+            for (kx = 0; kx < taps; ++kx, wt += width) {
+                acc += (off[kx] >= 0 ? xc[off[kx]] : zp) * *wt;
+            }
+            yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
         }
         for (; ch < c; ++ch) {
             const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
