@@ -74,7 +74,12 @@ static MCU_CONV2D_S8_OUTLINE int8_t mcu_conv2d_s8_requant_any(const mcu_requant 
  * the plain case inline (a few instructions), the others by a call. */
 static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
 {
+#if defined(__arm__) && !defined(__ARM_FP) /* soft float: not worth inlining at every output (fixed is the default) */
+    (void)plain;
+    return mcu_conv2d_s8_requant_any(rq, acc, ch);
+#else
     return plain ? (int8_t)mcu_requant_plain(rq, acc, ch) : mcu_conv2d_s8_requant_any(rq, acc, ch);
+#endif
 }
 
 /* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
