@@ -263,6 +263,39 @@ static inline void mcu_requant_row(const mcu_requant *rq, const int32_t *acc, in
     }
 }
 
+/** 1 when rq is float mode without div and each of its scales (`channels` when per channel) is finite: then
+ * (float)acc * scale is never NaN and mcu_requant_plain gives mcu_requant_apply's result. Checked once per call. */
+static inline int32_t mcu_requant_is_plain(const mcu_requant *rq, int32_t channels)
+{
+    const int32_t n = rq->per_channel ? channels : 1;
+    int32_t c;
+    if (rq->mult != NULL || rq->div != 0.0f) {
+        return 0;
+    }
+    for (c = 0; c < n; ++c) {
+        const float s = rq->scale[c];
+        if (!(s - s == 0.0f)) { /* NaN or infinite */
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/** mcu_requant_apply for an rq that mcu_requant_is_plain accepted: round the product (no NaN test), add zp
+ * saturating (QADD; the int32 saturation lies outside [qmin, qmax], so this equals clamping before adding zp),
+ * clamp to [qmin, qmax]. */
+static inline int32_t mcu_requant_plain(const mcu_requant *rq, int32_t acc, int32_t ch)
+{
+    const int32_t r = mcu_round_even_sat((float)acc * rq->scale[rq->per_channel ? ch : 0]);
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+    int32_t v;
+    __asm__("qadd %0, %1, %2" : "=r"(v) : "r"(r), "r"(rq->zp));
+    return mcu_sat(v, rq->qmin, rq->qmax);
+#else
+    return mcu_sat(r, rq->qmin - rq->zp, rq->qmax - rq->zp) + rq->zp;
+#endif
+}
+
 /** Geometry shared by convolutions and pooling (NCHW, 1-D ops use h = 1). */
 typedef struct {
     int32_t n, c_in, h_in, w_in;

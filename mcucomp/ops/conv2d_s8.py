@@ -13,7 +13,13 @@ from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 
 #: MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
-PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4}
+PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5}
+
+#: Border windows of at most this many taps get a tap-offset table (MCU_CONV2D_S8_DW_TAPS in conv2d_s8.c).
+DW_TABLE_TAPS = 25
+
+#: Stack bytes of the local path's two windows (MCU_CONV2D_S8_LOCAL_COL in runtime_c/kernels/conv2d_s8.h).
+LOCAL_COL = 96
 
 
 def depthwise(node: Node, g: Graph) -> bool:
@@ -45,10 +51,12 @@ def fast_path(node: Node, g: Graph) -> str:
 
 
 def conv_path(node: Node, g: Graph) -> str:
-    """The path the C takes: the fast one, or `direct` (group 1, windows read in place) when memory.choose_scratch
-    denied the im2col scratch."""
+    """The path the C takes: the fast one, or when memory.choose_scratch denied the im2col scratch, `local` (im2col
+    with two windows of at most LOCAL_COL bytes on the stack) or `direct` (group 1, windows read in place)."""
     path = fast_path(node, g)
-    return "direct" if node.attrs.get("scratch", True) is False and path in SCRATCH else path
+    if node.attrs.get("scratch", True) is False and path in SCRATCH:
+        return "local" if SCRATCH[path](node, g) <= LOCAL_COL else "direct"
+    return path
 
 
 #: Scratch bytes of the paths that take one: two pixels' windows (im2col).
@@ -142,9 +150,10 @@ class Conv2dS8(KernelOp):
         return conv_s8_overlap(node, g, conv_path(node, g))
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """GEMM paths (pointwise, im2col, direct): per pixel pair a gather (im2col), per 2x2 block one k-long dot
+        """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one k-long dot
         (direct: one per kernel row) in quads and a tail;
-        depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap; general:
+        depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap from a
+        per-pixel tap-offset table (DSP: four channels a tap); general:
         per output every tap, checked."""
         call = self.call(node, g)
         p = params_dict(call)
@@ -152,7 +161,7 @@ class Conv2dS8(KernelOp):
         path = conv_path(node, g)
         outputs = geom["n"] * geom["c_out"] * win.pixels
         terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
-        if path in ("pointwise", "im2col", "direct"):
+        if path in ("pointwise", "im2col", "direct", "local"):
             k = kernel_volume(node, g)
             pairs = -(-geom["n"] * win.pixels // 2)
             blocks = pairs * -(-geom["c_out"] // 2)
@@ -160,7 +169,7 @@ class Conv2dS8(KernelOp):
             dots, length = (blocks * geom["k_h"], k // geom["k_h"]) if path == "direct" else (blocks, k)
             gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_dots": dots, "block_quads": dots * (length // 4),
                     "block_tail": dots * (length % 4)}
-            if path == "im2col":
+            if path in ("im2col", "local"):
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
@@ -168,10 +177,15 @@ class Conv2dS8(KernelOp):
             inside = geom["n"] * win.inside_pixels
             c = geom["c_out"]
             name = "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise"
+            border = geom["n"] * win.pixels - inside
+            # a border window of at most 25 taps gets its tap-offset table, then (DSP) four channels a tap and the
+            # c % 4 left (elsewhere: every channel) one channel a tap
+            tabled = border if win.taps <= DW_TABLE_TAPS else 0
             return name, {**terms, "pixels": geom["n"] * win.pixels, "inside_quads": inside * (c // 4),
                           "inside_quad_taps": inside * (c // 4) * win.taps, "inside_tail": inside * (c % 4),
-                          "inside_tail_taps": inside * (c % 4) * win.taps,
-                          "border_taps": (geom["n"] * win.pixels - inside) * c * win.taps}
+                          "inside_tail_taps": inside * (c % 4) * win.taps, "border_taps": border * c * win.taps,
+                          "border_table_taps": tabled * win.taps, "border_quad_taps": tabled * (c // 4) * win.taps,
+                          "border_tail_taps": tabled * (c % 4) * win.taps}
         cin_g = geom["c_in"] // geom["group"]
         return "general", {**terms, "pixels": geom["n"] * win.pixels, "taps": taps_out,
                            "tap_channels": taps_out * cin_g}

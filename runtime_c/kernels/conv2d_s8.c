@@ -55,6 +55,33 @@ static inline void mcu_conv2d_s8_dw_pad4(int32_t zz, const int8_t *wt, int32_t a
 }
 #endif
 
+/* GCC otherwise keeps the per-output requantization out of line (one call per output) or inlines the rare modes. */
+#if defined(__GNUC__)
+#define MCU_CONV2D_S8_INLINE __attribute__((always_inline)) inline
+#define MCU_CONV2D_S8_OUTLINE __attribute__((noinline))
+#else
+#define MCU_CONV2D_S8_INLINE inline
+#define MCU_CONV2D_S8_OUTLINE
+#endif
+
+/** mcu_requant_apply out of line: fixed mode, div, or scales that are not finite (the inlined loops stay small). */
+static MCU_CONV2D_S8_OUTLINE int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch)
+{
+    return (int8_t)mcu_requant_apply(rq, acc, ch);
+}
+
+/** Requantize the accumulator of output channel ch: plain = mcu_requant_is_plain(rq, c_out), decided once per call;
+ * the plain case inline (a few instructions), the others by a call. */
+static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
+{
+#if defined(__arm__) && !defined(__ARM_FP) /* soft float: not worth inlining at every output (fixed is the default) */
+    (void)plain;
+    return mcu_conv2d_s8_requant_any(rq, acc, ch);
+#else
+    return plain ? (int8_t)mcu_requant_plain(rq, acc, ch) : mcu_conv2d_s8_requant_any(rq, acc, ch);
+#endif
+}
+
 /* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
  * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
  * weight word, so SMLAD does two MACs per instruction without reordering the weights. */
@@ -111,8 +138,8 @@ static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, cons
 /* Columns c0, c1 of two pixels (k taps each) against every weight row; y0, y1: the two pixels' outputs (c_out
  * channels each). A lone last output channel runs as its own pair and drops the duplicate; so does a lone pixel
  * (c0 == c1, y0 == y1). */
-static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, const int8_t *c0, const int8_t *c1, int32_t k,
-                               int8_t *y0, int8_t *y1)
+static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t plain, const int8_t *c0, const int8_t *c1,
+                               int32_t k, int8_t *y0, int8_t *y1)
 {
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores below could alias p, which stops hoisting */
     const int32_t c_out = p->g.c_out;
@@ -132,10 +159,10 @@ static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, const int8_t *c0, 
         acc[2] = p->kbias[oc1] - z1 * s0;
         acc[3] = p->kbias[oc1] - z1 * s1;
         mcu_conv2d_s8_dot2x2(p->w + (size_t)oc * k, p->w + (size_t)oc1 * k, c0, c1, k, acc);
-        y0[oc] = (int8_t)mcu_requant_apply(&rq, acc[0], oc);
-        y1[oc] = (int8_t)mcu_requant_apply(&rq, acc[1], oc);
-        y0[oc1] = (int8_t)mcu_requant_apply(&rq, acc[2], oc1);
-        y1[oc1] = (int8_t)mcu_requant_apply(&rq, acc[3], oc1);
+        y0[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[0], oc);
+        y1[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[1], oc);
+        y0[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[2], oc1);
+        y1[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[3], oc1);
     }
 }
 
@@ -164,10 +191,11 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
+    const int32_t plain = mcu_requant_is_plain(&p->rq, c_out);
     int32_t i, q0, q1, iy, ix;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_gemm(p, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
+        mcu_conv2d_s8_gemm(p, plain, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
                            x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, c_in,
                            y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
     }
@@ -209,20 +237,29 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t k = g->c_in * g->k_h * g->k_w, pixels = g->n * g->h_out * g->w_out;
+    const int32_t plain = mcu_requant_is_plain(&p->rq, g->c_out);
     int32_t i, q0, q1;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_gather(p, x, q0, col);
         mcu_conv2d_s8_gather(p, x, q1, col + k);
-        mcu_conv2d_s8_gemm(p, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
+        mcu_conv2d_s8_gemm(p, plain, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
     }
+}
+
+/* Local path: the im2col path with both windows gathered to the stack instead of an arena scratch (small windows,
+such as a first conv over one input channel, where the direct path's span checks per kernel row dominate). */
+static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    int8_t col[MCU_CONV2D_S8_LOCAL_COL];
+    mcu_conv2d_s8_im2col(p, x, y, col);
 }
 
 /* One output pixel of the general path, channel by channel, taps outside the input read as x_zp. xw: the image;
  * weights output channel by output channel, each as kernel row, kernel column, input channel of its group (group
  * g reads input channels g * cin_g ..). */
-static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requant *rq, const int8_t *xw,
-                                  int32_t iy0, int32_t ix0, int8_t *yp)
+static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requant *rq, int32_t plain,
+                                  const int8_t *xw, int32_t iy0, int32_t ix0, int8_t *yp)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t cin_g = g->c_in / g->group, cout_g = g->c_out / g->group;
@@ -253,7 +290,7 @@ static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requa
         if (p->w_zp) {
             acc -= p->w_zp[oc] * xsum;
         }
-        yp[oc] = (int8_t)mcu_requant_apply(rq, acc, oc);
+        yp[oc] = mcu_conv2d_s8_requant(rq, plain, acc, oc);
     }
 }
 
@@ -350,6 +387,7 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
     const int32_t pixels = g->n * g->h_out * g->w_out, c_out = g->c_out, k = g->c_in * g->k_h * g->k_w;
+    const int32_t plain = mcu_requant_is_plain(&rq, c_out);
     const int32_t last_row = (g->k_h - 1) * g->dil_h;
     const size_t rs = (size_t)g->dil_h * g->w_in * g->c_in, seg = (size_t)g->k_w * g->c_in; /* x, w row steps */
     int32_t i, q0, q1, oc, ky;
@@ -392,10 +430,10 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
                     mcu_conv2d_s8_direct_row(p, w0 + ky * seg, w1 + ky * seg, &a, &b, ky, acc);
                 }
             }
-            ya[oc] = (int8_t)mcu_requant_apply(&rq, acc[0], oc);
-            yb[oc] = (int8_t)mcu_requant_apply(&rq, acc[1], oc);
-            ya[oc1] = (int8_t)mcu_requant_apply(&rq, acc[2], oc1);
-            yb[oc1] = (int8_t)mcu_requant_apply(&rq, acc[3], oc1);
+            ya[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[0], oc);
+            yb[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[1], oc);
+            ya[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[2], oc1);
+            yb[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[3], oc1);
         }
     }
 }
@@ -407,20 +445,39 @@ static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
-    const int32_t pixels = g->n * g->h_out * g->w_out;
+    const int32_t pixels = g->n * g->h_out * g->w_out, plain = mcu_requant_is_plain(&rq, g->c_out);
     int32_t i, iy0, ix0;
     for (i = 0; i < pixels; ++i) {
         const int32_t q = p->down ? pixels - 1 - i : i;
         const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
         const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * g->c_in;
-        mcu_conv2d_s8_checked(p, &rq, xw, iy0, ix0, y + (size_t)q * g->c_out);
+        mcu_conv2d_s8_checked(p, &rq, plain, xw, iy0, ix0, y + (size_t)q * g->c_out);
+    }
+}
+
+/* Depthwise border windows of at most this many taps get a per-pixel table of tap offsets
+ * (mcu_conv2d_s8_dw_offsets). */
+#define MCU_CONV2D_S8_DW_TAPS 25
+
+/** off[t]: offset from the image xw of tap t's first channel, -1 for a tap in the padding (kernel-row-major). */
+static void mcu_conv2d_s8_dw_offsets(const mcu_conv_geom *g, const int32_t win[6], int32_t *off)
+{
+    int32_t ky, kx;
+    for (ky = 0; ky < g->k_h; ++ky) {
+        const int32_t row = (win[0] + ky * g->dil_h) * g->w_in + win[1];
+        for (kx = 0; kx < g->k_w; ++kx) {
+            const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
+            *off++ = inside ? (row + kx * g->dil_w) * g->c_in : -1;
+        }
     }
 }
 
 #if defined(__ARM_FEATURE_DSP)
-/* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap. */
+/* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap;
+ * off: the border window's tap offsets (mcu_conv2d_s8_dw_offsets), or NULL. */
 static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *xw, const int8_t *wt, int32_t ch,
-                                  const int32_t win[6], int8_t *yp, const mcu_requant *rq)
+                                  const int32_t win[6], const int32_t *off, int8_t *yp, const mcu_requant *rq,
+                                  int32_t plain)
 {
     const mcu_conv_geom *g = &p->g;
     const size_t c = (size_t)g->c_in;
@@ -438,6 +495,16 @@ static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *x
             mcu_conv2d_s8_dw_tap4(xr + cs, wt + 4, acc);
             mcu_conv2d_s8_dw_tap4(xr + 2 * cs, wt + 8, acc);
         }
+    } else if (off != NULL) { /* border window: one table entry per tap, no index arithmetic */
+        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu), taps = g->k_h * g->k_w;
+        const int8_t *xc = xw + ch;
+        for (ky = 0; ky < taps; ++ky, wt += 4) {
+            if (off[ky] >= 0) {
+                mcu_conv2d_s8_dw_tap4(xc + off[ky], wt, acc);
+            } else {
+                mcu_conv2d_s8_dw_pad4(zz, wt, acc);
+            }
+        }
     } else {
         const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu); /* x_zp in the bottom lane */
         for (ky = 0; ky < g->k_h; ++ky) {
@@ -451,10 +518,10 @@ static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *x
             }
         }
     }
-    yp[ch] = (int8_t)mcu_requant_apply(rq, acc[0], ch);
-    yp[ch + 1] = (int8_t)mcu_requant_apply(rq, acc[1], ch + 1);
-    yp[ch + 2] = (int8_t)mcu_requant_apply(rq, acc[2], ch + 2);
-    yp[ch + 3] = (int8_t)mcu_requant_apply(rq, acc[3], ch + 3);
+    yp[ch] = mcu_conv2d_s8_requant(rq, plain, acc[0], ch);
+    yp[ch + 1] = mcu_conv2d_s8_requant(rq, plain, acc[1], ch + 1);
+    yp[ch + 2] = mcu_conv2d_s8_requant(rq, plain, acc[2], ch + 2);
+    yp[ch + 3] = mcu_conv2d_s8_requant(rq, plain, acc[3], ch + 3);
 }
 #endif
 
@@ -468,20 +535,28 @@ static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t 
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
     const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out, taps = g->k_h * g->k_w;
+    const int32_t plain = mcu_requant_is_plain(&rq, c);
+    const int32_t zp = p->x_zp;
     int32_t q, win[6]; /* window start y, x; valid kernel rows lo, hi; valid kernel columns lo, hi */
+    int32_t off[MCU_CONV2D_S8_DW_TAPS];
     for (q = 0; q < pixels; ++q) {
         const int32_t start = mcu_conv2d_s8_window_start(g, q, &win[0], &win[1]);
         const int8_t *xw = x + (size_t)(start - win[0] * g->w_in - win[1]) * c; /* the image */
         int8_t *yp = y + (size_t)q * c;
-        int32_t ch = 0, ky, kx;
+        int32_t ch = 0, ky, kx, border, tabled;
         mcu_conv2d_s8_valid_taps(win[0], g->h_in, g->k_h, g->dil_h, &win[2], &win[3]);
         mcu_conv2d_s8_valid_taps(win[1], g->w_in, g->k_w, g->dil_w, &win[4], &win[5]);
+        border = !(win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w);
+        tabled = border && taps <= MCU_CONV2D_S8_DW_TAPS;
+        if (tabled) {
+            mcu_conv2d_s8_dw_offsets(g, win, off);
+        }
 #if defined(__ARM_FEATURE_DSP)
         for (; ch + 4 <= c; ch += 4) {
-            mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, yp, &rq);
+            mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, tabled ? off : NULL, yp, &rq, plain);
         }
 #endif
-        if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w) {
+        if (!border) {
             /* inside the input: pointer steps only (ARMv6-M: LDRSB with a register offset, few live values) */
             const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
             for (; ch < c; ++ch) {
@@ -495,9 +570,18 @@ static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t 
                         acc += *xt * *wt;
                     }
                 }
-                yp[ch] = (int8_t)mcu_requant_apply(&rq, acc, ch);
+                yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
             }
             continue;
+        }
+        for (; tabled && ch < c; ++ch) { /* border window: one table entry per tap */
+            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
+            const int8_t *wt = p->w + (size_t)block * taps + (ch - block), *xc = xw + ch;
+            int32_t acc = p->kbias[ch];
+            for (kx = 0; kx < taps; ++kx, wt += width) {
+                acc += (off[kx] >= 0 ? xc[off[kx]] : zp) * *wt;
+            }
+            yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
         }
         for (; ch < c; ++ch) {
             const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
@@ -510,7 +594,7 @@ static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t 
                     acc += (inside ? xw[((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch] : p->x_zp) * wt[0];
                 }
             }
-            yp[ch] = (int8_t)mcu_requant_apply(&rq, acc, ch);
+            yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
         }
     }
 }
@@ -529,6 +613,9 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         break;
     case MCU_CONV2D_S8_DIRECT:
         mcu_conv2d_s8_direct(p, x, y);
+        break;
+    case MCU_CONV2D_S8_LOCAL:
+        mcu_conv2d_s8_local(p, x, y);
         break;
     default:
         mcu_conv2d_s8_general(p, x, y);

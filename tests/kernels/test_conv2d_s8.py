@@ -38,8 +38,8 @@ CASES = [
     ConvCase((1, 64, 25, 5), 64, (3, 3), pads=[1, 1, 1, 1], group=64, act="relu", y_zp=-128),
     ConvCase((1, 64, 25, 5), 24, (1, 1), act="relu", y_zp=-128, ties=True),
     ConvCase((1, 9, 3, 3), 5, (1, 1)),  # pointwise: odd pixel count, c_in % 4 == 1, odd c_out
-    ConvCase((1, 1, 13, 6), 5, (5, 4), strides=[2, 2], pads=[2, 1, 2, 2]),  # im2col: KWS-like first conv
-    ConvCase((1, 6, 5, 5), 3, (3, 3), pads=[1, 1, 1, 1], dilations=[1, 2]),  # im2col: dilated, k % 4 == 2
+    ConvCase((1, 1, 13, 6), 5, (5, 4), strides=[2, 2], pads=[2, 1, 2, 2]),  # im2col / local: KWS-like first conv
+    ConvCase((1, 6, 5, 5), 3, (3, 3), pads=[1, 1, 1, 1], dilations=[1, 2]),  # im2col / direct: dilated, k % 4 == 2
     ConvCase((1, 6, 9, 8), 6, (3, 3), strides=[2, 2], pads=[1, 1, 0, 0], group=6),  # depthwise 3x3, stride 2
     ConvCase((1, 10, 7, 6), 10, (3, 3), pads=[1, 1, 1, 1], group=10),  # depthwise 3x3: 4 + 4 + 2 channels
     ConvCase((1, 7, 8, 9), 7, (2, 3), strides=[1, 2], pads=[0, 1, 1, 1], group=7),  # depthwise, not 3x3
@@ -116,7 +116,7 @@ def _qlinearconv_model(dtype, w_dtype, seed=8) -> QModel:
 
 
 def _deny_scratch(monkeypatch):
-    """Make memory.choose_scratch deny every optional scratch: the group-1 convs take the direct path."""
+    """Make memory.choose_scratch deny every optional scratch: the group-1 convs take the local or direct path."""
     def deny(g, order, io_in_arena, alignment):
         for node in order:
             if REGISTRY[node.op].scratch_optional(node, g):
@@ -148,9 +148,9 @@ def test_cases_take_every_path_and_show_names_it(scratch, monkeypatch):
     g, order = lower_model(_qlinearconv_model(np.int8, np.int8).model())[:2]
     convs = [node for node in order if node.op == "conv2d_s8"]
     paths = {node.name: format_node(0, node, g).split()[2].removesuffix("/nhwc") for node in convs}
-    gemm = "im2col" if scratch == "granted" else "direct"
+    gemm = ("im2col",) if scratch == "granted" else ("direct", "local")
     assert set(paths.values()) == {f"conv2d_s8.{p}" for p in
-                                   ("general", "depthwise", "depthwise3x3", "pointwise", gemm)}, paths
+                                   ("general", "depthwise", "depthwise3x3", "pointwise", *gemm)}, paths
     assert paths["c12_y_node"] == "conv2d_s8.pointwise" and paths["c11_y_node"] == "conv2d_s8.depthwise3x3"
     assert {REGISTRY["conv2d_s8"].cost_terms(node, g)[0] for node in convs} == {p.split(".")[1]
                                                                                  for p in paths.values()}
@@ -158,7 +158,7 @@ def test_cases_take_every_path_and_show_names_it(scratch, monkeypatch):
 
 @pytest.mark.parametrize("scratch", ["granted", "denied"])
 def test_qlinearconv(tmp_path, scratch, monkeypatch):
-    """QOperator QLinearConv with int8 activations and weights (im2col or, scratch denied, direct)."""
+    """QOperator QLinearConv with int8 activations and weights (im2col or, scratch denied, local and direct)."""
     if scratch == "denied":
         _deny_scratch(monkeypatch)
     ops = check_qmodel(_qlinearconv_model(np.int8, np.int8), tmp_path, seeds=range(4))
@@ -263,11 +263,11 @@ def _loop_events(geom: dict, path: str, down: bool, quads: bool):
                 yield ("w", q * c_out + oc)
     else:  # the GEMM paths: im2col gathers the pair first; pointwise and direct re-read it per output channel pair
         for q0, q1 in pairs:
-            if path == "im2col":
+            if path in ("im2col", "local"):
                 yield from window(q0, range(c_in))
                 yield from window(q1, range(c_in))
             for oc in range(0, c_out, 2):
-                if path != "im2col":
+                if path not in ("im2col", "local"):
                     yield from window(q0, range(c_in))
                     yield from window(q1, range(c_in))
                 yield from (("w", q * c_out + k) for q in (q0, q1) for k in (oc, min(oc + 1, c_out - 1)))
@@ -303,4 +303,5 @@ def test_overlap_permissions_hold_for_the_simulated_loops(scratch, monkeypatch):
             bad = [d for d in sorted(shifts) if not _overlap_safe(events, x_bytes, d)]
             assert bad == [], (node.name, path, permission, bad)
         seen.add(path)
-    assert seen >= {"pointwise", "depthwise", "general", "im2col" if scratch == "granted" else "direct"}, seen
+    gemm = ("im2col",) if scratch == "granted" else ("direct", "local")
+    assert seen >= {"pointwise", "depthwise", "general", *gemm}, seen
