@@ -51,6 +51,8 @@ class KernelOp(abc.ABC):
     onnx_ops: tuple[str, ...] = ()
     #: Constraint functions (node, graph) -> bool; each docstring is the message shown when it fails.
     constraints: tuple = ()
+    #: Code paths that run another path's loops and so share its fitted cycle coefficients (path -> that path).
+    cost_families: dict = {}
 
     def lower(self, node: Node, g: Graph) -> None:
         """Rewrite an ONNX node's attributes into this kernel's canonical form (in place)."""

@@ -106,6 +106,10 @@ class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
     name = "conv2d_s8"
+    #: `local` is im2col with both windows on the stack, `direct` the same block dot read in place one kernel row at
+    #: a time: both are rare in the calibration set (they run only where im2col's scratch would grow the arena), so
+    #: they take im2col's fitted per-dot, per-quad and per-pixel-pair cycles.
+    cost_families = {"local": "im2col", "direct": "im2col"}
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Every 1-D and 2-D conv runs channels-last (the C kernel knows no other layout)."""

@@ -72,8 +72,14 @@ def path_key(op: str, path: str) -> str:
 
 def layer_terms(node: Node, g: Graph) -> tuple[str, dict[str, int]]:
     """(coefficients key, term counts) of one lowered, non-alias node."""
-    path, terms = REGISTRY[node.op].cost_terms(node, g)
-    return path_key(node.op, path), terms
+    op = REGISTRY[node.op]
+    path, terms = op.cost_terms(node, g)
+    return path_key(node.op, op.cost_families.get(path, path)), terms
+
+
+def shown_path(node: Node, g: Graph) -> str:
+    """The kernel path a lowered node runs, as `show` and the report name it (not its coefficient family)."""
+    return path_key(node.op, REGISTRY[node.op].cost_terms(node, g)[0])
 
 
 @cache
@@ -117,7 +123,7 @@ def estimate_model(graph: Graph, order: list[Node], board: dict | str) -> CycleE
         zero_wait = round(apply(entry["zero_wait"], terms))
         # wait states only add cycles: the two fits are independent, so clamp where they cross by a hair
         cycles = max(round(apply(entry["board_memory"], terms)), zero_wait) if with_memory and not no_wait else zero_wait
-        layers.append(LayerEstimate(node.name, node.op, key, terms, zero_wait, cycles, calibrated))
+        layers.append(LayerEstimate(node.name, node.op, shown_path(node, graph), terms, zero_wait, cycles, calibrated))
     return CycleEstimate(board["core"], board["clock_hz"], with_memory, layers)
 
 
