@@ -1,7 +1,7 @@
 """The integer reference: a numpy interpreter of the LOWERED graph that defines what every int8 kernel computes.
 
 One module per kernel op (`<kernel>.py` with `OPS`, the kernel op names it evaluates, and
-`reference(node, g, mode, *inputs)`); the registry is built from the files. Each reference reads only the lowered
+`reference(node, g, mode, *inputs)`, returning the output, or a tuple of one per output for Split); the registry is built from the files. Each reference reads only the lowered
 node's attributes and constant tensors, never the generated C. Requantizations of integer accumulators follow the
 `requant` option the graph was lowered with (`mode`), not a mode recorded on the node, so a kernel that ignores the
 option is caught. Kernels whose arithmetic is float32 are evaluated one IEEE operation at a time in the C's order.
@@ -45,9 +45,8 @@ def run_graph(g, order, mode: str, feeds: dict[str, np.ndarray], keep_all: bool 
             raise KeyError(f"no integer reference for kernel op '{node.op}' (node '{node.name}')")
         args = [None if not name else values[name] if name in values else g.const(name) for name in node.inputs]
         out = REFERENCES[node.op](node, g, mode, *args)
-        values[node.outputs[0]] = np.asarray(out).astype(g.tensors[node.outputs[0]].dtype)
-        if forced and node.outputs[0] in forced:
-            values[node.outputs[0]] = forced[node.outputs[0]]
+        for name, value in zip(node.outputs, out if isinstance(out, tuple) else (out,)):  # a tuple: one per output
+            values[name] = forced[name] if forced and name in forced else np.asarray(value).astype(g.tensors[name].dtype)
     return values if keep_all else {name: values[name] for name in g.outputs}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import DTYPE_BYTES, Graph, Node
+from ._layout import all_images, is_nhwc
 from .base import DTYPE_CODES, ArrayRef, KernelCall, KernelOp, collapse_dims, contiguous_strides, numel, shape
 
 #: Most loop levels of a strided walk (MCU_TRANSPOSE_MAX_DIMS in runtime_c/kernels/transpose.h); a rank-6 Tile
@@ -81,6 +82,19 @@ class WalkCopy(KernelOp):
         """mcu_transpose(params{count, elem_bytes, offset, rank, dims, strides}, x, y)."""
         return KernelCall("transpose", walk_params(node, g, self.stored_walk(node, g)),
                           [node.inputs[0], node.outputs[0]])
+
+
+class AxisWiseWalkCopy(WalkCopy):
+    """A WalkCopy whose walk follows from the input and output shapes axis by axis (Expand, Tile), so permuting the
+    axes permutes the walk: channels-last it is the same walk rebuilt on the stored shapes."""
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout when the input is a runtime image of the output's rank (constants keep ONNX order)."""
+        return not g.tensors[node.inputs[0]].is_const and all_images(node, g)
+
+    def stored_walk(self, node: Node, g: Graph) -> tuple[list[int], list[int], int]:
+        """The lowered walk, or channels-last the walk of the stored shapes."""
+        return self.walk_of(node, g) if is_nhwc(node) else node.attrs["walk"]
 
 
 def scalar_bytes(value, dtype: str) -> list[int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Graph, Node
-from ._data import WalkCopy, walk, walk_fits
+from ._data import AxisWiseWalkCopy, walk, walk_fits
 from .base import broadcast_strides, shape
 
 
@@ -18,7 +18,7 @@ def _walk_fits(node: Node, g: Graph) -> bool:
     return walk_fits(_walk(node, g))
 
 
-class Expand(WalkCopy):
+class Expand(AxisWiseWalkCopy):
     """Broadcast of a tensor of any dtype to the (static) output shape."""
 
     name = "expand"

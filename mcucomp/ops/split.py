@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..ir import Graph, Node
 from ._data import elem_bytes, has_dims, int32_array
+from ._layout import all_images, is_nhwc, stored_axis
 from .base import KernelCall, KernelOp, numel, shape
 
 
@@ -22,13 +23,24 @@ class Split(KernelOp):
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_split(params{outer, n_outputs, out_bytes[]}, x, {y0, y1, ...})."""
         dims = shape(g, node.inputs[0])
-        axis = node.attrs.get("axis", 0) % len(dims)
+        axis = split_axis(node, len(dims))
         esize = elem_bytes(g, node.inputs[0])
         arrays: dict = {}
         out_bytes = int32_array(arrays, f"{node.name}_out_bytes",
                                 (numel(shape(g, y)[axis:]) * esize for y in node.outputs))
         params = [("outer", numel(dims[:axis])), ("n_outputs", len(node.outputs)), ("out_bytes", out_bytes)]
         return KernelCall(self.name, params, [node.inputs[0], tuple(node.outputs)], arrays)
+
+    def channels_last(self, node: Node, g: Graph) -> bool:
+        """Either layout for images: channels-last moves the axis (split_axis); a split along C then copies C_i
+        bytes per pixel, along a spatial axis whole rows."""
+        return all_images(node, g)
+
+
+def split_axis(node: Node, rank: int) -> int:
+    """The split axis in the stored order of the tensors (ONNX's `axis` moved when channels-last)."""
+    axis = node.attrs.get("axis", 0)
+    return stored_axis(axis, rank) if is_nhwc(node) else axis % rank
 
 
 OP = Split()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Graph, Node
-from ._data import WalkCopy, walk, walk_fits
+from ._data import AxisWiseWalkCopy, walk, walk_fits
 from .base import contiguous_strides, shape
 
 
@@ -22,7 +22,7 @@ def _walk_fits(node: Node, g: Graph) -> bool:
     return walk_fits(_walk(node, g))
 
 
-class Tile(WalkCopy):
+class Tile(AxisWiseWalkCopy):
     """Repetition of a tensor of any dtype along every dim (the static output shape gives the repeats)."""
 
     name = "tile"

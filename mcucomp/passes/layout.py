@@ -1,10 +1,10 @@
 """Channels-last layout: run the nodes whose kernels can on N, spatial..., C tensors, converting only at the borders.
 
 Every node whose kernel says `channels_last()` is True runs channels-last (attrs["layout"] = "nhwc"), except the
-LAYOUT_FOLLOWERS: kernels as fast in either layout (pools, adds, concats, element-wise tables, resizes, per-tensor
-(de)quantization), which join channels-last only where that converts no more bytes and then adds no more conversion
-nodes (ties go channels-last), so they never cost a transpose by themselves, and a conversion at a float graph I/O
-moves to the 8-bit side of its (De)QuantizeLinear. A 3-D or 4-D activation takes its producer's layout (a graph input
+LAYOUT_FOLLOWERS: kernels as fast in either layout (pools, adds, concats, splits, element-wise tables, resizes,
+strided copies, per-tensor (de)quantization), which join channels-last only where that converts no more bytes and
+then adds no more conversion nodes (ties go channels-last), so they never cost a transpose by themselves, and a
+conversion at a float graph I/O moves to the 8-bit side of its (De)QuantizeLinear. A 3-D or 4-D activation takes its producer's layout (a graph input
 the `io_layout` option's); where a reader wants the other layout, one conversion per tensor and layout is inserted:
 a reshape (a free view) when the channel count or the spatial size is 1, else a transpose of the tensor as it is
 (int8 where the data is int8).
@@ -22,8 +22,9 @@ from ..ops import REGISTRY
 from ..ops._layout import NHWC, is_image, to_nchw_perm, to_nhwc_perm
 
 #: Kernels that run as fast in either layout: channels-last only where it saves conversions (see module doc).
-LAYOUT_FOLLOWERS = ("avgpool_s8", "maxpool_f32", "add_s8", "mul_s8", "concat", "lut8", "recode8", "clip", "resize",
-                    "pad", "slice", "quantize_linear", "dequantize_linear")
+LAYOUT_FOLLOWERS = ("avgpool_s8", "maxpool_f32", "add_s8", "mul_s8", "concat", "split", "lut8", "recode8", "clip",
+                    "resize", "pad", "slice", "expand", "tile", "depth_to_space", "quantize_linear",
+                    "dequantize_linear")
 
 IO_LAYOUTS = {"nchw": "", "nhwc": NHWC}  # the io_layout option → Tensor.layout of image graph I/O
 ANY = "any"  # a reader that takes either layout (a Flatten into a matrix product, see _absorbs_layout)

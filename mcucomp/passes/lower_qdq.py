@@ -327,22 +327,44 @@ def _lower_data_movement(grp: _Group, mode: str) -> str | None:
                     "(requantizing after the interpolation would round twice)")
     if node.op == "MaxPool" and len(node.outputs) > 1 and node.outputs[1]:
         return
-    y, yq, qnode = grp.sink
-    set_quant(g, y, yq)
     if node.op == "Pad":
         _pad_value_as_code(g, node, src[0], src[1])
-    codes = y
-    if not src[1].same_as(yq):
-        codes = f"{y}_codes"
-        while codes in g.tensors:
-            codes += "_"
-        g.tensors[codes] = Tensor(codes, g.tensors[y].shape, g.tensors[src[0]].dtype, src[1])
-        qnode.op, qnode.inputs, qnode.attrs = "lut8", [codes], _table_attrs(g, codes, src[1], y, yq, identity)
-    else:
-        g.nodes.remove(qnode)
-        g.tensors[y].dtype = g.tensors[src[0]].dtype
     node.inputs = [src[0]] + node.inputs[1:]
-    node.outputs = [codes]
+    node.outputs = [_codes_into(g, src[0], src[1], grp.sink)]
+
+
+def _codes_into(g: Graph, x: str, x_q, sink) -> str:
+    """The tensor a data-movement op writes x's codes to for the QuantizeLinear `sink` (output, Quant, Q node):
+    the Q's output when the parameters are equal (the Q is dropped), else a new tensor of x's parameters that the
+    Q, turned into a lut8, requantizes."""
+    y, yq, qnode = sink
+    set_quant(g, y, yq)
+    if x_q.same_as(yq):
+        g.nodes.remove(qnode)
+        g.tensors[y].dtype = g.tensors[x].dtype
+        return y
+    codes = f"{y}_codes"
+    while codes in g.tensors:
+        codes += "_"
+    g.tensors[codes] = Tensor(codes, g.tensors[y].shape, g.tensors[x].dtype, x_q)
+    qnode.op, qnode.inputs, qnode.attrs = "lut8", [codes], _table_attrs(g, codes, x_q, y, yq, identity)
+    return codes
+
+
+def _lower_split(grp: _Group, mode: str) -> str | None:
+    """DQ → Split → Q on every output: the split moves int8 codes; an output whose parameters differ from the
+    input's is requantized by a lut8."""
+    g, node = grp.g, grp.node
+    src = dq_source(g, node.inputs[0])
+    if src is None or grp.act is not None or not src[1].per_tensor or g.tensors[src[0]].dtype not in QRANGE:
+        return None
+    sinks = [q_sink(g, y) if y else None for y in node.outputs]
+    if any(s is None for s in sinks):
+        return ("an output of the Split does not go to exactly one QuantizeLinear with constant per-tensor "
+                "parameters, so the split cannot move int8 codes")
+    node.inputs = [src[0]] + node.inputs[1:]
+    node.outputs = [_codes_into(g, src[0], src[1], sink) for sink in sinks]
+    return None
 
 
 def _lower_concat(grp: _Group, mode: str) -> None:
@@ -439,6 +461,7 @@ LOWERINGS = {
     "Tile": _lower_data_movement,
     "Pad": _lower_data_movement,
     "Concat": _lower_concat,
+    "Split": _lower_split,
     "Sigmoid": _lower_lookup,
     "Tanh": _lower_lookup,
     "HardSwish": _lower_lookup,

@@ -91,18 +91,23 @@ KERNEL_ZP_ATTRS = {
     "mul_s8": ({0: ("a_zp",), 1: ("b_zp",)}, ("y_zp", "qmin", "qmax")),
     "lut8": ({0: ("x_lo",)}, ("y_shift",)),
 }
-#: Ops that pass 8-bit codes through unchanged (a uint8 tensor and their output change type together): the
+#: Ops that pass 8-bit codes through unchanged (a uint8 tensor and their outputs change type together): the
 #: reshapes, and the data movement that commutes with shifting every code by -128 (a max, a copy, a gather, a
 #: linear Resize of codes, which interpolates around the tensor's zero point, shifted alike; a constant Pad's value
 #: code is shifted with its data).
 PASS_THROUGH = ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Where", "MaxPool", "Transpose", "Slice",
-                "Gather", "Expand", "Tile", "DepthToSpace", "SpaceToDepth", "Resize", "Pad")
+                "Gather", "Expand", "Tile", "DepthToSpace", "SpaceToDepth", "Resize", "Pad", "Split")
 
 
 def _code_inputs(node: Node) -> list[str]:
     """The inputs whose codes a pass-through op passes on: every input of Concat, Where's two branches, else input 0."""
     return list(node.inputs) if node.op == "Concat" else list(node.inputs[1:3]) if node.op == "Where" \
         else list(node.inputs[:1])
+
+
+def _code_outputs(node: Node) -> list[str]:
+    """The outputs a pass-through op writes codes to: every output of Split, else output 0."""
+    return [o for o in node.outputs if o] if node.op == "Split" else list(node.outputs[:1])
 
 
 def _u8_component(g: Graph, start: str) -> set[str]:
@@ -113,7 +118,7 @@ def _u8_component(g: Graph, start: str) -> set[str]:
         for node in g.consumers(name) + [n for n in (g.producer(name),) if n is not None]:
             if node.op not in PASS_THROUGH or node.domain:
                 continue
-            for other in _code_inputs(node) + node.outputs[:1]:
+            for other in _code_inputs(node) + _code_outputs(node):
                 if other not in seen and g.tensors[other].dtype == "uint8" and not g.tensors[other].is_const:
                     seen.add(other)
                     todo.append(other)

@@ -82,4 +82,6 @@ CYCLE_MODELS = {
     "ic_f32": lambda: ic_resnet8(seed=3),
     "ad_fc_int8": lambda: with_int8_io(quantized(ad_autoencoder(), "qdq", seed=1)),
     "vww_mbnet_int8": lambda: with_int8_io(quantized(mobilenet_v1(), "qdq", seed=2)),
+    # MLPerf Tiny's VWW size (96x96, 7.49 M MACs): bench only, the tests simulate the 48x48 one above
+    "vww96_mbnet_int8": lambda: with_int8_io(quantized(mobilenet_v1(size=96), "qdq", seed=2)),
 }
