@@ -141,8 +141,8 @@ def float_layers(g: Graph, order: list[Node]) -> list[dict]:
 
     if not is_int8_model(order):
         return []
-    quiet = set(INT8_KERNELS) | {"reshape", "copy", "recode8", "resize", "slice", "pad", "split", "gather", "expand",
-                                 "tile", "depth_to_space", "ethosu_region"}
+    quiet = set(INT8_KERNELS) | {"reshape", "copy", "recode8", "resize", "slice", "pad", "split", "gather",
+                                 "ethosu_region"}
     rows = []
     for node in order:
         if node.op in quiet and "_float_why" not in node.attrs:  # the QDQ lowering marks a group it left in float

@@ -158,10 +158,28 @@ def decoder(seed: int = 0) -> onnx.ModelProto:
     return n.model("x", [1, 3, 32, 32], y, [1, 1, 64, 64], opset=14)  # HardSwish
 
 
+def data_moves(seed: int = 0) -> onnx.ModelProto:
+    """1x3x16x16 → conv, Split along C into two convs and Concat, Split along H and Concat back, DepthToSpace (CRD)
+    to 32x32, conv, Tile of the channels, 1x1 conv to one channel, Expand to 8 channels, 1x1 conv → 1x4x32x32: the
+    int8 data-movement lowerings that follow the channels-last layout."""
+    n = _Net(seed)
+    e = n.conv("x", 3, 16)
+    n.nodes.append(helper.make_node("Split", [e, n.const(np.array([6, 10], np.int64))], ["ca", "cb"], name="split_c",
+                                    axis=1))
+    joined = n.node("Concat", [n.conv("ca", 6, 8), n.conv("cb", 10, 8)], axis=1)
+    n.nodes.append(helper.make_node("Split", [joined], ["top", "bottom"], name="split_h", axis=2))
+    rows = n.node("Concat", [n.node("Relu", ["bottom"]), "top"], axis=2)
+    d = n.node("DepthToSpace", [rows], blocksize=2, mode="CRD")  # 1x4x32x32
+    t = n.node("Tile", [n.conv(d, 4, 4), n.const(np.array([1, 2, 1, 1], np.int64))])
+    ex = n.node("Expand", [n.conv(t, 8, 1, k=1), n.const(np.array([1, 8, 32, 32], np.int64))])
+    y = n.conv(ex, 8, 4, k=1, act=None)
+    return n.model("x", [1, 3, 16, 16], y, [1, 4, 32, 32])
+
+
 #: The int8 test zoo built here, quantized by quantize_static (QDQ); with the MLPerf Tiny files in ../shared/models it
 #: is every int8 model the tests compile end to end (tests/test_int8_flash.py, tests/test_int8_zoo_target.py).
 ZOO = {"unet": unet, "mobilenet_v2": mobilenet_v2, "autoencoder": autoencoder, "decoder": decoder,
-       "pools_adds_concats": pools_adds_concats,
+       "pools_adds_concats": pools_adds_concats, "data_moves": data_moves,
        "unet_u8": unet, "decoder_u8": decoder}  # *_u8: uint8 activations (run as int8 by mcucomp)
 SHARED_INT8 = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
 ALL_INT8 = sorted(ZOO) + SHARED_INT8

@@ -1,5 +1,5 @@
-"""int8 U-Net-style, MobileNetV2-style and decoder (ConvTranspose, Pad, Slice, Mul, linear Resize, LUT activations)
-models quantized by onnxruntime's quantize_static (QDQ): with
+"""int8 U-Net-style, MobileNetV2-style, decoder (ConvTranspose, Pad, Slice, Mul, linear Resize, LUT activations) and
+data-movement (Split, DepthToSpace, Tile, Expand) models quantized by onnxruntime's quantize_static (QDQ): with
 `--io-dtype int8` every layer runs on int8 data (no float kernel, no float weights), the arena is at most 30% of the
 float32 model's, and verify passes (C equal to the integer reference, every layer within 1 LSB of onnxruntime)."""
 
@@ -12,11 +12,11 @@ from mcucomp.intref._checks import INT8_KERNELS
 from mcucomp.pipeline import plan_model
 from mcucomp.verify import verify_model
 
-from int8_models import autoencoder, decoder, mobilenet_v2, quantize_qdq, unet
+from int8_models import autoencoder, data_moves, decoder, mobilenet_v2, quantize_qdq, unet
 
-MODELS = {"unet": unet, "mobilenet_v2": mobilenet_v2, "decoder": decoder}
+MODELS = {"unet": unet, "mobilenet_v2": mobilenet_v2, "decoder": decoder, "data_moves": data_moves}
 #: Kernels that move 8-bit codes (no arithmetic, or integer interpolation: resize).
-DATA_MOVEMENT = {"resize", "pad", "slice"}
+DATA_MOVEMENT = {"resize", "pad", "slice", "split", "depth_to_space", "tile", "expand"}
 
 
 @pytest.fixture(scope="module", params=sorted(MODELS))
@@ -28,11 +28,13 @@ def quantized(request, tmp_path_factory):
 
 
 def test_int8_io_arena_and_no_float_layers(quantized):
-    """Every layer is an int8 kernel, every constant is 8-bit or int32, and the arena is <= 30% of float32's."""
+    """Every layer is an int8 kernel (none left in float), every constant is 8-bit or int32, and the arena is <= 30%
+    of float32's."""
     name, float_model, path = quantized
     planned = plan_model(path, name="m", io_dtype="int8")
     ops = {layer["op"] for layer in planned.report["layers"] if not layer["alias"]}
     assert ops <= set(INT8_KERNELS) | DATA_MOVEMENT, f"{name}: layers outside the int8 kernels: {ops}"
+    assert planned.report["float_layers"] == [], f"{name}: {planned.report['float_layers']}"
     g = planned.graph
     geometry = {i for n in g.nodes if n.op == "resize" for i in n.inputs[1:]}  # Resize's scales, not weights
     float_consts = [t.name for t in g.tensors.values() if t.is_const and t.dtype == "float32"

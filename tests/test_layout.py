@@ -11,7 +11,7 @@ import numpy as np
 import onnx
 import pytest
 from cli_models import run_cli
-from int8_models import autoencoder, mobilenet_v2, pools_adds_concats, quantize_qdq, unet
+from int8_models import autoencoder, data_moves, mobilenet_v2, pools_adds_concats, quantize_qdq, unet
 from onnx import TensorProto, helper, numpy_helper
 from shared_models import shared_model
 
@@ -70,10 +70,11 @@ def models(tmp_path_factory):
     """QDQ files of the test builders (name → path)."""
     d = tmp_path_factory.mktemp("layout_models")
     return {name: str(quantize_qdq(build(), d / f"{name}.onnx"))
-            for name, build in (("mix", pools_adds_concats), ("unet", unet), ("mnv2", mobilenet_v2))}
+            for name, build in (("mix", pools_adds_concats), ("unet", unet), ("mnv2", mobilenet_v2),
+                                ("moves", data_moves))}
 
 
-@pytest.mark.parametrize("name", ["mix", "unet", "mnv2"])
+@pytest.mark.parametrize("name", ["mix", "unet", "mnv2", "moves"])
 def test_followers_never_add_conversions(models, name):
     """Pools, adds, concats, resizes and tables join channels-last only where that saves transposes: never more
     bytes transposed than with every follower channels-first, whatever the io options (with channels-first convs,
@@ -154,10 +155,10 @@ def test_float_flatten_into_gemm(op, monkeypatch, tmp_path):
 MLPERF = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
 
 
-@pytest.mark.parametrize("name", MLPERF + ["unet", "mnv2"])
+@pytest.mark.parametrize("name", MLPERF + ["unet", "mnv2", "moves"])
 def test_channels_last_convs_leave_conversions_only_at_io(name, models, monkeypatch):
-    """With conv2d_s8 channels-last (as the NHWC conv kernel makes it), the pools, adds, concats and tables join
-    it: no transpose inside the model (free reshapes only); at the graph input a transpose (a free reshape when
+    """With conv2d_s8 channels-last (as the NHWC conv kernel makes it), the pools, adds, concats, splits, strided
+    copies and tables join it (a Split whose outputs meet in a Concat joins with it): no transpose inside the model (free reshapes only); at the graph input a transpose (a free reshape when
     C == 1), none with --io-layout nhwc."""
     monkeypatch.setattr(type(REGISTRY["conv2d_s8"]), "channels_last", lambda self, node, g: True)
     path = models[name] if name in models else str(shared_model(f"mlperf_tiny/{name}.onnx"))

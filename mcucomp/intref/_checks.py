@@ -16,9 +16,11 @@ from ..ops._layout import stored_value
 #: requantization: onnxruntime runs some groups in float, our kernels in integers); more is a bug.
 LAYER_LSB_BOUND = 1
 
-#: Kernel ops with 8-bit outputs that the layer-local check compares (others are exact data movement or float).
+#: Kernel ops with 8-bit outputs that the layer-local check compares (the first eight compute; the data movement
+#: listed here runs channels-last or not, so onnxruntime's ONNX-order values check its stored order too; others are
+#: exact data movement or float).
 INT8_KERNELS = ("conv2d_s8", "fc_s8", "add_s8", "mul_s8", "avgpool_s8", "softmax_s8", "lut8", "conv_transpose_s8",
-                "maxpool_f32", "concat", "transpose")
+                "maxpool_f32", "concat", "transpose", "depth_to_space", "tile", "expand")
 
 
 def is_int8_model(order) -> bool:

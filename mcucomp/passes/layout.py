@@ -2,10 +2,11 @@
 
 Every node whose kernel says `channels_last()` is True runs channels-last (attrs["layout"] = "nhwc"), except the
 LAYOUT_FOLLOWERS: kernels as fast in either layout (pools, adds, concats, splits, element-wise tables, resizes,
-strided copies, per-tensor (de)quantization), which join channels-last only where that converts no more bytes and
-then adds no more conversion nodes (ties go channels-last), so they never cost a transpose by themselves, and a
-conversion at a float graph I/O moves to the 8-bit side of its (De)QuantizeLinear. A 3-D or 4-D activation takes its producer's layout (a graph input
-the `io_layout` option's); where a reader wants the other layout, one conversion per tensor and layout is inserted:
+strided copies, per-tensor (de)quantization), which join channels-last (one at a time, or a chain of followers
+joined by tensors at once) only where that converts no more bytes and then adds no more conversion nodes (ties go
+channels-last), so they never cost a transpose by themselves, and a conversion at a float graph I/O moves to the
+8-bit side of its (De)QuantizeLinear. A 3-D or 4-D activation takes its producer's layout (a graph input the
+`io_layout` option's); where a reader wants the other layout, one conversion per tensor and layout is inserted:
 a reshape (a free view) when the channel count or the spatial size is 1, else a transpose of the tensor as it is
 (int8 where the data is int8).
 A Flatten/Reshape to (N, rest) read only by fc_s8 / gemm_f32 with constant weights takes a channels-last input as
@@ -105,17 +106,33 @@ class _Plan:
         have = self.stored(name)
         return sorted(w for w in self.wanted(name) if w not in (have, ANY))
 
-    def cost(self, node: Node) -> tuple[int, int]:
+    def cost(self, nodes: list[Node]) -> tuple[int, int]:
         """Bytes copied by conversions (transposes, and free reshapes into a graph output, which own their bytes),
-        then conversion nodes, on the tensors `node` reads or writes."""
-        names = {n for n in node.inputs + node.outputs if n and not self.g.tensors[n].is_const}
+        then conversion nodes, on the tensors `nodes` read or write."""
+        names = {n for node in nodes for n in node.inputs + node.outputs if n and not self.g.tensors[n].is_const}
         images = [self.g.tensors[n] for n in names if is_image(self.g.tensors[n].shape)]
         copied = sum(t.nbytes for t in images for to in self.conversions(t.name)
                      if not _free(t) or (t.name in self.g.outputs and to == self.io))
         return copied, sum(len(self.conversions(t.name)) for t in images)
 
+    def chains(self, followers: list[Node]) -> list[list[Node]]:
+        """The followers joined by tensors (one writes what another reads), as groups of two or more: a Split
+        whose outputs meet again in a Concat converts more tensors than one conversion before or after them when
+        only one of the two moves, so they are tried together."""
+        group = {n.name: [n] for n in followers}
+        for node in followers:
+            for reader in (r for o in node.outputs if o for r in self.readers.get(o, []) if r.name in group):
+                a, b = group[node.name], group[reader.name]
+                if a is not b:
+                    a.extend(b)
+                    for member in b:
+                        group[member.name] = a
+        unique = {id(g): g for g in group.values()}
+        return [g for g in unique.values() if len(g) > 1]
+
     def choose(self) -> None:
-        """Every capable node channels-last; followers only where that converts no more bytes (to a fixpoint)."""
+        """Every capable node channels-last; followers, one at a time or a joined chain at once, only where that
+        converts no more bytes (to a fixpoint)."""
         capable = [n for n in self.g.nodes if n.op in REGISTRY and "_unsupported" not in n.attrs
                    and REGISTRY[n.op].channels_last(n, self.g)]
         self.nhwc = {n.name for n in capable if n.op not in LAYOUT_FOLLOWERS}
@@ -123,13 +140,15 @@ class _Plan:
         changed = True
         while changed:
             changed = False
-            for node in followers:
-                if node.name in self.nhwc:
+            rest = [n for n in followers if n.name not in self.nhwc]
+            for nodes in [[n] for n in rest] + self.chains(rest):
+                names = {n.name for n in nodes}
+                if names & self.nhwc:
                     continue
-                before = self.cost(node)
-                self.nhwc.add(node.name)
-                if self.cost(node) > before:
-                    self.nhwc.discard(node.name)
+                before = self.cost(nodes)
+                self.nhwc |= names
+                if self.cost(nodes) > before:
+                    self.nhwc -= names
                 else:
                     changed = True
 
