@@ -158,8 +158,8 @@ MLPERF = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
 @pytest.mark.parametrize("name", MLPERF + ["unet", "mnv2", "moves"])
 def test_channels_last_convs_leave_conversions_only_at_io(name, models, monkeypatch):
     """With conv2d_s8 channels-last (as the NHWC conv kernel makes it), the pools, adds, concats, splits, strided
-    copies and tables join it (a Split whose outputs meet in a Concat joins with it): no transpose inside the model (free reshapes only); at the graph input a transpose (a free reshape when
-    C == 1), none with --io-layout nhwc."""
+    copies and tables join it (a Split whose outputs meet in a Concat joins with it): no transpose inside the model
+    (free reshapes only); at the graph input a transpose (a free reshape when C == 1), none with --io-layout nhwc."""
     monkeypatch.setattr(type(REGISTRY["conv2d_s8"]), "channels_last", lambda self, node, g: True)
     path = models[name] if name in models else str(shared_model(f"mlperf_tiny/{name}.onnx"))
     for opts in ({"io_dtype": "int8"}, {"io_dtype": "int8", "io_layout": "nhwc"}):

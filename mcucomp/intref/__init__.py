@@ -1,8 +1,9 @@
 """The integer reference: a numpy interpreter of the LOWERED graph that defines what every int8 kernel computes.
 
 One module per kernel op (`<kernel>.py` with `OPS`, the kernel op names it evaluates, and
-`reference(node, g, mode, *inputs)`, returning the output, or a tuple of one per output for Split); the registry is built from the files. Each reference reads only the lowered
-node's attributes and constant tensors, never the generated C. Requantizations of integer accumulators follow the
+`reference(node, g, mode, *inputs)`, returning the output, or for a multi-output kernel (split) a tuple of one array
+per output); the registry is built from the files. Each reference reads only the lowered node's attributes and
+constant tensors, never the generated C. Requantizations of integer accumulators follow the
 `requant` option the graph was lowered with (`mode`), not a mode recorded on the node, so a kernel that ignores the
 option is caught. Kernels whose arithmetic is float32 are evaluated one IEEE operation at a time in the C's order.
 The generated C must equal this reference bit for bit (mcucomp.verify)."""
@@ -46,7 +47,8 @@ def run_graph(g, order, mode: str, feeds: dict[str, np.ndarray], keep_all: bool 
         args = [None if not name else values[name] if name in values else g.const(name) for name in node.inputs]
         out = REFERENCES[node.op](node, g, mode, *args)
         for name, value in zip(node.outputs, out if isinstance(out, tuple) else (out,)):  # a tuple: one per output
-            values[name] = forced[name] if forced and name in forced else np.asarray(value).astype(g.tensors[name].dtype)
+            forced_value = forced.get(name) if forced else None
+            values[name] = np.asarray(value).astype(g.tensors[name].dtype) if forced_value is None else forced_value
     return values if keep_all else {name: values[name] for name in g.outputs}
 
 

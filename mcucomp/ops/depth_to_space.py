@@ -33,7 +33,7 @@ def _nhwc_view_and_perm(node: Node, g: Graph) -> tuple[list[int], list[int]]:
     n, h, w, c = shape(g, node.inputs[0])
     bs = int(node.attrs["blocksize"])
     crd = _mode(node) == "CRD"
-    if node.attrs["onnx_op"] == "SpaceToDepth":  # view (n, h', i, w', j, c) → (n, h', w', C' = [i, j, c] or [c, i, j])
+    if node.attrs["onnx_op"] == "SpaceToDepth":  # view (n, h', i, w', j, c) → (n, h', w', C' = (i, j, c) | (c, i, j))
         return [n, h // bs, bs, w // bs, bs, c], [0, 1, 3, 5, 2, 4] if crd else [0, 1, 3, 2, 4, 5]
     if crd:  # view (n, h, w, c', i, j) → (n, h, i, w, j, c')
         return [n, h, w, c // (bs * bs), bs, bs], [0, 1, 4, 2, 5, 3]

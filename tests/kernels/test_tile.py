@@ -39,7 +39,8 @@ def test_tile_channels_last(tmp_path, monkeypatch):
 
 
 def test_qdq_tile_moves_codes(tmp_path):
-    """DQ → Tile → Q: the tile repeats int8 codes; equal to the integer reference and within 1 LSB of onnxruntime."""
+    """DQ → Tile → Q: the tile repeats int8 codes; equal to the integer reference and within 1 LSB of
+    onnxruntime."""
     from qmodels import QModel, check_qmodel
 
     qm = QModel(np.int8)
