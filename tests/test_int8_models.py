@@ -87,8 +87,9 @@ def test_autoencoder_arena_and_flash(tmp_path):
 
 
 def test_float_layers_name_their_reason(capsys, tmp_path):
-    """A QDQ op without an int8 lowering (Softplus) and a group outside the lowered pattern (Gemm with transA) stay
-    in float; compile's report, its summary and `show` list each with the reason."""
+    """A QDQ op without an int8 lowering (Softplus) and groups outside the lowered pattern (Gemm with transA, a Split
+    with an output read in float) stay in float; compile's report, its summary and `show` list each with the
+    reason."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -109,14 +110,20 @@ def test_float_layers_name_their_reason(capsys, tmp_path):
              helper.make_node("DequantizeLinear", ["w", "ws"], ["wd"]),
              helper.make_node("Gemm", ["spd", "wd"], ["g"], name="gemm_ta", transA=1),
              helper.make_node("QuantizeLinear", ["g", "s", "z"], ["gq"]),
-             helper.make_node("DequantizeLinear", ["gq", "s", "z"], ["y"])]
-    graph = helper.make_graph(nodes, "f", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 4])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 4])], inits)
+             helper.make_node("DequantizeLinear", ["gq", "s", "z"], ["y"]),
+             helper.make_node("Split", ["ad"], ["h0", "h1"], name="split", axis=0),
+             helper.make_node("QuantizeLinear", ["h0", "s", "z"], ["h0q"])]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 4]),
+               helper.make_tensor_value_info("h0q", TensorProto.INT8, [2, 4]),
+               helper.make_tensor_value_info("h1", TensorProto.FLOAT, [2, 4])]
+    graph = helper.make_graph(nodes, "f", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 4])], outputs,
+                              inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     rows = {r["layer"]: r["why"] for r in plan_model(model, name="m").report["float_layers"]}
     assert "no int8 lowering for Softplus" in rows["softplus"]
     assert "does not match the int8 pattern" in rows["gemm_ta"] and "Gemm(alpha 1, beta 1, no transA)" in rows["gemm_ta"]
+    assert "an output of the Split does not go to exactly one QuantizeLinear" in rows["split"]
     path = tmp_path / "f.onnx"
     onnx.save(model, path)
     assert main(["show", str(path)]) == 0
