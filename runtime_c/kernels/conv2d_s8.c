@@ -74,13 +74,115 @@ static MCU_CONV2D_S8_OUTLINE int8_t mcu_conv2d_s8_requant_any(const mcu_requant 
  * the plain case inline (a few instructions), the others by a call. */
 static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
 {
-#if defined(__arm__) && !defined(__ARM_FP) /* soft float: not worth inlining at every output (fixed is the default) */
+#if defined(__arm__) && !defined(__ARM_FP) /* soft float: fixed mode (the default there) with double rounding inline */
     (void)plain;
+    if (rq->mult != NULL && !rq->single_round) {
+        return (int8_t)mcu_requant_fixed_double(rq, acc, ch);
+    }
     return mcu_conv2d_s8_requant_any(rq, acc, ch);
 #else
     return plain ? (int8_t)mcu_requant_plain(rq, acc, ch) : mcu_conv2d_s8_requant_any(rq, acc, ch);
 #endif
 }
+
+#if !defined(__ARM_FEATURE_DSP)
+#if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
+/* One tap i of the ARMv6-M 2x2 block: four LDRSB, one MOV, four MULS (each of the last three overwrites a value at
+ * its last use) and four ADD to the accumulators in r8-r11: 17 cycles for four MACs on the two-stage pipeline.
+ * r0 = w0, r1 = w1, r2 = c0, r3 = c1, r4 = i, r5-r7 the values. */
+#define MCU_CONV2D_S8_V6M_TAP                                                                                      \
+    "ldrsb r5, [r2, r4]\n\t"                                                                                       \
+    "ldrsb r6, [r0, r4]\n\t"                                                                                       \
+    "mov r7, r5\n\t"                                                                                               \
+    "muls r7, r6\n\t" /* x0 w0 */                                                                                  \
+    "add r8, r7\n\t"                                                                                               \
+    "ldrsb r7, [r1, r4]\n\t"                                                                                       \
+    "muls r5, r7\n\t" /* x0 w1 */                                                                                  \
+    "add r10, r5\n\t"                                                                                              \
+    "ldrsb r5, [r3, r4]\n\t"                                                                                       \
+    "muls r6, r5\n\t" /* x1 w0 */                                                                                  \
+    "add r9, r6\n\t"                                                                                               \
+    "muls r7, r5\n\t" /* x1 w1 */                                                                                  \
+    "add r11, r7\n\t"
+
+/* The 2x2 GEMM block on ARMv6-M (Cortex-M0/M0+, and ARMv8-M baseline): acc[0..3] += the dot products of (w0, c0),
+ * (w0, c1), (w1, c0), (w1, c1), k taps each. LDRSB only takes a register offset, so one index counting down serves
+ * the four rows; with three value registers that is all eight low registers, and the accumulators live in r8-r11
+ * (ADD reaches them). A whole function in assembly (AAPCS: w0, w1, c0, c1 in r0-r3, k and acc on the stack), as GCC
+ * cannot always give inline assembly every low register (unoptimized and -Os builds keep r7 for the frame). Two taps
+ * a loop turn; an odd k runs its last tap first. */
+#define MCU_CONV2D_S8_REG_ARG __attribute__((unused)) /* read by the assembly from r0-r3 and the stack */
+__attribute__((naked, noinline)) static void
+mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w1 MCU_CONV2D_S8_REG_ARG,
+                         const int8_t *c0 MCU_CONV2D_S8_REG_ARG, const int8_t *c1 MCU_CONV2D_S8_REG_ARG,
+                         int32_t k MCU_CONV2D_S8_REG_ARG, int32_t *acc MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t" /* GCC hands Thumb-1 assembly over in divided syntax */
+            "push {r4, r5, r6, r7, lr}\n\t"
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "push {r4, r5, r6, r7}\n\t" /* 36 bytes pushed: k at sp + 36, acc at sp + 40 */
+            "ldr r4, [sp, #40]\n\t"
+            "ldm r4, {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "ldr r4, [sp, #36]\n\t"
+            "lsrs r5, r4, #1\n\t" /* carry: k odd */
+            "bcc 1f\n\t"
+            "subs r4, #1\n\t"
+            MCU_CONV2D_S8_V6M_TAP
+            "1:\n\t"
+            "cmp r4, #0\n\t"
+            "beq 3f\n"
+            "2:\n\t"
+            "subs r4, #1\n\t"
+            MCU_CONV2D_S8_V6M_TAP
+            "subs r4, #1\n\t"
+            MCU_CONV2D_S8_V6M_TAP
+            "cmp r4, #0\n\t"
+            "bne 2b\n"
+            "3:\n\t"
+            "ldr r4, [sp, #40]\n\t"
+            "mov r5, r8\n\t"
+            "mov r6, r9\n\t"
+            "mov r7, r10\n\t"
+            "stm r4!, {r5, r6, r7}\n\t"
+            "mov r5, r11\n\t"
+            "str r5, [r4]\n\t"
+            "pop {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "pop {r4, r5, r6, r7, pc}\n\t");
+}
+#undef MCU_CONV2D_S8_V6M_TAP
+#undef MCU_CONV2D_S8_REG_ARG
+#else
+/* The 2x2 GEMM block without the DSP extension (host, Cortex-M3): four int32 dot products of length k. */
+static inline void mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
+                                            int32_t k, int32_t acc[4])
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    int32_t i;
+    for (i = k - 1; i >= 0; --i) {
+        const int32_t x0 = c0[i], x1 = c1[i], wa = w0[i], wb = w1[i];
+        a00 += x0 * wa;
+        a01 += x1 * wa;
+        a10 += x0 * wb;
+        a11 += x1 * wb;
+    }
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+}
+#endif
+#endif
 
 /* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
  * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
@@ -106,21 +208,8 @@ static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, cons
         a11 = __smlad(x1e, we, __smlad(x1o, wo, a11));
     }
 #else
-    /* ARMv6-M (M0+, two-stage pipeline): LDRSB only takes a register offset, so one index serves the three rows;
-     * one weight row at a time keeps the live values in the eight low registers; pairs of taps counted down from
-     * the end save the compare. Tap 0 of an odd k is left to the tail loop below. */
-    for (i = k - 2; i >= (k & 1); i -= 2) {
-        const int32_t wa = w0[i], wb = w0[i + 1];
-        a00 += c0[i] * wa + c0[i + 1] * wb;
-        a01 += c1[i] * wa + c1[i + 1] * wb;
-    }
-    for (i = k - 2; i >= (k & 1); i -= 2) {
-        const int32_t wa = w1[i], wb = w1[i + 1];
-        a10 += c0[i] * wa + c0[i + 1] * wb;
-        a11 += c1[i] * wa + c1[i + 1] * wb;
-    }
-    i = 0;
-    k &= 1;
+    mcu_conv2d_s8_dot2x2_v6m(w0, w1, c0, c1, k, acc);
+    return;
 #endif
     for (; i < k; ++i) {
         const int32_t x0 = c0[i], x1 = c1[i];
