@@ -224,6 +224,30 @@ static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, cons
     acc[3] = a11;
 }
 
+/* The 2x2 block's four accumulators (acc[0], acc[1]: channel oc of pixels 0, 1; acc[2], acc[3]: channel oc1)
+ * requantized and stored to y0, y1. On soft-float cores in fixed mode with double rounding (the default there), the
+ * pair helper reads and unpacks each channel's parameters once and computes both values before the stores. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, int32_t plain, const int32_t acc[4],
+                                                        int32_t oc, int32_t oc1, int8_t *y0, int8_t *y1)
+{
+#if defined(__arm__) && !defined(__ARM_FP)
+    if (rq->mult != NULL && !rq->single_round) {
+        int32_t v00, v01, v10, v11;
+        mcu_requant_fixed_pair(rq, oc, acc[0], acc[1], &v00, &v01);
+        mcu_requant_fixed_pair(rq, oc1, acc[2], acc[3], &v10, &v11);
+        y0[oc] = (int8_t)v00;
+        y1[oc] = (int8_t)v01;
+        y0[oc1] = (int8_t)v10;
+        y1[oc1] = (int8_t)v11;
+        return;
+    }
+#endif
+    y0[oc] = mcu_conv2d_s8_requant(rq, plain, acc[0], oc);
+    y1[oc] = mcu_conv2d_s8_requant(rq, plain, acc[1], oc);
+    y0[oc1] = mcu_conv2d_s8_requant(rq, plain, acc[2], oc1);
+    y1[oc1] = mcu_conv2d_s8_requant(rq, plain, acc[3], oc1);
+}
+
 /* Columns c0, c1 of two pixels (k taps each) against every weight row; y0, y1: the two pixels' outputs (c_out
  * channels each). A lone last output channel runs as its own pair and drops the duplicate; so does a lone pixel
  * (c0 == c1, y0 == y1). */
@@ -248,10 +272,7 @@ static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t plain, con
         acc[2] = p->kbias[oc1] - z1 * s0;
         acc[3] = p->kbias[oc1] - z1 * s1;
         mcu_conv2d_s8_dot2x2(p->w + (size_t)oc * k, p->w + (size_t)oc1 * k, c0, c1, k, acc);
-        y0[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[0], oc);
-        y1[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[1], oc);
-        y0[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[2], oc1);
-        y1[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[3], oc1);
+        mcu_conv2d_s8_store2x2(&rq, plain, acc, oc, oc1, y0, y1);
     }
 }
 
@@ -519,10 +540,7 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
                     mcu_conv2d_s8_direct_row(p, w0 + ky * seg, w1 + ky * seg, &a, &b, ky, acc);
                 }
             }
-            ya[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[0], oc);
-            yb[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[1], oc);
-            ya[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[2], oc1);
-            yb[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[3], oc1);
+            mcu_conv2d_s8_store2x2(&rq, plain, acc, oc, oc1, ya, yb);
         }
     }
 }
