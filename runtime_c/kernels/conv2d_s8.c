@@ -161,7 +161,6 @@ mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w
             "pop {r4, r5, r6, r7, pc}\n\t");
 }
 #undef MCU_CONV2D_S8_V6M_TAP
-#undef MCU_CONV2D_S8_REG_ARG
 #else
 /* The 2x2 GEMM block without the DSP extension (host, Cortex-M3): four int32 dot products of length k. */
 static inline void mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
@@ -227,18 +226,161 @@ static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, cons
 /* The 2x2 block's four accumulators (acc[0], acc[1]: channel oc of pixels 0, 1; acc[2], acc[3]: channel oc1)
  * requantized and stored to y0, y1. On soft-float cores in fixed mode with double rounding (the default there), the
  * pair helper reads and unpacks each channel's parameters once and computes both values before the stores. */
+#if defined(__arm__) && !defined(__ARM_FP)
+#if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
+/* The fixed-mode requantization of the 2x2 block on ARMv6-M, in assembly: GCC spills most of its values around the
+ * GEMM's. Per channel: mult and shift read once, mult split into mh = r0, ml = r1 (mcu_split16), the left shift
+ * applied to both accumulators, r2 = the right shift e, ip = 2^e >> 1, lr = (2^e - 1) >> 1. Per output (x in r3):
+ * mcu_doubling_high_mul's 17 instructions leave R with its sign in the flags, then RoundingDivideByPOT is
+ * (R + ip) >> e (logical: R + ip < 2^32) for R >= 0 and (R + lr) >> e (arithmetic) for R < 0, which is TFLite's
+ * rounding half away from zero; a result from R >= 0 is >= 0 and one from R < 0 is <= 0, so with
+ * lo <= 0 <= hi (the caller checks qmin <= zp <= qmax) each side needs one bound. r8 = lo, r9 = hi, r10 = zp,
+ * r11 = 2^30; the stack keeps acc, oc, oc1, rq (sp + 0 .. 12), y0 and y1 (sp + 52, 56). */
+#define MCU_CONV2D_S8_V6M_RQ_OUT(yslot, cslot)                                                                     \
+    "sxth r6, r3\n\t"                                                                                              \
+    "asrs r5, r3, #15\n\t"                                                                                         \
+    "adds r5, #1\n\t"                                                                                              \
+    "asrs r5, r5, #1\n\t"                                                                                          \
+    "mov r7, r6\n\t"                                                                                               \
+    "muls r7, r1\n\t"                                                                                              \
+    "add r7, r11\n\t"                                                                                              \
+    "lsrs r7, r7, #16\n\t"                                                                                         \
+    "muls r6, r0\n\t"                                                                                              \
+    "adds r7, r6\n\t"                                                                                              \
+    "mov r6, r5\n\t"                                                                                               \
+    "muls r6, r1\n\t"                                                                                              \
+    "adds r7, r6\n\t"                                                                                              \
+    "asrs r7, r7, #15\n\t"                                                                                         \
+    "muls r5, r0\n\t"                                                                                              \
+    "lsls r5, r5, #1\n\t"                                                                                          \
+    "adds r3, r5, r7\n\t"                                                                                          \
+    "bmi 2f\n\t"                                                                                                   \
+    "add r3, ip\n\t"                                                                                               \
+    "lsrs r3, r2\n\t"                                                                                              \
+    "cmp r3, r9\n\t"                                                                                               \
+    "ble 3f\n\t"                                                                                                   \
+    "mov r3, r9\n\t"                                                                                               \
+    "b 3f\n"                                                                                                       \
+    "2:\n\t"                                                                                                       \
+    "add r3, lr\n\t"                                                                                               \
+    "asrs r3, r2\n\t"                                                                                              \
+    "cmp r3, r8\n\t"                                                                                               \
+    "bge 3f\n\t"                                                                                                   \
+    "mov r3, r8\n"                                                                                                 \
+    "3:\n\t"                                                                                                       \
+    "add r3, r10\n\t"                                                                                              \
+    "ldr r5, [sp, #" #yslot "]\n\t"                                                                                \
+    "ldr r6, [sp, #" #cslot "]\n\t"                                                                                \
+    "strb r3, [r5, r6]\n\t"
+#define MCU_CONV2D_S8_V6M_RQ_CHANNEL(cslot, off0, off1)                                                            \
+    "ldr r7, [sp, #12]\n\t"                                                                                        \
+    "ldr r2, [sp, #" #cslot "]\n\t"                                                                                \
+    "ldr r3, [r7, #12]\n\t" /* per_channel: 0 or 1 */                                                              \
+    "negs r3, r3\n\t"                                                                                              \
+    "ands r2, r3\n\t"                                                                                              \
+    "lsls r2, r2, #2\n\t"                                                                                          \
+    "ldr r3, [r7, #4]\n\t"                                                                                         \
+    "ldr r0, [r3, r2]\n\t"                                                                                         \
+    "ldr r3, [r7, #8]\n\t"                                                                                         \
+    "ldr r2, [r3, r2]\n\t"                                                                                         \
+    "sxth r1, r0\n\t"                                                                                              \
+    "asrs r0, r0, #15\n\t"                                                                                         \
+    "adds r0, #1\n\t"                                                                                              \
+    "asrs r0, r0, #1\n\t"                                                                                          \
+    "ldr r7, [sp, #0]\n\t"                                                                                         \
+    "ldr r3, [r7, #" #off0 "]\n\t"                                                                                 \
+    "ldr r4, [r7, #" #off1 "]\n\t"                                                                                 \
+    "cmp r2, #0\n\t"                                                                                               \
+    "bge 1f\n\t"                                                                                                   \
+    "negs r2, r2\n\t"                                                                                              \
+    "lsls r3, r2\n\t"                                                                                              \
+    "lsls r4, r2\n\t"                                                                                              \
+    "movs r2, #0\n"                                                                                                \
+    "1:\n\t"                                                                                                       \
+    "movs r5, #1\n\t"                                                                                              \
+    "lsls r5, r2\n\t"                                                                                              \
+    "lsrs r6, r5, #1\n\t"                                                                                          \
+    "mov ip, r6\n\t"                                                                                               \
+    "subs r5, #1\n\t"                                                                                              \
+    "lsrs r5, r5, #1\n\t"                                                                                          \
+    "mov lr, r5\n\t"                                                                                               \
+    MCU_CONV2D_S8_V6M_RQ_OUT(52, cslot)                                                                            \
+    "mov r3, r4\n\t"                                                                                               \
+    MCU_CONV2D_S8_V6M_RQ_OUT(56, cslot)
+
+/* The assembly reads mcu_requant at these offsets. */
+typedef char mcu_conv2d_s8_rq_layout[(offsetof(mcu_requant, mult) == 4 && offsetof(mcu_requant, shift) == 8 &&
+                                      offsetof(mcu_requant, per_channel) == 12 && offsetof(mcu_requant, zp) == 20 &&
+                                      offsetof(mcu_requant, qmin) == 24 && offsetof(mcu_requant, qmax) == 28)
+                                         ? 1
+                                         : -1];
+
+/** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2 for qmin <= zp <= qmax: the four outputs of
+ * channels oc (acc[0], acc[1]) and oc1 (acc[2], acc[3]) to y0[oc], y1[oc], y0[oc1], y1[oc1]. AAPCS: rq, acc, oc,
+ * oc1 in r0-r3, y0 and y1 on the stack. */
+__attribute__((naked, noinline)) static void
+mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const int32_t *acc MCU_CONV2D_S8_REG_ARG,
+                             int32_t oc MCU_CONV2D_S8_REG_ARG, int32_t oc1 MCU_CONV2D_S8_REG_ARG,
+                             int8_t *y0 MCU_CONV2D_S8_REG_ARG, int8_t *y1 MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            "push {r4, r5, r6, r7, lr}\n\t"
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "push {r4, r5, r6, r7}\n\t"
+            "sub sp, #16\n\t"
+            "str r1, [sp, #0]\n\t"
+            "str r2, [sp, #4]\n\t"
+            "str r3, [sp, #8]\n\t"
+            "str r0, [sp, #12]\n\t"
+            "ldr r4, [r0, #20]\n\t" /* zp */
+            "ldr r5, [r0, #24]\n\t"
+            "ldr r6, [r0, #28]\n\t"
+            "subs r5, r5, r4\n\t" /* lo = qmin - zp */
+            "subs r6, r6, r4\n\t" /* hi = qmax - zp */
+            "mov r8, r5\n\t"
+            "mov r9, r6\n\t"
+            "mov r10, r4\n\t"
+            "movs r4, #1\n\t"
+            "lsls r4, r4, #30\n\t"
+            "mov r11, r4\n\t"
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, 0, 4)
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(8, 8, 12)
+            "add sp, #16\n\t"
+            "pop {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "pop {r4, r5, r6, r7, pc}\n\t");
+}
+#undef MCU_CONV2D_S8_V6M_RQ_OUT
+#undef MCU_CONV2D_S8_V6M_RQ_CHANNEL
+#else
+/** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2, out of line: with the GEMM's live values
+ * around it, GCC spills most of the requantization's. */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq, const int32_t acc[4], int32_t oc,
+                                                               int32_t oc1, int8_t *y0, int8_t *y1)
+{
+    int32_t v00, v01, v10, v11;
+    mcu_requant_fixed_pair(rq, oc, acc[0], acc[1], &v00, &v01);
+    mcu_requant_fixed_pair(rq, oc1, acc[2], acc[3], &v10, &v11);
+    y0[oc] = (int8_t)v00;
+    y1[oc] = (int8_t)v01;
+    y0[oc1] = (int8_t)v10;
+    y1[oc1] = (int8_t)v11;
+}
+#endif
+#endif
+
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, int32_t plain, const int32_t acc[4],
                                                         int32_t oc, int32_t oc1, int8_t *y0, int8_t *y1)
 {
 #if defined(__arm__) && !defined(__ARM_FP)
-    if (rq->mult != NULL && !rq->single_round) {
-        int32_t v00, v01, v10, v11;
-        mcu_requant_fixed_pair(rq, oc, acc[0], acc[1], &v00, &v01);
-        mcu_requant_fixed_pair(rq, oc1, acc[2], acc[3], &v10, &v11);
-        y0[oc] = (int8_t)v00;
-        y1[oc] = (int8_t)v01;
-        y0[oc1] = (int8_t)v10;
-        y1[oc1] = (int8_t)v11;
+    if (rq->mult != NULL && !rq->single_round && rq->qmin <= rq->zp && rq->zp <= rq->qmax) {
+        mcu_conv2d_s8_store2x2_fixed(rq, acc, oc, oc1, y0, y1);
         return;
     }
 #endif

@@ -51,15 +51,17 @@ def run_snippet(source: str, core: str = "cortex-m4", wait_states: int = 0, cach
 
 
 def compile_c(source: str, core: str, include_dirs: list[Path]) -> tuple[bytes, dict[str, int]]:
-    """Raw code of a freestanding C source compiled with the target flags (-O2) and linked at CODE_BASE, and the
-    addresses of its functions."""
+    """Raw code of a C source without main compiled with the target flags (-O2) and linked at CODE_BASE (newlib for
+    memcpy and friends), and the addresses of its functions."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "a.c").write_text(source)
         includes = [f"-I{d}" for d in include_dirs]
-        subprocess.run([require_tool("arm-none-eabi-gcc"), *AS_CPU[core], "-mthumb", *TARGET_CFLAGS, *includes,
-                        "-ffreestanding", "-nostdlib", f"-Wl,-Ttext={CODE_BASE:#x}", "-Wl,-e,0", "-o",
-                        str(tmp / "a.elf"), str(tmp / "a.c"), "-lgcc"], check=True, capture_output=True, text=True)
+        build = subprocess.run([require_tool("arm-none-eabi-gcc"), *AS_CPU[core], "-mthumb", *TARGET_CFLAGS,
+                                *includes, "--specs=nano.specs", "-nostartfiles", f"-Wl,-Ttext={CODE_BASE:#x}",
+                                "-Wl,-e,0", "-o", str(tmp / "a.elf"), str(tmp / "a.c"), "-lc", "-lgcc"],
+                               capture_output=True, text=True)
+        assert build.returncode == 0, build.stderr
         subprocess.run([require_tool("arm-none-eabi-objcopy"), "-O", "binary", "-j", ".text", str(tmp / "a.elf"),
                         str(tmp / "a.bin")], check=True, capture_output=True)
         symbols = subprocess.run([require_tool("arm-none-eabi-nm"), str(tmp / "a.elf")], check=True,
