@@ -109,8 +109,8 @@ static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, 
  * (w0, c1), (w1, c0), (w1, c1), k taps each. LDRSB only takes a register offset, so one index counting down serves
  * the four rows; with three value registers that is all eight low registers, and the accumulators live in r8-r11
  * (ADD reaches them). A whole function in assembly (AAPCS: w0, w1, c0, c1 in r0-r3, k and acc on the stack), as GCC
- * cannot always give inline assembly every low register (unoptimized and -Os builds keep r7 for the frame). Two taps
- * a loop turn; an odd k runs its last tap first. */
+ * cannot always give inline assembly every low register (unoptimized and -Os builds keep r7 for the frame). Four
+ * taps a loop turn; the last k % 4 run first. */
 #define MCU_CONV2D_S8_REG_ARG __attribute__((unused)) /* read by the assembly from r0-r3 and the stack */
 __attribute__((naked, noinline)) static void
 mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w1 MCU_CONV2D_S8_REG_ARG,
@@ -136,16 +136,27 @@ mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w
             "subs r4, #1\n\t"
             MCU_CONV2D_S8_V6M_TAP
             "1:\n\t"
-            "cmp r4, #0\n\t"
-            "beq 3f\n"
+            "lsrs r5, r4, #2\n\t" /* carry: two more taps before a multiple of four */
+            "bcc 2f\n\t"
+            "subs r4, #1\n\t"
+            MCU_CONV2D_S8_V6M_TAP
+            "subs r4, #1\n\t"
+            MCU_CONV2D_S8_V6M_TAP
             "2:\n\t"
+            "cmp r4, #0\n\t"
+            "beq 4f\n"
+            "3:\n\t"
+            "subs r4, #1\n\t"
+            MCU_CONV2D_S8_V6M_TAP
+            "subs r4, #1\n\t"
+            MCU_CONV2D_S8_V6M_TAP
             "subs r4, #1\n\t"
             MCU_CONV2D_S8_V6M_TAP
             "subs r4, #1\n\t"
             MCU_CONV2D_S8_V6M_TAP
             "cmp r4, #0\n\t"
-            "bne 2b\n"
-            "3:\n\t"
+            "bne 3b\n"
+            "4:\n\t"
             "ldr r4, [sp, #40]\n\t"
             "mov r5, r8\n\t"
             "mov r6, r9\n\t"
