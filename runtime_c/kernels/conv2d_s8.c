@@ -105,6 +105,35 @@ static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, 
     "muls r7, r5\n\t" /* x1 w1 */                                                                                  \
     "add r11, r7\n\t"
 
+/* The 2x2 block's loop: r4 = k taps counted down (the last k % 4 first, then four a turn), accumulators r8-r11. */
+#define MCU_CONV2D_S8_V6M_DOT                                                                                        \
+    "lsrs r5, r4, #1\n\t" /* carry: k odd */                                                                         \
+    "bcc 1f\n\t"                                                                                                     \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "1:\n\t"                                                                                                         \
+    "lsrs r5, r4, #2\n\t" /* carry: two more taps before a multiple of four */                                       \
+    "bcc 2f\n\t"                                                                                                     \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "2:\n\t"                                                                                                         \
+    "cmp r4, #0\n\t"                                                                                                 \
+    "beq 4f\n"                                                                                                       \
+    "3:\n\t"                                                                                                         \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "cmp r4, #0\n\t"                                                                                                 \
+    "bne 3b\n"                                                                                                       \
+    "4:\n\t"
+
 /* The 2x2 GEMM block on ARMv6-M (Cortex-M0/M0+, and ARMv8-M baseline): acc[0..3] += the dot products of (w0, c0),
  * (w0, c1), (w1, c0), (w1, c1), k taps each. LDRSB only takes a register offset, so one index counting down serves
  * the four rows; with three value registers that is all eight low registers, and the accumulators live in r8-r11
@@ -131,32 +160,7 @@ mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w
             "mov r10, r6\n\t"
             "mov r11, r7\n\t"
             "ldr r4, [sp, #36]\n\t"
-            "lsrs r5, r4, #1\n\t" /* carry: k odd */
-            "bcc 1f\n\t"
-            "subs r4, #1\n\t"
-            MCU_CONV2D_S8_V6M_TAP
-            "1:\n\t"
-            "lsrs r5, r4, #2\n\t" /* carry: two more taps before a multiple of four */
-            "bcc 2f\n\t"
-            "subs r4, #1\n\t"
-            MCU_CONV2D_S8_V6M_TAP
-            "subs r4, #1\n\t"
-            MCU_CONV2D_S8_V6M_TAP
-            "2:\n\t"
-            "cmp r4, #0\n\t"
-            "beq 4f\n"
-            "3:\n\t"
-            "subs r4, #1\n\t"
-            MCU_CONV2D_S8_V6M_TAP
-            "subs r4, #1\n\t"
-            MCU_CONV2D_S8_V6M_TAP
-            "subs r4, #1\n\t"
-            MCU_CONV2D_S8_V6M_TAP
-            "subs r4, #1\n\t"
-            MCU_CONV2D_S8_V6M_TAP
-            "cmp r4, #0\n\t"
-            "bne 3b\n"
-            "4:\n\t"
+            MCU_CONV2D_S8_V6M_DOT
             "ldr r4, [sp, #40]\n\t"
             "mov r5, r8\n\t"
             "mov r6, r9\n\t"
@@ -171,7 +175,6 @@ mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w
             "mov r11, r7\n\t"
             "pop {r4, r5, r6, r7, pc}\n\t");
 }
-#undef MCU_CONV2D_S8_V6M_TAP
 #else
 /* The 2x2 GEMM block without the DSP extension (host, Cortex-M3): four int32 dot products of length k. */
 static inline void mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
@@ -283,8 +286,8 @@ static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, cons
     "ldr r5, [sp, #" #yslot "]\n\t"                                                                                \
     "ldr r6, [sp, #" #cslot "]\n\t"                                                                                \
     "strb r3, [r5, r6]\n\t"
-#define MCU_CONV2D_S8_V6M_RQ_CHANNEL(cslot, off0, off1)                                                            \
-    "ldr r7, [sp, #12]\n\t"                                                                                        \
+#define MCU_CONV2D_S8_V6M_RQ_CHANNEL(rqslot, cslot, load_acc, y0slot, y1slot)                                      \
+    "ldr r7, [sp, #" #rqslot "]\n\t"                                                                               \
     "ldr r2, [sp, #" #cslot "]\n\t"                                                                                \
     "ldr r3, [r7, #12]\n\t" /* per_channel: 0 or 1 */                                                              \
     "negs r3, r3\n\t"                                                                                              \
@@ -298,9 +301,7 @@ static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, cons
     "asrs r0, r0, #15\n\t"                                                                                         \
     "adds r0, #1\n\t"                                                                                              \
     "asrs r0, r0, #1\n\t"                                                                                          \
-    "ldr r7, [sp, #0]\n\t"                                                                                         \
-    "ldr r3, [r7, #" #off0 "]\n\t"                                                                                 \
-    "ldr r4, [r7, #" #off1 "]\n\t"                                                                                 \
+    load_acc /* r3, r4: the channel's two accumulators */                                                         \
     "cmp r2, #0\n\t"                                                                                               \
     "bge 1f\n\t"                                                                                                   \
     "negs r2, r2\n\t"                                                                                              \
@@ -315,9 +316,23 @@ static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, cons
     "subs r5, #1\n\t"                                                                                              \
     "lsrs r5, r5, #1\n\t"                                                                                          \
     "mov lr, r5\n\t"                                                                                               \
-    MCU_CONV2D_S8_V6M_RQ_OUT(52, cslot)                                                                            \
+    MCU_CONV2D_S8_V6M_RQ_OUT(y0slot, cslot)                                                                        \
     "mov r3, r4\n\t"                                                                                               \
-    MCU_CONV2D_S8_V6M_RQ_OUT(56, cslot)
+    MCU_CONV2D_S8_V6M_RQ_OUT(y1slot, cslot)
+
+/* r8-r11 for the outputs of rq (in r0): lo, hi, zp, 2^30. */
+#define MCU_CONV2D_S8_V6M_RQ_SETUP                                                                                 \
+    "ldr r4, [r0, #20]\n\t" /* zp */                                                                               \
+    "ldr r5, [r0, #24]\n\t"                                                                                        \
+    "ldr r6, [r0, #28]\n\t"                                                                                        \
+    "subs r5, r5, r4\n\t" /* lo = qmin - zp */                                                                     \
+    "subs r6, r6, r4\n\t" /* hi = qmax - zp */                                                                     \
+    "mov r8, r5\n\t"                                                                                               \
+    "mov r9, r6\n\t"                                                                                               \
+    "mov r10, r4\n\t"                                                                                              \
+    "movs r4, #1\n\t"                                                                                              \
+    "lsls r4, r4, #30\n\t"                                                                                         \
+    "mov r11, r4\n\t"
 
 /* The assembly reads mcu_requant at these offsets. */
 typedef char mcu_conv2d_s8_rq_layout[(offsetof(mcu_requant, mult) == 4 && offsetof(mcu_requant, shift) == 8 &&
@@ -346,19 +361,9 @@ mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const 
             "str r2, [sp, #4]\n\t"
             "str r3, [sp, #8]\n\t"
             "str r0, [sp, #12]\n\t"
-            "ldr r4, [r0, #20]\n\t" /* zp */
-            "ldr r5, [r0, #24]\n\t"
-            "ldr r6, [r0, #28]\n\t"
-            "subs r5, r5, r4\n\t" /* lo = qmin - zp */
-            "subs r6, r6, r4\n\t" /* hi = qmax - zp */
-            "mov r8, r5\n\t"
-            "mov r9, r6\n\t"
-            "mov r10, r4\n\t"
-            "movs r4, #1\n\t"
-            "lsls r4, r4, #30\n\t"
-            "mov r11, r4\n\t"
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, 0, 4)
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(8, 8, 12)
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 4, "ldr r7, [sp, #0]\n\tldr r3, [r7, #0]\n\tldr r4, [r7, #4]\n\t", 52, 56)
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 8, "ldr r7, [sp, #0]\n\tldr r3, [r7, #8]\n\tldr r4, [r7, #12]\n\t", 52, 56)
             "add sp, #16\n\t"
             "pop {r4, r5, r6, r7}\n\t"
             "mov r8, r4\n\t"
@@ -367,8 +372,102 @@ mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const 
             "mov r11, r7\n\t"
             "pop {r4, r5, r6, r7, pc}\n\t");
 }
+/* What mcu_conv2d_s8_gemm_v6m reads (offsets in its assembly). */
+typedef struct {
+    const int8_t *c0, *c1;   /* 0, 4: the two pixels' columns */
+    int32_t k;               /* 8 */
+    const int8_t *w;         /* 12: weight rows of k bytes */
+    const int32_t *kbias;    /* 16 */
+    int32_t c_out;           /* 20 */
+    int8_t *y0, *y1;         /* 24, 28 */
+    const mcu_requant *rq;   /* 32 */
+} mcu_conv2d_s8_gemm_v6m_args;
+
+/** mcu_conv2d_s8_gemm on ARMv6-M without weight zero points, fixed mode with double rounding, qmin <= zp <= qmax:
+ * every pair of output channels in one function (no calls, no C around the blocks): accumulators from kbias, the
+ * 2x2 loop, then the four outputs requantized as in mcu_conv2d_s8_store2x2_fixed. Locals: a, oc, oc1, rq
+ * (sp + 0 .. 12), the four accumulators (sp + 16 .. 28), y0, y1 (sp + 32, 36). */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
+                                                                    MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            "push {r4, r5, r6, r7, lr}\n\t"
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "push {r4, r5, r6, r7}\n\t"
+            "sub sp, #40\n\t"
+            "str r0, [sp, #0]\n\t"
+            "ldr r1, [r0, #24]\n\t"
+            "str r1, [sp, #32]\n\t"
+            "ldr r1, [r0, #28]\n\t"
+            "str r1, [sp, #36]\n\t"
+            "ldr r1, [r0, #32]\n\t"
+            "str r1, [sp, #12]\n\t"
+            "movs r1, #0\n\t"
+            "str r1, [sp, #4]\n"
+            "5:\n\t" /* channels oc, oc1 = min(oc + 1, c_out - 1) */
+            "ldr r7, [sp, #0]\n\t"
+            "ldr r2, [sp, #4]\n\t"
+            "adds r3, r2, #1\n\t"
+            "ldr r4, [r7, #20]\n\t"
+            "cmp r3, r4\n\t"
+            "blt 1f\n\t"
+            "mov r3, r2\n"
+            "1:\n\t"
+            "str r3, [sp, #8]\n\t"
+            "ldr r4, [r7, #16]\n\t"
+            "lsls r5, r2, #2\n\t"
+            "ldr r5, [r4, r5]\n\t"
+            "lsls r6, r3, #2\n\t"
+            "ldr r6, [r4, r6]\n\t"
+            "mov r8, r5\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r6\n\t"
+            "ldr r4, [r7, #8]\n\t"
+            "ldr r0, [r7, #12]\n\t"
+            "muls r3, r4\n\t"
+            "adds r1, r0, r3\n\t" /* w1 */
+            "muls r2, r4\n\t"
+            "adds r0, r0, r2\n\t" /* w0 */
+            "ldr r2, [r7, #0]\n\t"
+            "ldr r3, [r7, #4]\n\t"
+            MCU_CONV2D_S8_V6M_DOT
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "add r0, sp, #16\n\t"
+            "stm r0!, {r4, r5, r6, r7}\n\t"
+            "ldr r0, [sp, #12]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 4, "ldr r3, [sp, #16]\n\tldr r4, [sp, #20]\n\t", 32, 36)
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 8, "ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t", 32, 36)
+            "ldr r7, [sp, #0]\n\t"
+            "ldr r2, [sp, #4]\n\t"
+            "adds r2, #2\n\t"
+            "str r2, [sp, #4]\n\t"
+            "ldr r4, [r7, #20]\n\t"
+            "cmp r2, r4\n\t"
+            "bge 6f\n\t"
+            "b 5b\n"
+            "6:\n\t"
+            "add sp, #40\n\t"
+            "pop {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "pop {r4, r5, r6, r7, pc}\n\t");
+}
+#define MCU_CONV2D_S8_GEMM_V6M 1
 #undef MCU_CONV2D_S8_V6M_RQ_OUT
 #undef MCU_CONV2D_S8_V6M_RQ_CHANNEL
+#undef MCU_CONV2D_S8_V6M_RQ_SETUP
+#undef MCU_CONV2D_S8_V6M_DOT
+#undef MCU_CONV2D_S8_V6M_TAP
 #else
 /** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2, out of line: with the GEMM's live values
  * around it, GCC spills most of the requantization's. */
@@ -410,6 +509,14 @@ static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t plain, con
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores below could alias p, which stops hoisting */
     const int32_t c_out = p->g.c_out;
     int32_t s0 = 0, s1 = 0, oc, i;
+#if defined(MCU_CONV2D_S8_GEMM_V6M)
+    if (p->w_zp == NULL && rq.mult != NULL && !rq.single_round && rq.qmin <= rq.zp && rq.zp <= rq.qmax) {
+        const mcu_conv2d_s8_gemm_v6m_args a = {c0, c1, k, p->w, p->kbias, c_out, y0, y1, &rq};
+        (void)plain;
+        mcu_conv2d_s8_gemm_v6m(&a);
+        return;
+    }
+#endif
     if (p->w_zp) {
         for (i = 0; i < k; ++i) {
             s0 += c0[i];

@@ -1,7 +1,8 @@
 """conv2d_s8's ARMv6-M assembly (Cortex-M0/M0+) on the simulated Cortex-M0+, function by function: the 2x2 GEMM block
-(mcu_conv2d_s8_dot2x2_v6m) for every k mod 4 and lone rows, and the 2x2 block's fixed-point requantization
+(mcu_conv2d_s8_dot2x2_v6m) for every k mod 4 and lone rows, the 2x2 block's fixed-point requantization
 (mcu_conv2d_s8_store2x2_fixed) over the whole int32 range of accumulators, all multipliers and shifts, against
-mcucomp.fixedpoint. The whole-model and per-path comparisons on target are in test_conv2d_s8.py and
+mcucomp.fixedpoint, and the fused pixel-pair GEMM (mcu_conv2d_s8_gemm_v6m) for odd channel counts, k tails and a lone
+pixel. The whole-model and per-path comparisons on target are in test_conv2d_s8.py and
 tests/test_int8_zoo_target.py."""
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ SOURCE = """#include "conv2d_s8.c"
 void t_dot(const int8_t *buf, const int32_t *desc, int32_t *acc)
 {
     mcu_conv2d_s8_dot2x2_v6m(buf + desc[0], buf + desc[1], buf + desc[2], buf + desc[3], desc[4], acc);
+}
+/* The fused GEMM of one pixel pair; a: mcu_conv2d_s8_gemm_v6m_args. */
+void t_gemm(const mcu_conv2d_s8_gemm_v6m_args *a)
+{
+    mcu_conv2d_s8_gemm_v6m(a);
 }
 /* Block i: accumulators acc[4 i ..], channels oc = ocs[2 i], oc1 = ocs[2 i + 1]; pixel 0 to y, pixel 1 to y + 256. */
 void t_rq(const mcu_requant *rq, const int32_t *acc, const int32_t *ocs, int8_t *y)
@@ -129,3 +135,41 @@ def test_store2x2_fixed_equals_reference(v6m, seed, per_channel, limits):
             want = int(requant_fixed(np.int64(a), mult[c[ch]], shift[c[ch]], zp, qmin, qmax)) & 0xFF
             assert int(got) & 0xFF == want, f"block {b}, channel {ch}: acc {a}, mult {mult[c[ch]]}, " \
                                             f"shift {shift[c[ch]]}: {int(got) & 0xFF} != {want}"
+
+
+@pytest.mark.parametrize("k, c_out, lone", [(1, 1, False), (3, 5, False), (27, 16, False), (40, 7, True), (64, 64, False),
+                                            (66, 3, True), (8, 2, False)])
+def test_gemm_v6m_equals_reference(v6m, k, c_out, lone):
+    """One pixel pair (or a lone pixel: c1 == c0, y1 == y0) against every output channel, odd counts included:
+    kbias + the dot products, requantized per channel (double rounding, zp 7), equals numpy."""
+    code, functions = v6m
+    rng = np.random.default_rng(k * 100 + c_out)
+    w = rng.integers(-128, 128, (c_out, k)).astype(np.int8)
+    cols = rng.integers(-128, 128, (2, k)).astype(np.int8)
+    if lone:
+        cols[1] = cols[0]
+    kbias = rng.integers(-(1 << 20), 1 << 20, c_out)
+    mult = rng.integers(1 << 30, 1 << 31, c_out)
+    shift = rng.integers(-2, 14, c_out)
+    zp, qmin, qmax = 7, -128, 127
+    at = {"rq": 0, "args": 64, "mult": 128, "shift": 128 + 4 * c_out, "kbias": 128 + 8 * c_out}
+    at["w"] = at["kbias"] + 4 * c_out
+    at["c0"] = at["w"] + w.size
+    at["c1"] = at["c0"] if lone else at["c0"] + k
+    at["y0"] = at["c0"] + 2 * k + 4
+    at["y1"] = at["y0"] if lone else at["y0"] + c_out
+    addr = {name: RAM_BASE + off for name, off in at.items()}
+    ram = bytearray(at["y0"] + 2 * c_out + 4)
+    ram[0:36] = struct.pack("<iiiifiiii", 0, addr["mult"], addr["shift"], 1, 0.0, zp, qmin, qmax, 0)
+    ram[64:100] = struct.pack("<IIiIIiIII", addr["c0"], addr["c1"], k, addr["w"], addr["kbias"], c_out, addr["y0"],
+                              addr["y1"], addr["rq"])
+    for name, array in (("mult", mult.astype(np.int32)), ("shift", shift.astype(np.int32)),
+                        ("kbias", kbias.astype(np.int32)), ("w", w), ("c0", cols[0]), ("c1", cols[1])):
+        ram[at[name]:at[name] + array.nbytes] = array.tobytes()
+    _, after = call_c(code, functions["t_gemm"], "cortex-m0plus", [addr["args"]], bytes(ram))
+    acc = kbias[None, :] + cols.astype(np.int64) @ w.astype(np.int64).T
+    want = requant_fixed(acc, mult[None, :], shift[None, :], zp, qmin, qmax)
+    y0 = np.frombuffer(after[at["y0"]:at["y0"] + c_out], np.int8)
+    y1 = np.frombuffer(after[at["y1"]:at["y1"] + c_out], np.int8)
+    assert y0.tolist() == want[0].tolist()
+    assert y1.tolist() == want[1].tolist()
