@@ -68,8 +68,9 @@ static inline void mcu_split16(int32_t v, int32_t *vh, int32_t *vl)
  * Without a long multiply (MCU_REQUANT_MUL32): with x and m split by mcu_split16, x m + 2^30 = 2^32 xh mh +
  * 2^16 (xh ml + xl mh) + xl ml + 2^30, so the result is 2 xh mh + floor(s / 2^15) with s = xh ml + xl mh +
  * floor((xl ml + 2^30) / 2^16) (nested floors of divisions by powers of two). Every product has both factors within
- * 2^15 in magnitude, |s| <= 2^31 - 2^15 (tests/test_requant_fixed.py bounds it over the corners), xl ml + 2^30 lies in
- * [2^15, 2^31] as uint32, and 2 xh mh is only needed modulo 2^32 (the result fits int32): four MULS, no carries. */
+ * 2^15 in magnitude, |s| <= 2^31 - 2^15 (tests/test_requant_fixed.py, test_split_products_fit_int32), xl ml + 2^30
+ * lies in [2^15, 2^31] as uint32, and 2 xh mh is only needed modulo 2^32 (the result fits int32): four MULS, no
+ * carries. */
 static inline int32_t mcu_doubling_high_mul(int32_t x, int32_t m)
 {
 #if defined(MCU_REQUANT_MUL32) && defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
@@ -286,6 +287,8 @@ static inline int32_t mcu_requant_fixed_double(const mcu_requant *rq, int32_t ac
     return mcu_sat(mcu_requant_scale_fixed(acc, f), rq->qmin - rq->zp, rq->qmax - rq->zp) + rq->zp;
 }
 
+/** mcu_requant_fixed_double of two accumulators of channel ch: the channel's parameters are read and unpacked once,
+ * and both results are computed before the caller stores either (an int8 store may alias the parameters). */
 #if defined(__GNUC__)
 __attribute__((always_inline)) /* a call and the spills around it cost as much as the arithmetic */
 #endif

@@ -148,6 +148,26 @@ def test_reference_equals_tflite_formulation():
     assert got.tolist() == want
 
 
+def test_split_products_fit_int32():
+    """The 32-bit-only doubling high multiply (mcu_rt.h): with x = xh 2^16 + xl and m = mh 2^16 + ml, xl and ml the
+    low halves read as int16, the middle sum s = xh ml + xl mh + floor((xl ml + 2^30) / 2^16) stays within int32 for
+    every int32 x and 0 <= m < 2^31. s is bilinear in (xh, xl) and (mh, ml) up to the floor, so its extremes lie at
+    the corners of the ranges (and next to them); the largest |s| found there is 2^31 - 2^15."""
+    def near(lo, hi):
+        return sorted({lo, lo + 1, lo + 2, hi, hi - 1, hi - 2, 0, 1, -1})
+
+    extremes = []
+    for xh in near(-(1 << 15), 1 << 15):
+        for xl in near(-(1 << 15), (1 << 15) - 1):
+            if not I32_MIN <= xh * 65536 + xl <= I32_MAX:
+                continue
+            for mh in near(0, 1 << 15):
+                for ml in near(-(1 << 15), (1 << 15) - 1):
+                    if 0 <= mh * 65536 + ml < 1 << 31:
+                        extremes.append(xh * ml + xl * mh + ((xl * ml + (1 << 30)) >> 16))
+    assert max(extremes) == (1 << 31) - (1 << 15) and min(extremes) == -(1 << 31) + (1 << 15)
+
+
 @pytest.fixture(scope="module", params=["int64", "mul32"])
 def rq_lib(request, tmp_path_factory):
     """mcu_rt.h's fixed-point helpers compiled with the host flags: the 64-bit product, or (MCU_REQUANT_MUL32) the

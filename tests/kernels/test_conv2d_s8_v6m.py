@@ -137,8 +137,8 @@ def test_store2x2_fixed_equals_reference(v6m, seed, per_channel, limits):
                                             f"shift {shift[c[ch]]}: {int(got) & 0xFF} != {want}"
 
 
-@pytest.mark.parametrize("k, c_out, lone", [(1, 1, False), (3, 5, False), (27, 16, False), (40, 7, True), (64, 64, False),
-                                            (66, 3, True), (8, 2, False)])
+@pytest.mark.parametrize("k, c_out, lone", [(1, 1, False), (3, 5, False), (27, 16, False), (40, 7, True),
+                                            (64, 64, False), (66, 3, True), (8, 2, False)])
 def test_gemm_v6m_equals_reference(v6m, k, c_out, lone):
     """One pixel pair (or a lone pixel: c1 == c0, y1 == y0) against every output channel, odd counts included:
     kbias + the dot products, requantized per channel (double rounding, zp 7), equals numpy."""
