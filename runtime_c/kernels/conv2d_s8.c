@@ -237,9 +237,6 @@ static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, cons
     acc[3] = a11;
 }
 
-/* The 2x2 block's four accumulators (acc[0], acc[1]: channel oc of pixels 0, 1; acc[2], acc[3]: channel oc1)
- * requantized and stored to y0, y1. On soft-float cores in fixed mode with double rounding (the default there), the
- * pair helper reads and unpacks each channel's parameters once and computes both values before the stores. */
 #if defined(__arm__) && !defined(__ARM_FP)
 #if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
 /* The fixed-mode requantization of the 2x2 block on ARMv6-M, in assembly: GCC spills most of its values around the
@@ -468,6 +465,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_co
 #undef MCU_CONV2D_S8_V6M_RQ_SETUP
 #undef MCU_CONV2D_S8_V6M_DOT
 #undef MCU_CONV2D_S8_V6M_TAP
+#undef MCU_CONV2D_S8_REG_ARG
 #else
 /** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2, out of line: with the GEMM's live values
  * around it, GCC spills most of the requantization's. */
@@ -485,6 +483,10 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_store2x2_fixed(const mcu_requant
 #endif
 #endif
 
+/* The 2x2 block's four accumulators (acc[0], acc[1]: channel oc of pixels 0, 1; acc[2], acc[3]: channel oc1)
+ * requantized and stored to y0, y1. On soft-float cores in fixed mode with double rounding (the default there), by
+ * mcu_conv2d_s8_store2x2_fixed: each channel's parameters read and unpacked once, both values computed before the
+ * stores. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, int32_t plain, const int32_t acc[4],
                                                         int32_t oc, int32_t oc1, int8_t *y0, int8_t *y1)
 {
