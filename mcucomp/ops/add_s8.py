@@ -16,6 +16,40 @@ from .base import KernelCall, KernelOp, OverlapMargin, broadcast_params
 #: TFLite's left shift of int8 ADD operands (add.cc: 20 for 8-bit, 15 for int16).
 TFLITE_LEFT_SHIFT = 20
 MODES = {"qlinear": 0, "float": 1, "fixed": 2}
+#: Fraction bits of the linear form (MCU_ADD_S8_LIN_SHIFT): constant shifts keep the C loop's registers free.
+LIN_SHIFT = 16
+
+
+def linear_form(node: Node, g: Graph) -> tuple[int, int, int, int] | None:
+    """(A, B, C, W) such that, for x = A·a + B·b + C (int32, a and b the int8 codes), every pair whose x mod 2^S
+    (S = LIN_SHIFT) is at least 2W gives the node's code sat(x >> S) (the others lie near a rounding tie: the C computes them in
+    the node's exact arithmetic); None when no such form is found. A, B, C come from the real-valued map the
+    arithmetic approximates; the claim is checked for all 65,536 pairs against the integer reference."""
+    from ..intref.add_s8 import reference  # the reference imports this module's constants
+
+    at = node.attrs
+    f32 = np.float32
+    sa, sb, sy = f32(at["a_scale"]), f32(at["b_scale"]), f32(at["y_scale"])
+    # the codes approximate a·alpha + b·beta + gamma; QLinearAdd's ratios are float32 (its zero-point terms cancel)
+    alpha, beta = (np.float64(sa / sy), np.float64(sb / sy)) if at["mode"] == "qlinear" \
+        else (np.float64(sa) / np.float64(sy), np.float64(sb) / np.float64(sy))
+    gamma = at["y_zp"] - alpha * at["a_zp"] - beta * at["b_zp"]
+    s = LIN_SHIFT
+    if not 128 * (abs(alpha) + abs(beta)) + abs(gamma) + 2 < 2 ** (30 - s):
+        return None
+    qa = np.arange(-128, 128, dtype=np.int64)[:, None]
+    qb = np.arange(-128, 128, dtype=np.int64)[None, :]
+    want = reference(node, g, at["mode"], qa.astype(np.int8), qb.astype(np.int8))
+    big_a, big_b = int(round(alpha * 2 ** s)), int(round(beta * 2 ** s))
+    for w_bits in (s - 10, s - 9, s - 8, s - 7, s - 6):
+        w = 1 << w_bits
+        c = int(round((gamma + 0.5) * 2 ** s)) + w
+        x = big_a * qa + big_b * qb + c
+        near = (x & ((1 << s) - 1)) < 2 * w
+        fast = np.clip(x >> s, at["qmin"], at["qmax"])
+        if np.abs(x).max() < 2 ** 31 and np.array_equal(fast[~near], want[~near]):
+            return big_a, big_b, c, w
+    return None
 
 
 def tflite_add_multipliers(a_scale: float, b_scale: float, y_scale: float) -> list[tuple[int, int]]:
@@ -47,6 +81,8 @@ class AddS8(KernelOp):
                                                  + np.float64(b_term)))
         mults = tflite_add_multipliers(a["a_scale"], a["b_scale"], a["y_scale"]) if a["mode"] == "fixed" \
             else [(0, 0)] * 3
+        lin = linear_form(node, g)
+        big_a, big_b, c, w = lin or (0, 0, 0, 0)
         return KernelCall(
             self.name,
             [("bc", broadcast_params(g, node)), ("mode", MODES[a["mode"]]),
@@ -55,14 +91,21 @@ class AddS8(KernelOp):
              ("r_ay", float(r_ay)), ("r_by", float(r_by)), ("fixed", float(fixed)),
              ("a_off", off[0]), ("b_off", off[1]), ("y_off", off[2]),
              ("left_shift", TFLITE_LEFT_SHIFT), ("a_mult", mults[0][0]), ("a_shift", mults[0][1]),
-             ("b_mult", mults[1][0]), ("b_shift", mults[1][1]), ("y_mult", mults[2][0]), ("y_shift", mults[2][1])],
+             ("b_mult", mults[1][0]), ("b_shift", mults[1][1]), ("y_mult", mults[2][0]), ("y_shift", mults[2][1]),
+             ("lin", int(lin is not None)), ("lin_a", big_a), ("lin_b", big_b), ("lin_c", c),
+             ("lin_near", (2 * w) << (32 - LIN_SHIFT))],
             [node.inputs[0], node.inputs[1], node.outputs[0]],
         )
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """One loop over the output: two FMAs (QLinearAdd), two products and a division (float) or three
-        MultiplyByQuantizedMultiplier (fixed), and a broadcast index step per element."""
-        return node.attrs["mode"], {"calls": 1, "elements": g.tensors[node.outputs[0]].size}
+        """Per element: the linear form's two multiply-adds and tie test ('linear', the rare elements near a tie
+        are not counted), else the mode's arithmetic: two FMAs ('qlinear'), two products and a division
+        ('float'), three 32-bit rescales ('fixed'); per run of the innermost collapsed dim (one run when the
+        shapes are equal) a dispatch and a broadcast counter step."""
+        path = "linear" if linear_form(node, g) is not None else node.attrs["mode"]
+        bc = dict(broadcast_params(g, node))
+        elements = g.tensors[node.outputs[0]].size
+        return path, {"calls": 1, "elements": elements, "runs": elements // bc["dims"][bc["rank"] - 1]}
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Either layout when both inputs are runtime images of the output's rank: the broadcast walks the stored
