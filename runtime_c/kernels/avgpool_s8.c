@@ -1,4 +1,7 @@
 #include "avgpool_s8.h"
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#endif
 
 /* The pooled code of output (oy, ox) of one plane: xc points at the plane's first element, `step` elements apart
  * from one pixel to the next (1 channels-first, c_in channels-last). Reads only that window's taps, row by row. The
@@ -48,11 +51,96 @@ static inline int8_t mcu_avgpool_s8_window(const mcu_avgpool_s8_params *p, const
     }
 }
 
+/* Four channels' sums over `count` pixels `step` bytes apart from xp (4-byte aligned), count <= 256: the bytes of each
+ * word summed in two 16-bit lanes (channels 0 and 2, 1 and 3), which cannot overflow in 256 pixels. DSP cores add
+ * sign-extended bytes to the lanes (SXTAB16); the others offset the bytes to unsigned (x + 128) and mask. */
+static inline uint32_t mcu_avgpool_s8_word(const int8_t *xp)
+{
+    uint32_t w;
+#if defined(__GNUC__)
+    memcpy(&w, __builtin_assume_aligned(xp, 4), 4); /* one LDR, also where unaligned loads fault (ARMv6-M) */
+#else
+    memcpy(&w, xp, 4);
+#endif
+    return w;
+}
+
+/* Add the four bytes of w to the lanes: bytes 0 and 2 to even, 1 and 3 to odd. */
+static inline void mcu_avgpool_s8_lanes(uint32_t w, uint32_t *even, uint32_t *odd)
+{
+#if defined(__ARM_FEATURE_DSP)
+    *even = __sxtab16(*even, w);
+    *odd = __sxtab16(*odd, (w >> 8) | (w << 24));
+#else
+    w ^= 0x80808080u;
+    *even += w & 0x00FF00FFu;
+    *odd += (w >> 8) & 0x00FF00FFu;
+#endif
+}
+
+static void mcu_avgpool_s8_sum4(const int8_t *xp, size_t step, int32_t count, int32_t sum[4])
+{
+    uint32_t even = 0, odd = 0;
+    int32_t i;
+    for (i = 0; i + 2 <= count; i += 2, xp += 2 * step) { /* two pixels per iteration: half the loop overhead */
+        mcu_avgpool_s8_lanes(mcu_avgpool_s8_word(xp), &even, &odd);
+        mcu_avgpool_s8_lanes(mcu_avgpool_s8_word(xp + step), &even, &odd);
+    }
+    if (i < count) {
+        mcu_avgpool_s8_lanes(mcu_avgpool_s8_word(xp), &even, &odd);
+    }
+#if defined(__ARM_FEATURE_DSP)
+    sum[0] += (int16_t)(even & 0xFFFFu);
+    sum[1] += (int16_t)(odd & 0xFFFFu);
+    sum[2] += (int16_t)(even >> 16);
+    sum[3] += (int16_t)(odd >> 16);
+#else
+    sum[0] += (int32_t)(even & 0xFFFFu) - 128 * count;
+    sum[1] += (int32_t)(odd & 0xFFFFu) - 128 * count;
+    sum[2] += (int32_t)(even >> 16) - 128 * count;
+    sum[3] += (int32_t)(odd >> 16) - 128 * count;
+#endif
+}
+
+/* Whole-image window, channels-last (c_in a multiple of 4, x 4-byte aligned), integer sum: four channels at a time
+ * over every pixel in chunks of 256 (mcu_avgpool_s8_sum4). An image's outputs of those channels are written after
+ * all its pixels of them are read, as the per-channel loop does (the overlap margin's order). */
+static void mcu_avgpool_s8_global_nhwc(const mcu_avgpool_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t pixels = g->h_in * g->w_in, c_in = g->c_in, zp_total = pixels * p->x_zp;
+    int32_t n, c, i, done;
+    for (n = 0; n < g->n; ++n, x += (size_t)pixels * c_in, y += c_in) {
+        for (c = 0; c < c_in; c += 4) {
+            int32_t sum[4] = {0, 0, 0, 0};
+            for (done = 0; done < pixels; done += 256) {
+                mcu_avgpool_s8_sum4(x + (size_t)done * c_in + c, (size_t)c_in, pixels - done < 256 ? pixels - done : 256,
+                                    sum);
+            }
+            for (i = 0; i < 4; ++i) {
+                y[c + i] = (int8_t)mcu_requant_apply(&p->rq, sum[i] - zp_total, pixels);
+            }
+        }
+    }
+}
+
+/** Whether the window is the whole image (one output pixel, no padding, no dilation): mcu_avgpool_s8_global_nhwc. */
+static int mcu_avgpool_s8_is_global(const mcu_conv_geom *g)
+{
+    return g->h_out == 1 && g->w_out == 1 && g->k_h == g->h_in && g->k_w == g->w_in && g->pad_t == 0 &&
+           g->pad_l == 0 && g->dil_h == 1 && g->dil_w == 1;
+}
+
 void mcu_avgpool_s8(const mcu_avgpool_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const size_t plane_in = (size_t)g->h_in * g->w_in, plane_out = (size_t)g->h_out * g->w_out;
     int32_t n, c, oy, ox;
+    if (p->channels_last && p->mode == MCU_AVGPOOL_S8_GLOBAL_INT && mcu_avgpool_s8_is_global(g) && p->pad_b == 0 &&
+        p->pad_r == 0 && (g->c_in & 3) == 0 && ((uintptr_t)x & 3u) == 0) {
+        mcu_avgpool_s8_global_nhwc(p, x, y);
+        return;
+    }
     if (p->channels_last) {
         /* N, H, W, C: pixel by pixel, every channel of a pixel before the next (the overlap margin relies on it) */
         for (n = 0; n < g->n; ++n) {
