@@ -109,3 +109,26 @@ def test_qdq_add_channels_last(boundaries, tmp_path, monkeypatch):
         _add_case(qm, f"s{i}", case, rng, boundaries[0], boundaries[1])
     check_qmodel(qm, tmp_path, seeds=range(3))
     assert layer_layouts(tmp_path)["add_s8"] == {"nhwc"}
+
+
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+def test_linear_form_and_exact_fallback(requant, tmp_path):
+    """The C's linear integer form (taken where the compiler proved it for all 65,536 code pairs, the elements near a
+    rounding tie in the mode's own arithmetic) and the exact loop alone (an output scale 1/200 of the inputs' leaves
+    no form: |x| would pass 2^31), equal shapes and broadcast rows, bit-exact with the integer reference; the form
+    is found for the ordinary scales, ties included, and not for the tiny output scale."""
+    from mcucomp.ops.add_s8 import linear_form
+    from mcucomp.pipeline import lower_model
+
+    qm = QModel(np.int8)
+    cases = [((1, 4, 9, 9), (1, 4, 9, 9), 0.02, 0.03, 0.045), ((1, 4, 9, 9), (1, 4, 9, 9), 0.02, 0.02, 0.04),
+             ((3, 40), (40,), 0.05, 0.01, 0.05), ((2, 33), (2, 33), 0.5, 0.4, 0.0025)]
+    for i, (a_shape, b_shape, a_s, b_s, y_s) in enumerate(cases):
+        _, af = qm.act(f"s{i}a", a_shape, a_s, 3 - i, "q")
+        _, bf = qm.act(f"s{i}b", b_shape, b_s, -5 + i, "q")
+        qm.node("Add", [af, bf], [f"s{i}_add"])
+        qm.out(f"s{i}_add", f"s{i}_y", np.broadcast_shapes(a_shape, b_shape), y_s, 7 * i - 10, "q")
+    check_qmodel(qm, tmp_path, seeds=range(3), requant=requant)
+    lowered = lower_model(qm.model(), requant=requant)
+    forms = {n.name: linear_form(n, lowered.graph) is not None for n in lowered.order if n.op == "add_s8"}
+    assert [forms[f"s{i}_add_node"] for i in range(len(cases))] == [True, True, True, False]

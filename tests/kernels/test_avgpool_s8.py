@@ -29,6 +29,7 @@ CASES = [
     ("AveragePool", (1, 7, 1, 1), dict(kernel_shape=[1, 1])),
     ("AveragePool", (1, 5, 9), dict(kernel_shape=[4], strides=[2], pads=[2, 1], count_include_pad=1)),
     ("AveragePool", (1, 6, 25, 5), dict(kernel_shape=[25, 5])),
+    ("GlobalAveragePool", (1, 8, 23, 25), {}),  # channels-last: 575 pixels, two word lanes emptied every 256
 ]
 
 
@@ -112,3 +113,36 @@ def test_qdq_windows_sum_in_integers(requant, tmp_path):
     whole = [op == "GlobalAveragePool" or i in (10, 12) for i, (op, _, _) in enumerate(CASES)]  # kernel == image
     assert [modes[f"p{i}_pool_node"] for i in range(len(CASES))] == \
         ["global_int" if w else "window_int" for w in whole]
+
+
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+def test_global_pool_lanes_at_extremes(requant, tmp_path, monkeypatch):
+    """Channels-last whole-image pools of 4k channels (the word-lane path: 16-bit lanes emptied every 256 pixels)
+    on inputs at the ends of the int8 range, uniform and mixed, and 1, 256, 257 and 600 pixels, equal the integer
+    reference bit for bit."""
+    import mcucomp
+    import mcucomp.host
+    from mcucomp.intref import run_lowered
+    from mcucomp.pipeline import lower_model
+
+    channels_last(monkeypatch, "avgpool_s8")
+    qm = QModel(np.int8)
+    shapes = [(1, 4, 1, 1), (2, 8, 16, 16), (1, 4, 1, 257), (1, 12, 20, 30)]
+    for i, shape in enumerate(shapes):
+        x = qm.raw_input(f"p{i}_x", shape, np.int8)
+        inputs = [x, qm.init(f"p{i}_xs", np.float32(0.02)), qm.init(f"p{i}_xz", np.int8(-3 + 5 * i)),
+                  qm.init(f"p{i}_ys", np.float32(0.021)), qm.init(f"p{i}_yz", np.int8(4 - i))]
+        qm.node("QLinearGlobalAveragePool", inputs, [f"p{i}_y"], domain="com.microsoft")
+        qm.raw_output(f"p{i}_y", shape[:2] + (1, 1), np.int8)
+    model = qm.model()
+    mcucomp.compile_model(model, tmp_path, name="m", requant=requant)
+    assert layer_layouts(tmp_path)["avgpool_s8"] == {"nhwc"}
+    host = mcucomp.host.load(tmp_path, layer_hook=False)
+    lowered = lower_model(model, requant=requant)
+    rng = np.random.default_rng(42)
+    for fill in (-128, 127, "ends"):
+        feeds = {f"p{i}_x": (np.full(s, fill, np.int8) if fill != "ends"
+                             else rng.choice(np.array([-128, 127], np.int8), s)) for i, s in enumerate(shapes)}
+        got, want = host.run(feeds), run_lowered(lowered, feeds)
+        for name, value in want.items():
+            assert np.array_equal(got[name], value), (fill, name)
