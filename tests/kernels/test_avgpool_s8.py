@@ -115,17 +115,8 @@ def test_qdq_windows_sum_in_integers(requant, tmp_path):
         ["global_int" if w else "window_int" for w in whole]
 
 
-@pytest.mark.parametrize("requant", ["float", "fixed"])
-def test_global_pool_lanes_at_extremes(requant, tmp_path, monkeypatch):
-    """Channels-last whole-image pools of 4k channels (the word-lane path: 16-bit lanes emptied every 256 pixels)
-    on inputs at the ends of the int8 range, uniform and mixed, and 1, 256, 257 and 600 pixels, equal the integer
-    reference bit for bit."""
-    import mcucomp
-    import mcucomp.host
-    from mcucomp.intref import run_lowered
-    from mcucomp.pipeline import lower_model
-
-    channels_last(monkeypatch, "avgpool_s8")
+def _global_model() -> tuple[QModel, list[tuple[int, ...]]]:
+    """QLinearGlobalAveragePool of 4k channels over 1, 256, 257 and 600 pixels, int8 I/O."""
     qm = QModel(np.int8)
     shapes = [(1, 4, 1, 1), (2, 8, 16, 16), (1, 4, 1, 257), (1, 12, 20, 30)]
     for i, shape in enumerate(shapes):
@@ -134,6 +125,20 @@ def test_global_pool_lanes_at_extremes(requant, tmp_path, monkeypatch):
                   qm.init(f"p{i}_ys", np.float32(0.021)), qm.init(f"p{i}_yz", np.int8(4 - i))]
         qm.node("QLinearGlobalAveragePool", inputs, [f"p{i}_y"], domain="com.microsoft")
         qm.raw_output(f"p{i}_y", shape[:2] + (1, 1), np.int8)
+    return qm, shapes
+
+
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+def test_global_pool_lanes_at_extremes(requant, tmp_path, monkeypatch):
+    """Channels-last whole-image pools of 4k channels (the word-lane path: 16-bit lanes emptied every 256 pixels)
+    on inputs at the ends of the int8 range, uniform and mixed, equal the integer reference bit for bit."""
+    import mcucomp
+    import mcucomp.host
+    from mcucomp.intref import run_lowered
+    from mcucomp.pipeline import lower_model
+
+    channels_last(monkeypatch, "avgpool_s8")
+    qm, shapes = _global_model()
     model = qm.model()
     mcucomp.compile_model(model, tmp_path, name="m", requant=requant)
     assert layer_layouts(tmp_path)["avgpool_s8"] == {"nhwc"}
@@ -146,3 +151,17 @@ def test_global_pool_lanes_at_extremes(requant, tmp_path, monkeypatch):
         got, want = host.run(feeds), run_lowered(lowered, feeds)
         for name, value in want.items():
             assert np.array_equal(got[name], value), (fill, name)
+
+
+@pytest.mark.parametrize("board", ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"])
+def test_global_pool_lanes_on_target_equal_host(board, tmp_path, monkeypatch):
+    """On each QEMU core (SXTAB16 lanes on DSP cores, masked unsigned lanes and aligned word loads on the M0+) the
+    channels-last whole-image pools equal the host build bit for bit, in the core's default requantization."""
+    import mcucomp
+    from mcucomp.target.verify import verify_on_target
+
+    channels_last(monkeypatch, "avgpool_s8")
+    mcucomp.compile_model(_global_model()[0].model(), tmp_path, name="m", board=board)
+    result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
