@@ -64,7 +64,8 @@ class AvgPoolS8(KernelOp):
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """Every tap of every window bounds-checked, those inside summed in int ('global_int', 'window_int') or in
         float ('float'); per output a requantization (integer modes) or two float divisions ('float'); channels-last
-        paths end in '_nhwc'."""
+        paths end in '_nhwc'; channels-last whole-image sums of 4k channels read one word per pixel and four
+        channels ('global_words_nhwc')."""
         p = params_dict(self.call(node, g))
         geom, win = p["g"], window(p["g"])
         planes = geom["n"] * geom["c_out"]
@@ -72,6 +73,11 @@ class AvgPoolS8(KernelOp):
         terms = {"calls": 1, "kernel_rows": outputs * geom["k_h"], "taps": outputs * win.taps,
                  "valid_taps": planes * win.taps_valid}
         suffix = "_nhwc" if is_nhwc(node) else ""
+        if node.attrs["mode"] == "global_int" and is_nhwc(node) and geom["c_in"] % 4 == 0 and win.pixels == 1 \
+                and geom["k_h"] == geom["h_in"] and geom["k_w"] == geom["w_in"]:
+            # mcu_avgpool_s8_global_nhwc: one word (four channels) per pixel, a lane flush per 256 pixels
+            words = geom["n"] * geom["c_in"] // 4 * geom["h_in"] * geom["w_in"]
+            return "global_words_nhwc", {"calls": 1, "words": words, **requant_terms(p["rq"], outputs)}
         if node.attrs["mode"] != "float":
             return node.attrs["mode"] + suffix, {**terms, **requant_terms(p["rq"], outputs)}
         return "float" + suffix, {**terms, "outputs": outputs}
