@@ -84,10 +84,11 @@ static MCU_ADD_S8_INLINE int32_t add_clamp(int32_t v, int32_t lo, int32_t hi)
     return mcu_sat(v, lo, hi);
 }
 
-/* The linear form over one run: two multiply-adds, a tie test and a shift per element; an element near a rounding
- * tie leaves the inner loop for add_exact (rare: the loop keeps its values in registers). */
-static MCU_ADD_S8_INLINE void add_linear(const mcu_add_s8_params *p, const int8_t *a, int32_t sa, const int8_t *b,
-                                         int32_t sb, int8_t *y, int32_t n, int32_t lo, int32_t hi)
+/* The linear form with its tie test over one run: two multiply-adds, a test and a shift per element; an element near
+ * a rounding tie leaves the inner loop for add_exact (rare: the loop keeps its values in registers). */
+static MCU_ADD_S8_INLINE void add_linear_ties(const mcu_add_s8_params *p, const int8_t *a, int32_t sa,
+                                              const int8_t *b, int32_t sb, int8_t *y, int32_t n, int32_t lo,
+                                              int32_t hi)
 {
     const int32_t ka = p->lin_a, kb = p->lin_b, kc = p->lin_c;
     const uint32_t near = p->lin_near;
@@ -95,10 +96,10 @@ static MCU_ADD_S8_INLINE void add_linear(const mcu_add_s8_params *p, const int8_
     while (y < y_end) {
         for (; y < y_end; ++y, a += sa, b += sb) {
             const int32_t x = ka * *a + (kb * *b + kc);
-            if (MCU_ADD_S8_RARE(((uint32_t)x << (32 - MCU_ADD_S8_LIN_SHIFT)) < near)) {
+            if (MCU_ADD_S8_RARE(((uint32_t)x << (32 - MCU_ADD_S8_TIES_SHIFT)) < near)) {
                 break;
             }
-            *y = (int8_t)add_clamp(x >> MCU_ADD_S8_LIN_SHIFT, lo, hi);
+            *y = (int8_t)add_clamp(x >> MCU_ADD_S8_TIES_SHIFT, lo, hi);
         }
         if (y < y_end) {
             add_exact(p, a, 0, b, 0, y, 1);
@@ -109,21 +110,71 @@ static MCU_ADD_S8_INLINE void add_linear(const mcu_add_s8_params *p, const int8_
     }
 }
 
-/* One run of the innermost (collapsed) dim: the linear form where the compiler found one, specialised for equal
- * shapes (one run over the whole tensor, both inputs contiguous) and for the full int8 range (constant bounds: one
- * saturating instruction on Armv7-M and later), else the node's own arithmetic. */
+/* The exact linear form of one code pair. */
+static MCU_ADD_S8_INLINE int8_t add_linear1(int32_t a, int32_t b, int32_t ka, int32_t kb, int32_t kc, int32_t lo,
+                                            int32_t hi)
+{
+    return (int8_t)add_clamp((ka * a + (kb * b + kc)) >> MCU_ADD_S8_EXACT_SHIFT, lo, hi);
+}
+
+/* The exact linear form of four code pairs a[k * sa], b[k * sb] into y[0..3]; contiguous inputs are read a word
+ * (four codes) at a time where unaligned word loads are allowed, unpacked by sign-extending byte extracts. */
+static MCU_ADD_S8_INLINE void add_linear4(const int8_t *a, int32_t sa, const int8_t *b, int32_t sb, int32_t ka,
+                                          int32_t kb, int32_t kc, int8_t *y, int32_t lo, int32_t hi)
+{
+#if defined(__ARM_FEATURE_UNALIGNED)
+    if (sa == 1 && sb == 1) {
+        uint32_t wa, wb;
+        memcpy(&wa, a, 4);
+        memcpy(&wb, b, 4);
+        y[0] = add_linear1((int8_t)(wa & 0xFFu), (int8_t)(wb & 0xFFu), ka, kb, kc, lo, hi);
+        y[1] = add_linear1((int8_t)((wa >> 8) & 0xFFu), (int8_t)((wb >> 8) & 0xFFu), ka, kb, kc, lo, hi);
+        y[2] = add_linear1((int8_t)((wa >> 16) & 0xFFu), (int8_t)((wb >> 16) & 0xFFu), ka, kb, kc, lo, hi);
+        y[3] = add_linear1((int8_t)(wa >> 24), (int8_t)(wb >> 24), ka, kb, kc, lo, hi);
+        return;
+    }
+#endif
+    y[0] = add_linear1(a[0], b[0], ka, kb, kc, lo, hi);
+    y[1] = add_linear1(a[sa], b[sb], ka, kb, kc, lo, hi);
+    y[2] = add_linear1(a[2 * sa], b[2 * sb], ka, kb, kc, lo, hi);
+    y[3] = add_linear1(a[3 * sa], b[3 * sb], ka, kb, kc, lo, hi);
+}
+
+/* The exact linear form over one run: two multiply-adds and a saturating shift per element, four per iteration. */
+static MCU_ADD_S8_INLINE void add_linear(const mcu_add_s8_params *p, const int8_t *a, int32_t sa, const int8_t *b,
+                                         int32_t sb, int8_t *y, int32_t n, int32_t lo, int32_t hi)
+{
+    const int32_t ka = p->lin_a, kb = p->lin_b, kc = p->lin_c;
+    int32_t i;
+    for (i = 0; i + 4 <= n; i += 4, a += 4 * sa, b += 4 * sb) {
+        add_linear4(a, sa, b, sb, ka, kb, kc, y + i, lo, hi);
+    }
+    for (; i < n; ++i, a += sa, b += sb) {
+        y[i] = add_linear1(*a, *b, ka, kb, kc, lo, hi);
+    }
+}
+
+/* One run of the innermost (collapsed) dim: the exact linear form or the one with a tie test where the compiler
+ * found one, specialised for equal shapes (one run over the whole tensor, both inputs contiguous) and for the full
+ * int8 range (constant bounds: one saturating instruction on Armv7-M and later), else the node's own arithmetic. */
 static void add_row(const mcu_add_s8_params *p, const int8_t *a, int32_t sa, const int8_t *b, int32_t sb, int8_t *y,
                     int32_t n)
 {
-    const int32_t full = p->qmin == -128 && p->qmax == 127;
-    if (!p->lin) {
-        add_exact(p, a, sa, b, sb, y, n);
-    } else if (sa == 1 && sb == 1 && full) {
-        add_linear(p, a, 1, b, 1, y, n, -128, 127);
-    } else if (sa == 1 && sb == 1) {
-        add_linear(p, a, 1, b, 1, y, n, p->qmin, p->qmax);
+    const int32_t full = p->qmin == -128 && p->qmax == 127, flat = sa == 1 && sb == 1;
+    if (p->lin == MCU_ADD_S8_LIN_EXACT) {
+        if (flat && full) {
+            add_linear(p, a, 1, b, 1, y, n, -128, 127);
+        } else {
+            add_linear(p, a, sa, b, sb, y, n, p->qmin, p->qmax);
+        }
+    } else if (p->lin == MCU_ADD_S8_LIN_TIES) {
+        if (flat && full) {
+            add_linear_ties(p, a, 1, b, 1, y, n, -128, 127);
+        } else {
+            add_linear_ties(p, a, sa, b, sb, y, n, p->qmin, p->qmax);
+        }
     } else {
-        add_linear(p, a, sa, b, sb, y, n, p->qmin, p->qmax);
+        add_exact(p, a, sa, b, sb, y, n);
     }
 }
 
