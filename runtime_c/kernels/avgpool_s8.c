@@ -69,8 +69,11 @@ static inline uint32_t mcu_avgpool_s8_word(const int8_t *xp)
 static inline void mcu_avgpool_s8_lanes(uint32_t w, uint32_t *even, uint32_t *odd)
 {
 #if defined(__ARM_FEATURE_DSP)
+    uint32_t rotated_sum;
     *even = __sxtab16(*even, w);
-    *odd = __sxtab16(*odd, (w >> 8) | (w << 24));
+    /* SXTAB16 of w rotated by 8 in one instruction (GCC keeps a separate rotate for the intrinsic) */
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(rotated_sum) : "r"(*odd), "r"(w));
+    *odd = rotated_sum;
 #else
     w ^= 0x80808080u;
     *even += w & 0x00FF00FFu;

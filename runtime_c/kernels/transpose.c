@@ -37,7 +37,17 @@ static void mcu_transpose_2d_u8(uint8_t *out, const uint8_t *in, int32_t rows, i
 {
     int32_t r;
     if (cols == 3) {
-        for (r = 0; r < rows; ++r, in += s0, out += 3) {
+        for (r = 0; r + 2 <= rows; r += 2, in += 2 * s0, out += 6) { /* two pixels: loads grouped, half the loop */
+            const uint8_t p0 = in[0], p1 = in[s1], p2 = in[2 * s1], q0 = in[s0], q1 = in[s0 + s1],
+                          q2 = in[s0 + 2 * s1];
+            out[0] = p0;
+            out[1] = p1;
+            out[2] = p2;
+            out[3] = q0;
+            out[4] = q1;
+            out[5] = q2;
+        }
+        if (r < rows) {
             out[0] = in[0];
             out[1] = in[s1];
             out[2] = in[2 * s1];
