@@ -81,6 +81,23 @@ static inline void mcu_avgpool_s8_lanes(uint32_t w, uint32_t *even, uint32_t *od
 #endif
 }
 
+/* Add the lanes' four channel sums of `count` words to sum[0..3] (channel k of the four in sum[k]). */
+static inline void mcu_avgpool_s8_lane_sums(uint32_t even, uint32_t odd, int32_t count, int32_t sum[4])
+{
+#if defined(__ARM_FEATURE_DSP)
+    (void)count;
+    sum[0] += (int16_t)(even & 0xFFFFu);
+    sum[1] += (int16_t)(odd & 0xFFFFu);
+    sum[2] += (int16_t)(even >> 16);
+    sum[3] += (int16_t)(odd >> 16);
+#else
+    sum[0] += (int32_t)(even & 0xFFFFu) - 128 * count;
+    sum[1] += (int32_t)(odd & 0xFFFFu) - 128 * count;
+    sum[2] += (int32_t)(even >> 16) - 128 * count;
+    sum[3] += (int32_t)(odd >> 16) - 128 * count;
+#endif
+}
+
 static void mcu_avgpool_s8_sum4(const int8_t *xp, size_t step, int32_t count, int32_t sum[4])
 {
     uint32_t even = 0, odd = 0;
@@ -92,17 +109,7 @@ static void mcu_avgpool_s8_sum4(const int8_t *xp, size_t step, int32_t count, in
     if (i < count) {
         mcu_avgpool_s8_lanes(mcu_avgpool_s8_word(xp), &even, &odd);
     }
-#if defined(__ARM_FEATURE_DSP)
-    sum[0] += (int16_t)(even & 0xFFFFu);
-    sum[1] += (int16_t)(odd & 0xFFFFu);
-    sum[2] += (int16_t)(even >> 16);
-    sum[3] += (int16_t)(odd >> 16);
-#else
-    sum[0] += (int32_t)(even & 0xFFFFu) - 128 * count;
-    sum[1] += (int32_t)(odd & 0xFFFFu) - 128 * count;
-    sum[2] += (int32_t)(even >> 16) - 128 * count;
-    sum[3] += (int32_t)(odd >> 16) - 128 * count;
-#endif
+    mcu_avgpool_s8_lane_sums(even, odd, count, sum);
 }
 
 /* Whole-image window, channels-last (c_in a multiple of 4, x 4-byte aligned), integer sum: four channels at a time
@@ -127,6 +134,90 @@ static void mcu_avgpool_s8_global_nhwc(const mcu_avgpool_s8_params *p, const int
     }
 }
 
+/* The taps [lo, hi) of a kernel dim of k taps dil apart from input coordinate start that fall inside [0, len), and
+ * (the return value) how many fall inside the input padded by pad_end at its end. Inside taps are consecutive. */
+static int32_t mcu_avgpool_s8_tap_range(int32_t start, int32_t k, int32_t dil, int32_t len, int32_t pad_end,
+                                        int32_t *lo, int32_t *hi)
+{
+    int32_t t, padded = 0;
+    *lo = k;
+    *hi = 0;
+    for (t = 0; t < k; ++t) {
+        const int32_t i = start + t * dil;
+        padded += i < len + pad_end;
+        if (i >= 0 && i < len) {
+            *lo = t < *lo ? t : *lo;
+            *hi = t + 1;
+        }
+    }
+    *lo = *lo < *hi ? *lo : *hi;
+    return padded;
+}
+
+/* Integer windows channels-last (WINDOW_INT, and GLOBAL_INT windows the whole-image path does not take): per output
+ * pixel, the inside taps and the divisor once, then every channel's sum over those taps with no bounds checks, four
+ * channels per word where c_in is a multiple of 4, x is 4-byte aligned and a window has at most 256 taps (the word
+ * lanes). Pixel by pixel, a pixel's channels in order, each written after its taps are read (the overlap margin's
+ * order). */
+static void mcu_avgpool_s8_window_int_nhwc(const mcu_avgpool_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c_in = g->c_in;
+    const size_t row_step = (size_t)g->w_in * (size_t)c_in, dy = (size_t)g->dil_h * row_step,
+                 dx = (size_t)g->dil_w * (size_t)c_in;
+    const int words = (c_in & 3) == 0 && ((uintptr_t)x & 3u) == 0 && g->k_h * g->k_w <= 256;
+    int32_t n, oy, ox, c, ky, kx, i;
+    for (n = 0; n < g->n; ++n) {
+        const int8_t *xn = x + (size_t)n * g->h_in * row_step;
+        for (oy = 0; oy < g->h_out; ++oy) {
+            for (ox = 0; ox < g->w_out; ++ox, y += c_in) {
+                const int32_t y0 = oy * g->stride_h - g->pad_t, x0 = ox * g->stride_w - g->pad_l;
+                int32_t ky0, ky1, kx0, kx1, rows, cols, taps, count, zp_total;
+                const int32_t rows_padded = mcu_avgpool_s8_tap_range(y0, g->k_h, g->dil_h, g->h_in, p->pad_b, &ky0,
+                                                                     &ky1);
+                const int32_t cols_padded = mcu_avgpool_s8_tap_range(x0, g->k_w, g->dil_w, g->w_in, p->pad_r, &kx0,
+                                                                     &kx1);
+                const int8_t *win = xn;
+                rows = ky1 - ky0;
+                cols = kx1 - kx0;
+                taps = rows * cols;
+                count = p->count_mode == MCU_AVGPOOL_S8_COUNT_KERNEL ? g->k_h * g->k_w
+                        : p->count_mode == MCU_AVGPOOL_S8_COUNT_PADDED ? rows_padded * cols_padded
+                                                                       : taps;
+                zp_total = taps * p->x_zp;
+                if (taps > 0) {
+                    win = xn + (size_t)(y0 + ky0 * g->dil_h) * row_step + (size_t)(x0 + kx0 * g->dil_w) * c_in;
+                }
+                c = 0;
+                if (words && taps > 0) {
+                    for (; c < c_in; c += 4) {
+                        uint32_t even = 0, odd = 0;
+                        int32_t sum[4] = {0, 0, 0, 0};
+                        for (ky = 0; ky < rows; ++ky) {
+                            for (kx = 0; kx < cols; ++kx) {
+                                mcu_avgpool_s8_lanes(mcu_avgpool_s8_word(win + ky * dy + kx * dx + c), &even, &odd);
+                            }
+                        }
+                        mcu_avgpool_s8_lane_sums(even, odd, taps, sum);
+                        for (i = 0; i < 4; ++i) {
+                            y[c + i] = (int8_t)mcu_requant_apply(&p->rq, sum[i] - zp_total, count);
+                        }
+                    }
+                }
+                for (; c < c_in; ++c) {
+                    int32_t sum = 0;
+                    for (ky = 0; ky < rows; ++ky) {
+                        for (kx = 0; kx < cols; ++kx) {
+                            sum += win[ky * dy + kx * dx + c];
+                        }
+                    }
+                    y[c] = (int8_t)mcu_requant_apply(&p->rq, sum - zp_total, count);
+                }
+            }
+        }
+    }
+}
+
 /** Whether the window is the whole image (one output pixel, no padding, no dilation): mcu_avgpool_s8_global_nhwc. */
 static int mcu_avgpool_s8_is_global(const mcu_conv_geom *g)
 {
@@ -142,6 +233,10 @@ void mcu_avgpool_s8(const mcu_avgpool_s8_params *p, const int8_t *x, int8_t *y)
     if (p->channels_last && p->mode == MCU_AVGPOOL_S8_GLOBAL_INT && mcu_avgpool_s8_is_global(g) && p->pad_b == 0 &&
         p->pad_r == 0 && (g->c_in & 3) == 0 && ((uintptr_t)x & 3u) == 0) {
         mcu_avgpool_s8_global_nhwc(p, x, y);
+        return;
+    }
+    if (p->channels_last && p->mode != MCU_AVGPOOL_S8_FLOAT) {
+        mcu_avgpool_s8_window_int_nhwc(p, x, y);
         return;
     }
     if (p->channels_last) {

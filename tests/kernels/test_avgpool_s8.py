@@ -30,6 +30,10 @@ CASES = [
     ("AveragePool", (1, 5, 9), dict(kernel_shape=[4], strides=[2], pads=[2, 1], count_include_pad=1)),
     ("AveragePool", (1, 6, 25, 5), dict(kernel_shape=[25, 5])),
     ("GlobalAveragePool", (1, 8, 23, 25), {}),  # channels-last: 575 pixels, two word lanes emptied every 256
+    # channels-last windows of 4k channels: four channels per word
+    ("AveragePool", (1, 8, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 2, 1], count_include_pad=1)),
+    ("AveragePool", (2, 12, 7, 8), dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 1, 0, 1], ceil_mode=1)),
+    ("AveragePool", (1, 4, 6, 6), dict(kernel_shape=[2, 2], strides=[2, 2])),
 ]
 
 
@@ -98,6 +102,14 @@ def test_qdq_pool_channels_last(boundaries, tmp_path, monkeypatch):
     channels_last(monkeypatch, "avgpool_s8")
     check_qmodel(_model(boundaries, np.int8), tmp_path, seeds=range(3),
                  ort_skip=["p8_y", "p8_y_q"] if boundaries == "fq" else [])
+    assert layer_layouts(tmp_path)["avgpool_s8"] == {"nhwc"}
+
+
+def test_qdq_pool_channels_last_fixed(tmp_path, monkeypatch):
+    """Every case channels-last in `fixed` requantization (the divisor's Q31 entry per window), bit-exact with the
+    integer reference."""
+    channels_last(monkeypatch, "avgpool_s8")
+    check_qmodel(_model("qq", np.int8), tmp_path, seeds=range(3), requant="fixed")
     assert layer_layouts(tmp_path)["avgpool_s8"] == {"nhwc"}
 
 
