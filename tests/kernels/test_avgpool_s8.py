@@ -166,14 +166,15 @@ def test_global_pool_lanes_at_extremes(requant, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("board", ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"])
-def test_global_pool_lanes_on_target_equal_host(board, tmp_path, monkeypatch):
-    """On each QEMU core (SXTAB16 lanes on DSP cores, masked unsigned lanes and aligned word loads on the M0+) the
-    channels-last whole-image pools equal the host build bit for bit, in the core's default requantization."""
+def test_channels_last_pools_on_target_equal_host(board, tmp_path, monkeypatch):
+    """On each QEMU core (SXTAB16 lanes on DSP cores, masked unsigned lanes and aligned word loads on the M0+) every
+    case channels-last (whole-image and windowed word lanes, the one-channel loops) equals the host build bit for
+    bit, in the core's default requantization."""
     import mcucomp
     from mcucomp.target.verify import verify_on_target
 
     channels_last(monkeypatch, "avgpool_s8")
-    mcucomp.compile_model(_global_model()[0].model(), tmp_path, name="m", board=board)
+    mcucomp.compile_model(_model("qq", np.int8).model(), tmp_path, name="m", board=board)
     result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
     assert result.status == "ok", result.detail
     assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
