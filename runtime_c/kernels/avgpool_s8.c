@@ -3,6 +3,13 @@
 #include <arm_acle.h>
 #endif
 
+/* The word-lane loops keep their own registers (inlined into the caller, GCC spills their step and bounds). */
+#if defined(__GNUC__)
+#define MCU_AVGPOOL_S8_OUTLINE __attribute__((noinline))
+#else
+#define MCU_AVGPOOL_S8_OUTLINE
+#endif
+
 /* The pooled code of output (oy, ox) of one plane: xc points at the plane's first element, `step` elements apart
  * from one pixel to the next (1 channels-first, c_in channels-last). Reads only that window's taps, row by row. The
  * divisor counts are separable: taps inside the input = rows inside x columns inside, and likewise inside the
@@ -98,7 +105,7 @@ static inline void mcu_avgpool_s8_lane_sums(uint32_t even, uint32_t odd, int32_t
 #endif
 }
 
-static void mcu_avgpool_s8_sum4(const int8_t *xp, size_t step, int32_t count, int32_t sum[4])
+static MCU_AVGPOOL_S8_OUTLINE void mcu_avgpool_s8_sum4(const int8_t *xp, size_t step, int32_t count, int32_t sum[4])
 {
     uint32_t even = 0, odd = 0;
     int32_t i;
@@ -112,24 +119,30 @@ static void mcu_avgpool_s8_sum4(const int8_t *xp, size_t step, int32_t count, in
     mcu_avgpool_s8_lane_sums(even, odd, count, sum);
 }
 
+/* Channels whose sums are requantized together (one mcu_requant_row call: its mode and range decided once). */
+#define MCU_AVGPOOL_S8_BLOCK 32
+
 /* Whole-image window, channels-last (c_in a multiple of 4, x 4-byte aligned), integer sum: four channels at a time
- * over every pixel in chunks of 256 (mcu_avgpool_s8_sum4). An image's outputs of those channels are written after
- * all its pixels of them are read, as the per-channel loop does (the overlap margin's order). */
+ * over every pixel in chunks of 256 (mcu_avgpool_s8_sum4), requantized by blocks of channels. An image's outputs of
+ * a block are written after all its pixels of those channels are read, which the per-channel order allows (the
+ * overlap margin's proof): the later reads are of later channels. */
 static void mcu_avgpool_s8_global_nhwc(const mcu_avgpool_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t pixels = g->h_in * g->w_in, c_in = g->c_in, zp_total = pixels * p->x_zp;
-    int32_t n, c, i, done;
+    int32_t sum[MCU_AVGPOOL_S8_BLOCK];
+    int32_t n, c0, c, done, block;
     for (n = 0; n < g->n; ++n, x += (size_t)pixels * c_in, y += c_in) {
-        for (c = 0; c < c_in; c += 4) {
-            int32_t sum[4] = {0, 0, 0, 0};
-            for (done = 0; done < pixels; done += 256) {
-                mcu_avgpool_s8_sum4(x + (size_t)done * c_in + c, (size_t)c_in, pixels - done < 256 ? pixels - done : 256,
-                                    sum);
+        for (c0 = 0; c0 < c_in; c0 += block) {
+            block = c_in - c0 < MCU_AVGPOOL_S8_BLOCK ? c_in - c0 : MCU_AVGPOOL_S8_BLOCK;
+            for (c = 0; c < block; c += 4) {
+                sum[c] = sum[c + 1] = sum[c + 2] = sum[c + 3] = -zp_total;
+                for (done = 0; done < pixels; done += 256) {
+                    mcu_avgpool_s8_sum4(x + (size_t)done * c_in + c0 + c, (size_t)c_in,
+                                        pixels - done < 256 ? pixels - done : 256, sum + c);
+                }
             }
-            for (i = 0; i < 4; ++i) {
-                y[c + i] = (int8_t)mcu_requant_apply(&p->rq, sum[i] - zp_total, pixels);
-            }
+            mcu_requant_row(&p->rq, sum, block, pixels, 0, y + c0, 1);
         }
     }
 }
@@ -166,7 +179,8 @@ static void mcu_avgpool_s8_window_int_nhwc(const mcu_avgpool_s8_params *p, const
     const size_t row_step = (size_t)g->w_in * (size_t)c_in, dy = (size_t)g->dil_h * row_step,
                  dx = (size_t)g->dil_w * (size_t)c_in;
     const int words = (c_in & 3) == 0 && ((uintptr_t)x & 3u) == 0 && g->k_h * g->k_w <= 256;
-    int32_t n, oy, ox, c, ky, kx, i;
+    int32_t sum[MCU_AVGPOOL_S8_BLOCK];
+    int32_t n, oy, ox, c0, c, ky, kx, block;
     for (n = 0; n < g->n; ++n) {
         const int8_t *xn = x + (size_t)n * g->h_in * row_step;
         for (oy = 0; oy < g->h_out; ++oy) {
@@ -188,30 +202,32 @@ static void mcu_avgpool_s8_window_int_nhwc(const mcu_avgpool_s8_params *p, const
                 if (taps > 0) {
                     win = xn + (size_t)(y0 + ky0 * g->dil_h) * row_step + (size_t)(x0 + kx0 * g->dil_w) * c_in;
                 }
-                c = 0;
-                if (words && taps > 0) {
-                    for (; c < c_in; c += 4) {
-                        uint32_t even = 0, odd = 0;
-                        int32_t sum[4] = {0, 0, 0, 0};
+                for (c0 = 0; c0 < c_in; c0 += block) {
+                    block = c_in - c0 < MCU_AVGPOOL_S8_BLOCK ? c_in - c0 : MCU_AVGPOOL_S8_BLOCK;
+                    for (c = 0; c < block; ++c) {
+                        sum[c] = -zp_total;
+                    }
+                    c = 0;
+                    if (words && taps > 0) {
+                        for (; c < block; c += 4) {
+                            uint32_t even = 0, odd = 0;
+                            for (ky = 0; ky < rows; ++ky) {
+                                for (kx = 0; kx < cols; ++kx) {
+                                    mcu_avgpool_s8_lanes(mcu_avgpool_s8_word(win + ky * dy + kx * dx + c0 + c), &even,
+                                                         &odd);
+                                }
+                            }
+                            mcu_avgpool_s8_lane_sums(even, odd, taps, sum + c);
+                        }
+                    }
+                    for (; c < block; ++c) {
                         for (ky = 0; ky < rows; ++ky) {
                             for (kx = 0; kx < cols; ++kx) {
-                                mcu_avgpool_s8_lanes(mcu_avgpool_s8_word(win + ky * dy + kx * dx + c), &even, &odd);
+                                sum[c] += win[ky * dy + kx * dx + c0 + c];
                             }
                         }
-                        mcu_avgpool_s8_lane_sums(even, odd, taps, sum);
-                        for (i = 0; i < 4; ++i) {
-                            y[c + i] = (int8_t)mcu_requant_apply(&p->rq, sum[i] - zp_total, count);
-                        }
                     }
-                }
-                for (; c < c_in; ++c) {
-                    int32_t sum = 0;
-                    for (ky = 0; ky < rows; ++ky) {
-                        for (kx = 0; kx < cols; ++kx) {
-                            sum += win[ky * dy + kx * dx + c];
-                        }
-                    }
-                    y[c] = (int8_t)mcu_requant_apply(&p->rq, sum - zp_total, count);
+                    mcu_requant_row(&p->rq, sum, block, count, 0, y + c0, 1); /* the entry of this divisor */
                 }
             }
         }
