@@ -55,8 +55,9 @@ def layer_rows(name: str, directory: Path) -> list[tuple]:
     sizes = {n.name: lowered.graph.tensors[n.outputs[0]].size for n in lowered.order}
     rows = []
     for core, board in BOARDS.items():
+        # cwd away from any tree: `python -m` puts the cwd first on sys.path, PYTHONPATH must choose the package
         out = subprocess.run([sys.executable, "-m", "mcucomp", "profile", path, "--board", board, "--json",
-                              "--inputs", "1", *extra], capture_output=True, text=True, check=True)
+                              "--inputs", "1", *extra], capture_output=True, text=True, check=True, cwd=directory)
         for layer in json.loads(out.stdout)["layers"]:
             if layer["op"] in OPS:
                 elements = layer["macs"] if layer["op"] == "avgpool_s8" else sizes[layer["name"]]

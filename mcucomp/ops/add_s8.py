@@ -1,7 +1,12 @@
 """int8 addition with broadcasting, in onnxruntime's QLinearAdd or float (DQ, Add, Q) arithmetic, or (`--requant
 fixed`) TFLite's int8 ADD as LiteRT's builtin kernel computes it: inputs shifted left by 20 bits, each rescaled by
 its own multiplier with one rounding, summed, rescaled by the output multiplier with MultiplyByQuantizedMultiplier
-(reference_integer_ops::Add rounds the operands twice instead: see mcucomp/intref/add_s8.py)."""
+(reference_integer_ops::Add rounds the operands twice instead: see mcucomp/intref/add_s8.py).
+
+Whatever the arithmetic, the code is a function of the two int8 codes, which the compiler evaluates for all 65,536
+pairs with the integer reference (mcucomp/intref/add_s8.py) and, where it can, replaces by a linear integer form the
+C computes with two multiply-adds and a saturating shift (linear_form); the C keeps the arithmetic itself for the
+rare elements near a rounding tie ('ties' form) and for nodes with no form."""
 
 from __future__ import annotations
 
@@ -154,9 +159,9 @@ class AddS8(KernelOp):
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """Per element: the linear form's two multiply-adds ('linear_exact'; 'linear_ties' adds a tie test, the rare
-        elements near a tie are not counted), else the mode's arithmetic: two FMAs ('qlinear'), two products and a division
-        ('float'), three 32-bit rescales ('fixed'); per run of the innermost collapsed dim (one run when the
-        shapes are equal) a dispatch and a broadcast counter step."""
+        elements near a tie are not counted), else the mode's arithmetic: two FMAs ('qlinear'), two products and a
+        division ('float'), three 32-bit rescales ('fixed'); per run of the innermost collapsed dim (one run when
+        the shapes are equal) a dispatch and a broadcast counter step."""
         form = linear_form(node, g)
         path = f"linear_{form.kind}" if form is not None else node.attrs["mode"]
         bc = dict(broadcast_params(g, node))

@@ -58,9 +58,7 @@ static inline int8_t mcu_avgpool_s8_window(const mcu_avgpool_s8_params *p, const
     }
 }
 
-/* Four channels' sums over `count` pixels `step` bytes apart from xp (4-byte aligned), count <= 256: the bytes of each
- * word summed in two 16-bit lanes (channels 0 and 2, 1 and 3), which cannot overflow in 256 pixels. DSP cores add
- * sign-extended bytes to the lanes (SXTAB16); the others offset the bytes to unsigned (x + 128) and mask. */
+/* The word at xp, 4-byte aligned. */
 static inline uint32_t mcu_avgpool_s8_word(const int8_t *xp)
 {
     uint32_t w;
@@ -105,6 +103,10 @@ static inline void mcu_avgpool_s8_lane_sums(uint32_t even, uint32_t odd, int32_t
 #endif
 }
 
+/* Add four channels' sums over `count` pixels `step` bytes apart from xp (4-byte aligned), count <= 256, to sum: the
+ * bytes of each word summed in two 16-bit lanes (channels 0 and 2, 1 and 3), which cannot overflow in 256 pixels.
+ * DSP cores add sign-extended bytes to the lanes (SXTAB16); the others offset the bytes to unsigned (x + 128) and
+ * mask. */
 static MCU_AVGPOOL_S8_OUTLINE void mcu_avgpool_s8_sum4(const int8_t *xp, size_t step, int32_t count, int32_t sum[4])
 {
     uint32_t even = 0, odd = 0;
