@@ -127,10 +127,15 @@ static MCU_ADD_S8_INLINE void add_linear4(const int8_t *a, int32_t sa, const int
         uint32_t wa, wb;
         memcpy(&wa, a, 4);
         memcpy(&wb, b, 4);
-        y[0] = add_linear1((int8_t)(wa & 0xFFu), (int8_t)(wb & 0xFFu), ka, kb, kc, lo, hi);
-        y[1] = add_linear1((int8_t)((wa >> 8) & 0xFFu), (int8_t)((wb >> 8) & 0xFFu), ka, kb, kc, lo, hi);
-        y[2] = add_linear1((int8_t)((wa >> 16) & 0xFFu), (int8_t)((wb >> 16) & 0xFFu), ka, kb, kc, lo, hi);
-        y[3] = add_linear1((int8_t)(wa >> 24), (int8_t)(wb >> 24), ka, kb, kc, lo, hi);
+        uint32_t wy = (uint32_t)add_linear1((int8_t)(wa & 0xFFu), (int8_t)(wb & 0xFFu), ka, kb, kc, lo, hi);
+        /* bytes 1-3 inserted with BFI (GCC masks and ORs them instead); byte 3 replaces the sign bits */
+        __asm__("bfi %0, %1, #8, #8" : "+r"(wy)
+                : "r"(add_linear1((int8_t)((wa >> 8) & 0xFFu), (int8_t)((wb >> 8) & 0xFFu), ka, kb, kc, lo, hi)));
+        __asm__("bfi %0, %1, #16, #8" : "+r"(wy)
+                : "r"(add_linear1((int8_t)((wa >> 16) & 0xFFu), (int8_t)((wb >> 16) & 0xFFu), ka, kb, kc, lo, hi)));
+        __asm__("bfi %0, %1, #24, #8" : "+r"(wy)
+                : "r"(add_linear1((int8_t)(wa >> 24), (int8_t)(wb >> 24), ka, kb, kc, lo, hi)));
+        memcpy(y, &wy, 4); /* one store: the inputs' four codes are read already (in place allowed) */
         return;
     }
 #endif
