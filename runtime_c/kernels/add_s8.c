@@ -110,11 +110,11 @@ static MCU_ADD_S8_INLINE void add_linear_ties(const mcu_add_s8_params *p, const 
     }
 }
 
-/* The exact linear form of one code pair. */
-static MCU_ADD_S8_INLINE int8_t add_linear1(int32_t a, int32_t b, int32_t ka, int32_t kb, int32_t kc, int32_t lo,
-                                            int32_t hi)
+/* The exact linear form of one code pair (in [lo, hi]). */
+static MCU_ADD_S8_INLINE int32_t add_linear1(int32_t a, int32_t b, int32_t ka, int32_t kb, int32_t kc, int32_t lo,
+                                             int32_t hi)
 {
-    return (int8_t)add_clamp((ka * a + (kb * b + kc)) >> MCU_ADD_S8_EXACT_SHIFT, lo, hi);
+    return add_clamp((ka * a + (kb * b + kc)) >> MCU_ADD_S8_EXACT_SHIFT, lo, hi);
 }
 
 /* The exact linear form of four code pairs a[k * sa], b[k * sb] into y[0..3]; contiguous inputs are read a word
@@ -139,10 +139,10 @@ static MCU_ADD_S8_INLINE void add_linear4(const int8_t *a, int32_t sa, const int
         return;
     }
 #endif
-    y[0] = add_linear1(a[0], b[0], ka, kb, kc, lo, hi);
-    y[1] = add_linear1(a[sa], b[sb], ka, kb, kc, lo, hi);
-    y[2] = add_linear1(a[2 * sa], b[2 * sb], ka, kb, kc, lo, hi);
-    y[3] = add_linear1(a[3 * sa], b[3 * sb], ka, kb, kc, lo, hi);
+    y[0] = (int8_t)add_linear1(a[0], b[0], ka, kb, kc, lo, hi);
+    y[1] = (int8_t)add_linear1(a[sa], b[sb], ka, kb, kc, lo, hi);
+    y[2] = (int8_t)add_linear1(a[2 * sa], b[2 * sb], ka, kb, kc, lo, hi);
+    y[3] = (int8_t)add_linear1(a[3 * sa], b[3 * sb], ka, kb, kc, lo, hi);
 }
 
 /* The exact linear form over one run: two multiply-adds and a saturating shift per element, four per iteration. */
@@ -155,7 +155,7 @@ static MCU_ADD_S8_INLINE void add_linear(const mcu_add_s8_params *p, const int8_
         add_linear4(a, sa, b, sb, ka, kb, kc, y + i, lo, hi);
     }
     for (; i < n; ++i, a += sa, b += sb) {
-        y[i] = add_linear1(*a, *b, ka, kb, kc, lo, hi);
+        y[i] = (int8_t)add_linear1(*a, *b, ka, kb, kc, lo, hi);
     }
 }
 
