@@ -64,7 +64,9 @@ class AvgPoolS8(KernelOp):
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """Every tap of every window bounds-checked, those inside summed in int ('global_int', 'window_int') or in
         float ('float'); per output a requantization (integer modes) or two float divisions ('float'); channels-last
-        paths end in '_nhwc'."""
+        paths end in '_nhwc': integer ones find each output pixel's inside taps once and sum every channel without
+        checks, four channels per word ('window_words_nhwc', 4k channels) or one by one; channels-last whole-image
+        sums of 4k channels read one word per pixel and four channels ('global_words_nhwc')."""
         p = params_dict(self.call(node, g))
         geom, win = p["g"], window(p["g"])
         planes = geom["n"] * geom["c_out"]
@@ -72,8 +74,24 @@ class AvgPoolS8(KernelOp):
         terms = {"calls": 1, "kernel_rows": outputs * geom["k_h"], "taps": outputs * win.taps,
                  "valid_taps": planes * win.taps_valid}
         suffix = "_nhwc" if is_nhwc(node) else ""
+        if node.attrs["mode"] == "global_int" and is_nhwc(node) and geom["c_in"] % 4 == 0 and win.pixels == 1 \
+                and geom["k_h"] == geom["h_in"] and geom["k_w"] == geom["w_in"]:
+            # mcu_avgpool_s8_global_nhwc: one word (four channels) per pixel, a lane flush per 256 pixels
+            words = geom["n"] * geom["c_in"] // 4 * geom["h_in"] * geom["w_in"]
+            return "global_words_nhwc", {"calls": 1, "words": words, **requant_terms(p["rq"], outputs)}
+        if node.attrs["mode"] != "float" and is_nhwc(node):
+            # mcu_avgpool_s8_window_int_nhwc: the inside taps found once per output pixel, then per channel (per
+            # four channels, one word per tap, when the word lanes hold the window) a sum without bounds checks
+            pixels = geom["n"] * win.pixels
+            words = geom["c_in"] % 4 == 0 and geom["k_h"] * geom["k_w"] <= 256
+            loop = {"calls": 1, "pixels": pixels, "kernel_steps": pixels * (geom["k_h"] + geom["k_w"])}
+            if words:
+                loop |= {"words": planes * win.taps_valid // 4, "groups": outputs // 4}
+                return "window_words_nhwc", {**loop, **requant_terms(p["rq"], outputs)}
+            return node.attrs["mode"] + suffix, {**loop, "valid_taps": planes * win.taps_valid, "outputs": outputs,
+                                                  **requant_terms(p["rq"], outputs)}
         if node.attrs["mode"] != "float":
-            return node.attrs["mode"] + suffix, {**terms, **requant_terms(p["rq"], outputs)}
+            return node.attrs["mode"], {**terms, **requant_terms(p["rq"], outputs)}
         return "float" + suffix, {**terms, "outputs": outputs}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..ir import Graph, Node
 from ._data import permuted_walk, walk_fits, walk_params
+from ._cost import params_dict
 from .base import KernelCall, KernelOp, shape
 
 
@@ -38,6 +39,16 @@ class Transpose(KernelOp):
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_transpose(params{count, elem_bytes, offset, rank, dims, strides}, x, y)."""
         return KernelCall(self.name, walk_params(node, g, _walk(node, g)), [node.inputs[0], node.outputs[0]])
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Bytes in a 2-D walk ('bytes_2d': a layout conversion, one loop per output row), bytes in deeper walks
+        ('bytes': a counter step per row), other element sizes ('default'); the rows and elements copied."""
+        p = params_dict(self.call(node, g))
+        rank, count = p["rank"], p["count"]
+        rows = count // p["dims"][rank - 1] if count else 0
+        strided = p["strides"][rank - 1] != 1
+        path = "default" if p["elem_bytes"] != 1 or not strided else ("bytes_2d" if rank == 2 else "bytes")
+        return path, {"calls": 1, "elements": count, "rows": rows}
 
 
 OP = Transpose()

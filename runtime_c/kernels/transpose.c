@@ -22,6 +22,43 @@ static void mcu_transpose_elem(uint8_t *dst, const uint8_t *src, size_t es)
     }
 }
 
+/* One output row of `n` bytes read `step` elements apart. */
+static void mcu_transpose_row_u8(uint8_t *out, const uint8_t *in, int32_t step, int32_t n)
+{
+    int32_t j;
+    for (j = 0; j < n; ++j, in += step) {
+        out[j] = *in;
+    }
+}
+
+/* A 2-D walk of bytes (a layout conversion NCHW <-> NHWC at a model's inputs and outputs): `rows` output rows of
+ * `cols` bytes, the input `s0` bytes apart from row to row and `s1` within one; 3 columns (RGB pixels) unrolled. */
+static void mcu_transpose_2d_u8(uint8_t *out, const uint8_t *in, int32_t rows, int32_t cols, int32_t s0, int32_t s1)
+{
+    int32_t r;
+    if (cols == 3) {
+        for (r = 0; r + 2 <= rows; r += 2, in += 2 * s0, out += 6) { /* two pixels: loads grouped, half the loop */
+            const uint8_t p0 = in[0], p1 = in[s1], p2 = in[2 * s1], q0 = in[s0], q1 = in[s0 + s1],
+                          q2 = in[s0 + 2 * s1];
+            out[0] = p0;
+            out[1] = p1;
+            out[2] = p2;
+            out[3] = q0;
+            out[4] = q1;
+            out[5] = q2;
+        }
+        if (r < rows) {
+            out[0] = in[0];
+            out[1] = in[s1];
+            out[2] = in[2 * s1];
+        }
+        return;
+    }
+    for (r = 0; r < rows; ++r, in += s0, out += cols) {
+        mcu_transpose_row_u8(out, in, s1, cols);
+    }
+}
+
 void mcu_transpose(const mcu_transpose_params *p, const void *x, void *y)
 {
     const uint8_t *in = (const uint8_t *)x;
@@ -31,11 +68,18 @@ void mcu_transpose(const mcu_transpose_params *p, const void *x, void *y)
     const int32_t row = p->dims[last], step = p->strides[last];
     int32_t idx[MCU_TRANSPOSE_MAX_DIMS] = {0};
     int32_t src = p->offset, done, j, d;
+    if (es == 1 && p->rank == 2 && step != 1) {
+        mcu_transpose_2d_u8(out, in + src, p->dims[0], row, p->strides[0], step);
+        return;
+    }
     for (done = 0; done < p->count; done += row) {
         if (step == 1) {
             /* the innermost dim is contiguous in the input too: one block copy per row */
             memcpy(out, in + (size_t)src * es, (size_t)row * es);
             out += (size_t)row * es;
+        } else if (es == 1) {
+            mcu_transpose_row_u8(out, in + src, step, row);
+            out += row;
         } else {
             for (j = 0; j < row; ++j) {
                 mcu_transpose_elem(out, in + (size_t)(src + j * step) * es, es);

@@ -109,3 +109,48 @@ def test_qdq_add_channels_last(boundaries, tmp_path, monkeypatch):
         _add_case(qm, f"s{i}", case, rng, boundaries[0], boundaries[1])
     check_qmodel(qm, tmp_path, seeds=range(3))
     assert layer_layouts(tmp_path)["add_s8"] == {"nhwc"}
+
+
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+def test_linear_form_and_exact_fallback(requant, tmp_path):
+    """The C's linear integer form (taken where the compiler proved it for all 65,536 code pairs, the elements near a
+    rounding tie in the mode's own arithmetic) and the exact loop alone (an output scale 1/200 of the inputs' leaves
+    no form: |x| would pass 2^31), equal shapes and broadcast rows, bit-exact with the integer reference; the exact
+    form is found for the ordinary scales, the one with a tie test for float ties, none for the tiny output scale."""
+    from mcucomp.ops.add_s8 import linear_form
+    from mcucomp.pipeline import lower_model
+
+    qm = _form_model()
+    check_qmodel(qm, tmp_path, seeds=range(3), requant=requant)
+    lowered = lower_model(qm.model(), requant=requant)
+    forms = {n.name: linear_form(n, lowered.graph) for n in lowered.order if n.op == "add_s8"}
+    kinds = [forms[f"s{i}_add_node"].kind if forms[f"s{i}_add_node"] else None for i in range(4)]
+    # exact ties in float arithmetic round half to even, which no floor of a linear form gives: the tie test
+    assert kinds == (["exact", "ties", "exact", None] if requant == "float" else ["exact", "exact", "exact", None])
+
+
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+@pytest.mark.parametrize("board", ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"])
+def test_linear_form_on_target_equal_host(board, requant, tmp_path):
+    """On each QEMU core (SSAT and MLA on Armv7-M and later, the ARMv6-M loops and 32-bit fixed arithmetic on the
+    M0+) the linear form, its tie elements and the exact loop equal the host build bit for bit."""
+    import mcucomp
+    from mcucomp.target.verify import verify_on_target
+
+    mcucomp.compile_model(_form_model().model(), tmp_path, name="m", board=board, requant=requant)
+    result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
+
+
+def _form_model() -> QModel:
+    """Equal shapes, equal scales (ties), a broadcast row, and an output scale too small for the linear form."""
+    qm = QModel(np.int8)
+    cases = [((1, 4, 9, 9), (1, 4, 9, 9), 0.02, 0.03, 0.045), ((1, 4, 9, 9), (1, 4, 9, 9), 0.02, 0.02, 0.04),
+             ((3, 40), (40,), 0.05, 0.01, 0.05), ((2, 33), (2, 33), 0.5, 0.4, 0.0025)]
+    for i, (a_shape, b_shape, a_s, b_s, y_s) in enumerate(cases):
+        _, af = qm.act(f"s{i}a", a_shape, a_s, 3 - i, "q")
+        _, bf = qm.act(f"s{i}b", b_shape, b_s, -5 + i, "q")
+        qm.node("Add", [af, bf], [f"s{i}_add"])
+        qm.out(f"s{i}_add", f"s{i}_y", np.broadcast_shapes(a_shape, b_shape), y_s, 7 * i - 10, "q")
+    return qm

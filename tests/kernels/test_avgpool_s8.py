@@ -29,6 +29,11 @@ CASES = [
     ("AveragePool", (1, 7, 1, 1), dict(kernel_shape=[1, 1])),
     ("AveragePool", (1, 5, 9), dict(kernel_shape=[4], strides=[2], pads=[2, 1], count_include_pad=1)),
     ("AveragePool", (1, 6, 25, 5), dict(kernel_shape=[25, 5])),
+    ("GlobalAveragePool", (1, 8, 23, 25), {}),  # channels-last: 575 pixels, two word lanes emptied every 256
+    # channels-last windows of 4k channels: four channels per word
+    ("AveragePool", (1, 8, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 2, 1], count_include_pad=1)),
+    ("AveragePool", (2, 12, 7, 8), dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 1, 0, 1], ceil_mode=1)),
+    ("AveragePool", (1, 4, 6, 6), dict(kernel_shape=[2, 2], strides=[2, 2])),
 ]
 
 
@@ -100,6 +105,14 @@ def test_qdq_pool_channels_last(boundaries, tmp_path, monkeypatch):
     assert layer_layouts(tmp_path)["avgpool_s8"] == {"nhwc"}
 
 
+def test_qdq_pool_channels_last_fixed(tmp_path, monkeypatch):
+    """Every case channels-last in `fixed` requantization (the divisor's Q31 entry per window), bit-exact with the
+    integer reference."""
+    channels_last(monkeypatch, "avgpool_s8")
+    check_qmodel(_model("qq", np.int8), tmp_path, seeds=range(3), requant="fixed")
+    assert layer_layouts(tmp_path)["avgpool_s8"] == {"nhwc"}
+
+
 @pytest.mark.parametrize("requant", ["float", "fixed"])
 def test_qdq_windows_sum_in_integers(requant, tmp_path):
     """QDQ windows smaller than the image run window_int in both requantization modes (divisor table by tap count:
@@ -112,3 +125,56 @@ def test_qdq_windows_sum_in_integers(requant, tmp_path):
     whole = [op == "GlobalAveragePool" or i in (10, 12) for i, (op, _, _) in enumerate(CASES)]  # kernel == image
     assert [modes[f"p{i}_pool_node"] for i in range(len(CASES))] == \
         ["global_int" if w else "window_int" for w in whole]
+
+
+def _global_model() -> tuple[QModel, list[tuple[int, ...]]]:
+    """QLinearGlobalAveragePool of 4k channels over 1, 256, 257 and 600 pixels, int8 I/O."""
+    qm = QModel(np.int8)
+    shapes = [(1, 4, 1, 1), (2, 8, 16, 16), (1, 4, 1, 257), (1, 12, 20, 30)]
+    for i, shape in enumerate(shapes):
+        x = qm.raw_input(f"p{i}_x", shape, np.int8)
+        inputs = [x, qm.init(f"p{i}_xs", np.float32(0.02)), qm.init(f"p{i}_xz", np.int8(-3 + 5 * i)),
+                  qm.init(f"p{i}_ys", np.float32(0.021)), qm.init(f"p{i}_yz", np.int8(4 - i))]
+        qm.node("QLinearGlobalAveragePool", inputs, [f"p{i}_y"], domain="com.microsoft")
+        qm.raw_output(f"p{i}_y", shape[:2] + (1, 1), np.int8)
+    return qm, shapes
+
+
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+def test_global_pool_lanes_at_extremes(requant, tmp_path, monkeypatch):
+    """Channels-last whole-image pools of 4k channels (the word-lane path: 16-bit lanes emptied every 256 pixels)
+    on inputs at the ends of the int8 range, uniform and mixed, equal the integer reference bit for bit."""
+    import mcucomp
+    import mcucomp.host
+    from mcucomp.intref import run_lowered
+    from mcucomp.pipeline import lower_model
+
+    channels_last(monkeypatch, "avgpool_s8")
+    qm, shapes = _global_model()
+    model = qm.model()
+    mcucomp.compile_model(model, tmp_path, name="m", requant=requant)
+    assert layer_layouts(tmp_path)["avgpool_s8"] == {"nhwc"}
+    host = mcucomp.host.load(tmp_path, layer_hook=False)
+    lowered = lower_model(model, requant=requant)
+    rng = np.random.default_rng(42)
+    for fill in (-128, 127, "ends"):
+        feeds = {f"p{i}_x": (np.full(s, fill, np.int8) if fill != "ends"
+                             else rng.choice(np.array([-128, 127], np.int8), s)) for i, s in enumerate(shapes)}
+        got, want = host.run(feeds), run_lowered(lowered, feeds)
+        for name, value in want.items():
+            assert np.array_equal(got[name], value), (fill, name)
+
+
+@pytest.mark.parametrize("board", ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"])
+def test_channels_last_pools_on_target_equal_host(board, tmp_path, monkeypatch):
+    """On each QEMU core (SXTAB16 lanes on DSP cores, masked unsigned lanes and aligned word loads on the M0+) every
+    case channels-last (whole-image and windowed word lanes, the one-channel loops) equals the host build bit for
+    bit, in the core's default requantization."""
+    import mcucomp
+    from mcucomp.target.verify import verify_on_target
+
+    channels_last(monkeypatch, "avgpool_s8")
+    mcucomp.compile_model(_model("qq", np.int8).model(), tmp_path, name="m", board=board)
+    result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching

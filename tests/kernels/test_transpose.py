@@ -22,3 +22,16 @@ def test_transpose_rank6_int8(tmp_path):
     x = np.random.default_rng(71).integers(-128, 128, (2, 3, 2, 5, 3, 2), dtype=np.int8)
     node = helper.make_node("Transpose", ["x"], ["y"], perm=[5, 3, 1, 4, 0, 2])
     check_nodes([node], {"x": (np.int8, x.shape)}, {"x": x}, tmp_path, exact=True)
+
+
+def test_transpose_int8_layout_conversions(tmp_path):
+    """The byte walks of layout conversions: NCHW → NHWC with 3 channels (the unrolled 2-D walk), 5 channels (the
+    2-D row loop), NHWC → NCHW, and a 4-D perm with strided rows; uint8 too."""
+    rng = np.random.default_rng(72)
+    cases = [((1, 3, 7, 9), [0, 2, 3, 1], np.int8), ((1, 5, 4, 6), [0, 2, 3, 1], np.int8),
+             ((1, 7, 9, 3), [0, 3, 1, 2], np.int8), ((2, 3, 4, 5), [1, 0, 3, 2], np.uint8),
+             ((1, 3, 1, 1), [0, 2, 3, 1], np.uint8)]
+    for i, (shape, perm, dtype) in enumerate(cases):
+        x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max + 1, shape).astype(dtype)
+        node = helper.make_node("Transpose", ["x"], ["y"], perm=perm)
+        check_nodes([node], {"x": (dtype, x.shape)}, {"x": x}, tmp_path / str(i), exact=True)
