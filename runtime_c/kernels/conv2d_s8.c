@@ -82,33 +82,85 @@ static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, 
 #endif
 }
 
-/* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
- * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
- * weight word, so SMLAD does two MACs per instruction without reordering the weights. */
-static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
-                                        int32_t k, int32_t acc[4])
+#if defined(__ARM_FEATURE_DSP)
+/* One 4-tap step of the 2x2 block at byte offset OFF of the four pointers (OFF0: the first step, which advances
+ * them by 16 after the load): the three loads issue back to back (the core pipelines them), SXTB16 splits the two
+ * column words into their even and odd lanes in place, each weight word is split in turn into `we` and in place. */
+#define MCU_CONV2D_S8_STEP_LOADS(OFF)                                                                                 \
+    "ldr %[x0o], [%[c0], #" #OFF "]\n\t"                                                                               \
+    "ldr %[x1o], [%[c1], #" #OFF "]\n\t"                                                                               \
+    "ldr %[wv], [%[w0], #" #OFF "]\n\t"
+#define MCU_CONV2D_S8_STEP_LOADS0(INC)                                                                                \
+    "ldr %[x0o], [%[c0]], #" #INC "\n\t"                                                                               \
+    "ldr %[x1o], [%[c1]], #" #INC "\n\t"                                                                               \
+    "ldr %[wv], [%[w0]], #" #INC "\n\t"
+#define MCU_CONV2D_S8_STEP_MACS(W1)                                                                                   \
+    "sxtb16 %[x0e], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "sxtb16 %[x1e], %[x1o]\n\t"                                                                                        \
+    "sxtb16 %[x1o], %[x1o], ror #8\n\t"                                                                                \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
+    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1e], %[we], %[a01]\n\t"                                                                          \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"                                                                          \
+    "ldr %[wv], " W1 "\n\t"                                                                                            \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
+    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1e], %[we], %[a11]\n\t"                                                                          \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "smlad %[a10], %[x0o], %[wv], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1o], %[wv], %[a11]\n\t"
+
+/* The 2x2 block's 4-tap steps on DSP cores, in assembly because the compiler's schedule spills: the loop needs all
+ * fourteen registers (4 accumulators, 4 column lane pairs, a weight word and its even lanes, 4 pointers), so the
+ * loop end is compared from memory, once per 16 taps. Then single steps for k % 16 / 4; returns the taps done (from
+ * the start). */
+static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+                                                 const int8_t *c1, int32_t k, int32_t acc[4])
 {
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-    int32_t i = 0;
-#if defined(__ARM_FEATURE_DSP)
-    for (; i + 4 <= k; i += 4) {
-        const int32_t x0 = mcu_conv2d_s8_load4(c0 + i), x1 = mcu_conv2d_s8_load4(c1 + i);
-        const int32_t x0e = __sxtb16(x0), x0o = mcu_conv2d_s8_odd(x0);
-        const int32_t x1e = __sxtb16(x1), x1o = mcu_conv2d_s8_odd(x1);
-        int32_t wv = mcu_conv2d_s8_load4(w0 + i);
-        int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
-        a00 = __smlad(x0e, we, __smlad(x0o, wo, a00));
-        a01 = __smlad(x1e, we, __smlad(x1o, wo, a01));
-        wv = mcu_conv2d_s8_load4(w1 + i);
-        we = __sxtb16(wv);
-        wo = mcu_conv2d_s8_odd(wv);
-        a10 = __smlad(x0e, we, __smlad(x0o, wo, a10));
-        a11 = __smlad(x1e, we, __smlad(x1o, wo, a11));
+    int32_t x0e, x0o, x1e, x1o, wv, we;
+    const int8_t *end = c0 + (k & ~15);
+    if (k >= 16) {
+        __asm__ volatile("1:\n\t" MCU_CONV2D_S8_STEP_LOADS0(16) MCU_CONV2D_S8_STEP_MACS("[%[w1]], #16")
+                             MCU_CONV2D_S8_STEP_LOADS(-12) MCU_CONV2D_S8_STEP_MACS("[%[w1], #-12]")
+                                 MCU_CONV2D_S8_STEP_LOADS(-8) MCU_CONV2D_S8_STEP_MACS("[%[w1], #-8]")
+                                     MCU_CONV2D_S8_STEP_LOADS(-4) MCU_CONV2D_S8_STEP_MACS("[%[w1], #-4]")
+                         "ldr %[we], %[end]\n\t"
+                         "cmp %[c0], %[we]\n\t"
+                         "bne 1b\n\t"
+                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [c0] "+r"(c0),
+                           [c1] "+r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
+                           [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we)
+                         : [end] "m"(end)
+                         : "cc", "memory");
     }
+    end = c0 + (k & 12);
+    while (c0 != end) {
+        __asm__ volatile(MCU_CONV2D_S8_STEP_LOADS0(4) MCU_CONV2D_S8_STEP_MACS("[%[w1]], #4")
+                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [c0] "+r"(c0),
+                           [c1] "+r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
+                           [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we)
+                         :
+                         : "memory");
+    }
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+    return k & ~3;
+}
 #else
-    /* ARMv6-M (M0+, two-stage pipeline): LDRSB only takes a register offset, so one index serves the three rows;
-     * one weight row at a time keeps the live values in the eight low registers; pairs of taps counted down from
-     * the end save the compare. Tap 0 of an odd k is left to the tail loop below. */
+/* ARMv6-M (M0+, two-stage pipeline): LDRSB only takes a register offset, so one index serves the three rows; one
+ * weight row at a time keeps the live values in the eight low registers; pairs of taps counted down from the end
+ * save the compare. Tap 0 of an odd k is left to the tail: returns the taps left at the start (k & 1). */
+static inline int32_t mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+                                               const int8_t *c1, int32_t k, int32_t acc[4])
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    int32_t i;
     for (i = k - 2; i >= (k & 1); i -= 2) {
         const int32_t wa = w0[i], wb = w0[i + 1];
         a00 += c0[i] * wa + c0[i + 1] * wb;
@@ -119,50 +171,120 @@ static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, cons
         a10 += c0[i] * wa + c0[i + 1] * wb;
         a11 += c1[i] * wa + c1[i + 1] * wb;
     }
-    i = 0;
-    k &= 1;
-#endif
-    for (; i < k; ++i) {
-        const int32_t x0 = c0[i], x1 = c1[i];
-        a00 += x0 * w0[i];
-        a01 += x1 * w0[i];
-        a10 += x0 * w1[i];
-        a11 += x1 * w1[i];
-    }
     acc[0] = a00;
     acc[1] = a01;
     acc[2] = a10;
     acc[3] = a11;
+    return k & 1;
+}
+#endif
+
+/* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
+ * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
+ * weight word, so SMLAD does two MACs per instruction without reordering the weights. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
+                                        int32_t k, int32_t acc[4])
+{
+    int32_t i, n;
+#if defined(__ARM_FEATURE_DSP)
+    i = mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, acc);
+    n = k;
+#else
+    i = 0;
+    n = mcu_conv2d_s8_dot2x2_v6m(w0, w1, c0, c1, k, acc);
+#endif
+    for (; i < n; ++i) {
+        const int32_t x0 = c0[i], x1 = c1[i];
+        acc[0] += x0 * w0[i];
+        acc[1] += x1 * w0[i];
+        acc[2] += x0 * w1[i];
+        acc[3] += x1 * w1[i];
+    }
+}
+
+/* How the GEMM paths requantize, decided once per call: MCU_CONV2D_S8_RQ_ANY (by a call: fixed mode, div, scales
+ * that are not finite), _PLAIN (mcu_requant_plain_scaled inline), _S8 (plain over the full int8 range: one SSAT). */
+#define MCU_CONV2D_S8_RQ_ANY 0
+#define MCU_CONV2D_S8_RQ_PLAIN 1
+#define MCU_CONV2D_S8_RQ_S8 2
+
+/** The requantization mode (MCU_CONV2D_S8_RQ_*) of rq for c_out channels. */
+static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
+{
+#if defined(__arm__) && !defined(__ARM_FP) /* soft float: not worth inlining at every output (fixed is the default) */
+    (void)rq;
+    (void)c_out;
+    return MCU_CONV2D_S8_RQ_ANY;
+#else
+    if (!mcu_requant_is_plain(rq, c_out)) {
+        return MCU_CONV2D_S8_RQ_ANY;
+    }
+    return rq->qmin == -128 && rq->qmax == 127 ? MCU_CONV2D_S8_RQ_S8 : MCU_CONV2D_S8_RQ_PLAIN;
+#endif
+}
+
+/* The 2x2 block's four accumulators (acc[0], acc[1]: channel oc of pixels 0, 1; acc[2], acc[3]: channel oc1)
+ * requantized in mode `mode` and stored to y0, y1 (the pixels' outputs): every value is computed before the first
+ * store, so the scales are read once per channel (an int8 store may alias them). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, int32_t mode, const int32_t acc[4],
+                                                        int32_t oc, int32_t oc1, int8_t *y0, int8_t *y1)
+{
+    int32_t v00, v01, v10, v11;
+    if (mode == MCU_CONV2D_S8_RQ_ANY) {
+        v00 = mcu_conv2d_s8_requant_any(rq, acc[0], oc);
+        v01 = mcu_conv2d_s8_requant_any(rq, acc[1], oc);
+        v10 = mcu_conv2d_s8_requant_any(rq, acc[2], oc1);
+        v11 = mcu_conv2d_s8_requant_any(rq, acc[3], oc1);
+    } else {
+        const float s0 = rq->scale[rq->per_channel ? oc : 0], s1 = rq->scale[rq->per_channel ? oc1 : 0];
+        if (mode == MCU_CONV2D_S8_RQ_S8) {
+            v00 = mcu_requant_plain_s8(rq, acc[0], s0);
+            v01 = mcu_requant_plain_s8(rq, acc[1], s0);
+            v10 = mcu_requant_plain_s8(rq, acc[2], s1);
+            v11 = mcu_requant_plain_s8(rq, acc[3], s1);
+        } else {
+            v00 = mcu_requant_plain_scaled(rq, acc[0], s0);
+            v01 = mcu_requant_plain_scaled(rq, acc[1], s0);
+            v10 = mcu_requant_plain_scaled(rq, acc[2], s1);
+            v11 = mcu_requant_plain_scaled(rq, acc[3], s1);
+        }
+    }
+    y0[oc] = (int8_t)v00;
+    y1[oc] = (int8_t)v01;
+    y0[oc1] = (int8_t)v10;
+    y1[oc1] = (int8_t)v11;
 }
 
 /* Columns c0, c1 of two pixels (k taps each) against every weight row; y0, y1: the two pixels' outputs (c_out
  * channels each). A lone last output channel runs as its own pair and drops the duplicate; so does a lone pixel
  * (c0 == c1, y0 == y1). */
-static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t plain, const int8_t *c0, const int8_t *c1,
+static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
                                int32_t k, int8_t *y0, int8_t *y1)
 {
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores below could alias p, which stops hoisting */
     const int32_t c_out = p->g.c_out;
+    const int32_t *kbias = p->kbias, *w_zp = p->w_zp;
+    const int8_t *w = p->w;
     int32_t s0 = 0, s1 = 0, oc, i;
-    if (p->w_zp) {
+    if (w_zp) {
         for (i = 0; i < k; ++i) {
             s0 += c0[i];
             s1 += c1[i];
         }
     }
-    for (oc = 0; oc < c_out; oc += 2) {
+    for (oc = 0; oc < c_out; oc += 2, w += 2 * (size_t)k) {
         const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
-        const int32_t z0 = p->w_zp ? p->w_zp[oc] : 0, z1 = p->w_zp ? p->w_zp[oc1] : 0;
         int32_t acc[4];
-        acc[0] = p->kbias[oc] - z0 * s0;
-        acc[1] = p->kbias[oc] - z0 * s1;
-        acc[2] = p->kbias[oc1] - z1 * s0;
-        acc[3] = p->kbias[oc1] - z1 * s1;
-        mcu_conv2d_s8_dot2x2(p->w + (size_t)oc * k, p->w + (size_t)oc1 * k, c0, c1, k, acc);
-        y0[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[0], oc);
-        y1[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[1], oc);
-        y0[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[2], oc1);
-        y1[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[3], oc1);
+        acc[0] = acc[1] = kbias[oc];
+        acc[2] = acc[3] = kbias[oc1];
+        if (w_zp) {
+            acc[0] -= w_zp[oc] * s0;
+            acc[1] -= w_zp[oc] * s1;
+            acc[2] -= w_zp[oc1] * s0;
+            acc[3] -= w_zp[oc1] * s1;
+        }
+        mcu_conv2d_s8_dot2x2(w, w + (size_t)(oc1 - oc) * k, c0, c1, k, acc);
+        mcu_conv2d_s8_store2x2(&rq, mode, acc, oc, oc1, y0, y1);
     }
 }
 
@@ -191,11 +313,11 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
-    const int32_t plain = mcu_requant_is_plain(&p->rq, c_out);
+    const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, c_out);
     int32_t i, q0, q1, iy, ix;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_gemm(p, plain, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
+        mcu_conv2d_s8_gemm(p, mode, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
                            x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, c_in,
                            y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
     }
@@ -237,13 +359,13 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t k = g->c_in * g->k_h * g->k_w, pixels = g->n * g->h_out * g->w_out;
-    const int32_t plain = mcu_requant_is_plain(&p->rq, g->c_out);
+    const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, g->c_out);
     int32_t i, q0, q1;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_gather(p, x, q0, col);
         mcu_conv2d_s8_gather(p, x, q1, col + k);
-        mcu_conv2d_s8_gemm(p, plain, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
+        mcu_conv2d_s8_gemm(p, mode, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
     }
 }
 
@@ -387,7 +509,7 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
     const int32_t pixels = g->n * g->h_out * g->w_out, c_out = g->c_out, k = g->c_in * g->k_h * g->k_w;
-    const int32_t plain = mcu_requant_is_plain(&rq, c_out);
+    const int32_t mode = mcu_conv2d_s8_rq_mode(&rq, c_out);
     const int32_t last_row = (g->k_h - 1) * g->dil_h;
     const size_t rs = (size_t)g->dil_h * g->w_in * g->c_in, seg = (size_t)g->k_w * g->c_in; /* x, w row steps */
     int32_t i, q0, q1, oc, ky;
@@ -430,10 +552,7 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
                     mcu_conv2d_s8_direct_row(p, w0 + ky * seg, w1 + ky * seg, &a, &b, ky, acc);
                 }
             }
-            ya[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[0], oc);
-            yb[oc] = mcu_conv2d_s8_requant(&rq, plain, acc[1], oc);
-            ya[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[2], oc1);
-            yb[oc1] = mcu_conv2d_s8_requant(&rq, plain, acc[3], oc1);
+            mcu_conv2d_s8_store2x2(&rq, mode, acc, oc, oc1, ya, yb);
         }
     }
 }
