@@ -255,21 +255,25 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, i
     y1[oc1] = (int8_t)v11;
 }
 
-/* Columns c0, c1 of two pixels (k taps each) against every weight row; y0, y1: the two pixels' outputs (c_out
- * channels each). A lone last output channel runs as its own pair and drops the duplicate; so does a lone pixel
- * (c0 == c1, y0 == y1). */
-static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
-                               int32_t k, int8_t *y0, int8_t *y1)
+/* Columns c0, c1 of two pixels against every weight row; y0, y1: the two pixels' outputs (c_out channels each). A
+ * column is `rows` runs of `seg` taps, run r at r * rs (im2col and pointwise: one run; direct: one per kernel row
+ * of a window inside the input), against weight rows of rows * seg taps. A lone last output channel runs as its
+ * own pair and drops the duplicate; so does a lone pixel (c0 == c1, y0 == y1). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_params *p, int32_t mode,
+                                                         const int8_t *c0, const int8_t *c1, int32_t rows,
+                                                         int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores below could alias p, which stops hoisting */
-    const int32_t c_out = p->g.c_out;
+    const int32_t c_out = p->g.c_out, k = rows * seg;
     const int32_t *kbias = p->kbias, *w_zp = p->w_zp;
     const int8_t *w = p->w;
-    int32_t s0 = 0, s1 = 0, oc, i;
+    int32_t s0 = 0, s1 = 0, oc, r, i;
     if (w_zp) {
-        for (i = 0; i < k; ++i) {
-            s0 += c0[i];
-            s1 += c1[i];
+        for (r = 0; r < rows; ++r) {
+            for (i = 0; i < seg; ++i) {
+                s0 += c0[r * rs + i];
+                s1 += c1[r * rs + i];
+            }
         }
     }
     for (oc = 0; oc < c_out; oc += 2, w += 2 * (size_t)k) {
@@ -283,9 +287,27 @@ static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, cons
             acc[2] -= w_zp[oc1] * s0;
             acc[3] -= w_zp[oc1] * s1;
         }
-        mcu_conv2d_s8_dot2x2(w, w + (size_t)(oc1 - oc) * k, c0, c1, k, acc);
+        for (r = 0; r < rows; ++r) {
+            mcu_conv2d_s8_dot2x2(w + (size_t)r * seg, w + (size_t)(oc1 - oc) * k + (size_t)r * seg, c0 + r * rs,
+                                 c1 + r * rs, seg, acc);
+        }
         mcu_conv2d_s8_store2x2(&rq, mode, acc, oc, oc1, y0, y1);
     }
+}
+
+/** mcu_conv2d_s8_gemm_body for one run of k taps per column (im2col, local, pointwise): compiled on its own, as the
+ * loop over runs costs registers around the block. */
+static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
+                               int32_t k, int8_t *y0, int8_t *y1)
+{
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, y0, y1);
+}
+
+/** mcu_conv2d_s8_gemm_body over `rows` runs (the direct path's windows inside the input). */
+static void mcu_conv2d_s8_gemm_rows(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
+                                    const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
+{
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, y0, y1);
 }
 
 /** Index of output pixel q's first input pixel (n, oy * stride_h - pad_t, ox * stride_w - pad_l), row-major over
@@ -510,24 +532,25 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
     const mcu_requant rq = p->rq;
     const int32_t pixels = g->n * g->h_out * g->w_out, c_out = g->c_out, k = g->c_in * g->k_h * g->k_w;
     const int32_t mode = mcu_conv2d_s8_rq_mode(&rq, c_out);
-    const int32_t last_row = (g->k_h - 1) * g->dil_h;
-    const size_t rs = (size_t)g->dil_h * g->w_in * g->c_in, seg = (size_t)g->k_w * g->c_in; /* x, w row steps */
+    const int32_t last_row = (g->k_h - 1) * g->dil_h, seg = g->k_w * g->c_in; /* w row step */
+    const size_t rs = (size_t)g->dil_h * g->w_in * g->c_in;                    /* x row step */
     int32_t i, q0, q1, oc, ky;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_window a, b;
-        const int8_t *xa = x, *xb = x;
         int8_t *ya, *yb;
-        int32_t sa = 0, sb = 0, inside;
+        int32_t sa = 0, sb = 0;
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_window_of(g, x, q0, &a);
         mcu_conv2d_s8_window_of(g, x, q1, &b);
         ya = y + (size_t)q0 * c_out;
         yb = y + (size_t)q1 * c_out;
-        inside = g->dil_w == 1 && a.kx_lo == 0 && a.kx_hi == g->k_w && b.kx_lo == 0 && b.kx_hi == g->k_w &&
-                 a.iy0 >= 0 && b.iy0 >= 0 && a.iy0 + last_row < g->h_in && b.iy0 + last_row < g->h_in;
-        if (inside) {
-            xa = a.image + ((size_t)a.iy0 * g->w_in + a.ix0) * g->c_in;
-            xb = b.image + ((size_t)b.iy0 * g->w_in + b.ix0) * g->c_in;
+        if (g->dil_w == 1 && a.kx_lo == 0 && a.kx_hi == g->k_w && b.kx_lo == 0 && b.kx_hi == g->k_w &&
+            a.iy0 >= 0 && b.iy0 >= 0 && a.iy0 + last_row < g->h_in && b.iy0 + last_row < g->h_in) {
+            /* both windows inside the input, undilated rows: the GEMM over k_h runs per column, no spans */
+            mcu_conv2d_s8_gemm_rows(p, mode, a.image + ((size_t)a.iy0 * g->w_in + a.ix0) * g->c_in,
+                                    b.image + ((size_t)b.iy0 * g->w_in + b.ix0) * g->c_in, g->k_h, seg, rs, ya,
+                                    yb);
+            continue;
         }
         if (p->w_zp) {
             sa = mcu_conv2d_s8_window_sum(p, &a);
@@ -542,15 +565,8 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
             acc[1] = p->kbias[oc] - z0 * sb;
             acc[2] = p->kbias[oc1] - z1 * sa;
             acc[3] = p->kbias[oc1] - z1 * sb;
-            if (inside) { /* both windows inside the input, undilated rows: one dot per kernel row, no spans */
-                for (ky = 0; ky < g->k_h; ++ky) {
-                    mcu_conv2d_s8_dot2x2(w0 + ky * seg, w1 + ky * seg, xa + ky * rs, xb + ky * rs, (int32_t)seg,
-                                         acc);
-                }
-            } else {
-                for (ky = 0; ky < g->k_h; ++ky) {
-                    mcu_conv2d_s8_direct_row(p, w0 + ky * seg, w1 + ky * seg, &a, &b, ky, acc);
-                }
+            for (ky = 0; ky < g->k_h; ++ky) {
+                mcu_conv2d_s8_direct_row(p, w0 + ky * seg, w1 + ky * seg, &a, &b, ky, acc);
             }
             mcu_conv2d_s8_store2x2(&rq, mode, acc, oc, oc1, ya, yb);
         }
