@@ -155,7 +155,7 @@ class Conv2dS8(KernelOp):
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one k-long dot
-        (direct: one per kernel row) in quads and a tail;
+        (direct: one per kernel row) in 16-tap iterations, 4-tap steps and a tail;
         depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap from a
         per-pixel tap-offset table (DSP: four channels a tap); general:
         per output every tap, checked."""
@@ -171,8 +171,9 @@ class Conv2dS8(KernelOp):
             blocks = pairs * -(-geom["c_out"] // 2)
             # direct: one dot per kernel row (k_w * c_in taps; rows in the padding read zrow)
             dots, length = (blocks * geom["k_h"], k // geom["k_h"]) if path == "direct" else (blocks, k)
-            gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_dots": dots, "block_quads": dots * (length // 4),
-                    "block_tail": dots * (length % 4)}
+            # a dot: 16-tap iterations (DSP: one assembly loop), then 4-tap steps, then single taps
+            gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_dots": dots, "block_sixteens": dots * (length // 16),
+                    "block_quads": dots * (length % 16 // 4), "block_tail": dots * (length % 4)}
             if path in ("im2col", "local"):
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}
