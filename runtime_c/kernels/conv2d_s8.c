@@ -115,10 +115,11 @@ static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, 
 
 /* The 2x2 block's 4-tap steps on DSP cores, in assembly because the compiler's schedule spills: the loop needs all
  * fourteen registers (4 accumulators, 4 column lane pairs, a weight word and its even lanes, 4 pointers), so the
- * loop end is compared from memory, once per 16 taps. Then single steps for k % 16 / 4; returns the taps done (from
- * the start). */
-static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0, const int8_t *w1, const int8_t *c0,
-                                                 const int8_t *c1, int32_t k, int32_t acc[4])
+ * loop end is compared from memory, once per 16 taps. Then single steps for k % 16 / 4 (none when k16 says k % 16
+ * is 0); returns the taps done (from the start). */
+static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0, const int8_t *w1,
+                                                              const int8_t *c0, const int8_t *c1, int32_t k,
+                                                              int32_t k16, int32_t acc[4])
 {
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
     int32_t x0e, x0o, x1e, x1o, wv, we;
@@ -138,7 +139,7 @@ static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0,
                          : "cc", "memory");
     }
     end = c0 + (k & 12);
-    while (c0 != end) {
+    while (!k16 && c0 != end) {
         __asm__ volatile(MCU_CONV2D_S8_STEP_LOADS0(4) MCU_CONV2D_S8_STEP_MACS("[%[w1]], #4")
                          : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [c0] "+r"(c0),
                            [c1] "+r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
@@ -182,14 +183,19 @@ static inline int32_t mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w
 /* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
  * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
  * weight word, so SMLAD does two MACs per instruction without reordering the weights. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
-                                        int32_t k, int32_t acc[4])
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+                                                      const int8_t *c1, int32_t k, int32_t k16, int32_t acc[4])
 {
     int32_t i, n;
 #if defined(__ARM_FEATURE_DSP)
-    i = mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, acc);
+    if (k16) { /* k % 16 == 0: the assembly loop only */
+        mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, 1, acc);
+        return;
+    }
+    i = mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, 0, acc);
     n = k;
 #else
+    (void)k16;
     i = 0;
     n = mcu_conv2d_s8_dot2x2_v6m(w0, w1, c0, c1, k, acc);
 #endif
@@ -261,7 +267,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, i
  * own pair and drops the duplicate; so does a lone pixel (c0 == c1, y0 == y1). */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_params *p, int32_t mode,
                                                          const int8_t *c0, const int8_t *c1, int32_t rows,
-                                                         int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
+                                                         int32_t seg, size_t rs, int32_t k16, int8_t *y0, int8_t *y1)
 {
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores below could alias p, which stops hoisting */
     const int32_t c_out = p->g.c_out, k = rows * seg;
@@ -289,25 +295,77 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_par
         }
         for (r = 0; r < rows; ++r) {
             mcu_conv2d_s8_dot2x2(w + (size_t)r * seg, w + (size_t)(oc1 - oc) * k + (size_t)r * seg, c0 + r * rs,
-                                 c1 + r * rs, seg, acc);
+                                 c1 + r * rs, seg, k16, acc);
         }
         mcu_conv2d_s8_store2x2(&rq, mode, acc, oc, oc1, y0, y1);
     }
 }
 
-/** mcu_conv2d_s8_gemm_body for one run of k taps per column (im2col, local, pointwise): compiled on its own, as the
- * loop over runs costs registers around the block. */
+/* mcu_conv2d_s8_gemm_body compiled for one run of k taps per column (im2col, local, pointwise) and over `rows` runs
+ * (the direct path's windows inside the input), each for seg % 16 == 0 (the assembly loop only) and any seg: the
+ * loop over runs and the steps after the loop cost registers around the block. */
+#if defined(__ARM_FEATURE_DSP)
+static void mcu_conv2d_s8_gemm_k16(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
+                                   int32_t k, int8_t *y0, int8_t *y1)
+{
+    if (mode == MCU_CONV2D_S8_RQ_S8) { /* the common mode compiled on its own: no mode tests per block */
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 1, y0, y1);
+        return;
+    }
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 1, y0, y1);
+}
+
+#endif
+
+static void mcu_conv2d_s8_gemm_any(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
+                                   int32_t k, int8_t *y0, int8_t *y1)
+{
+    if (mode == MCU_CONV2D_S8_RQ_S8) { /* the common mode compiled on its own: no mode tests per block */
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 0, y0, y1);
+        return;
+    }
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 0, y0, y1);
+}
+
+#if defined(__ARM_FEATURE_DSP)
+static void mcu_conv2d_s8_gemm_rows_k16(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
+                                        const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
+{
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 1, y0, y1);
+}
+
+#endif
+
+static void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
+                                        const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
+{
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, y0, y1);
+}
+
+/** The GEMM over one run of k taps per column. */
 static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
                                int32_t k, int8_t *y0, int8_t *y1)
 {
-    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, y0, y1);
+#if defined(__ARM_FEATURE_DSP)
+    if (k % 16 == 0) {
+        mcu_conv2d_s8_gemm_k16(p, mode, c0, c1, k, y0, y1);
+        return;
+    }
+#endif
+    mcu_conv2d_s8_gemm_any(p, mode, c0, c1, k, y0, y1);
 }
 
-/** mcu_conv2d_s8_gemm_body over `rows` runs (the direct path's windows inside the input). */
+/** The GEMM over `rows` runs of seg taps per column, run r at r * rs. */
 static void mcu_conv2d_s8_gemm_rows(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
                                     const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
-    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, y0, y1);
+#if defined(__ARM_FEATURE_DSP)
+    if (seg % 16 == 0) {
+        mcu_conv2d_s8_gemm_rows_k16(p, mode, c0, c1, rows, seg, rs, y0, y1);
+        return;
+    }
+#endif
+    mcu_conv2d_s8_gemm_rows_any(p, mode, c0, c1, rows, seg, rs, y0, y1);
 }
 
 /** Index of output pixel q's first input pixel (n, oy * stride_h - pad_t, ox * stride_w - pad_l), row-major over
@@ -490,14 +548,14 @@ static void mcu_conv2d_s8_direct_row(const mcu_conv2d_s8_params *p, const int8_t
             mcu_conv2d_s8_dot2x2(w0 + from * c, w1 + from * c,
                                  in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + from) * c : p->zrow,
                                  in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + from) * c : p->zrow,
-                                 (to - from) * c, acc);
+                                 (to - from) * c, 0, acc);
             continue;
         }
         for (kx = from; kx < to; ++kx) {
             mcu_conv2d_s8_dot2x2(w0 + kx * c, w1 + kx * c,
                                  in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + kx * g->dil_w) * c : p->zrow,
                                  in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + kx * g->dil_w) * c : p->zrow, c,
-                                 acc);
+                                 0, acc);
         }
     }
 }
