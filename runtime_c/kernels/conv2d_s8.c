@@ -113,6 +113,17 @@ static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, 
     "smlad %[a10], %[x0o], %[wv], %[a10]\n\t"                                                                          \
     "smlad %[a11], %[x1o], %[wv], %[a11]\n\t"
 
+/* Four steps: 16 taps, the pointers advanced by 16. */
+#define MCU_CONV2D_S8_SIXTEEN                                                                                         \
+    MCU_CONV2D_S8_STEP_LOADS0(16)                                                                                     \
+    MCU_CONV2D_S8_STEP_MACS("[%[w1]], #16")                                                                           \
+    MCU_CONV2D_S8_STEP_LOADS(-12)                                                                                     \
+    MCU_CONV2D_S8_STEP_MACS("[%[w1], #-12]")                                                                          \
+    MCU_CONV2D_S8_STEP_LOADS(-8)                                                                                      \
+    MCU_CONV2D_S8_STEP_MACS("[%[w1], #-8]")                                                                           \
+    MCU_CONV2D_S8_STEP_LOADS(-4)                                                                                      \
+    MCU_CONV2D_S8_STEP_MACS("[%[w1], #-4]")
+
 /* The 2x2 block's 4-tap steps on DSP cores, in assembly because the compiler's schedule spills: the loop needs all
  * fourteen registers (4 accumulators, 4 column lane pairs, a weight word and its even lanes, 4 pointers), so the
  * loop end is compared from memory, once per 16 taps. Then single steps for k % 16 / 4 (none when k16 says k % 16
@@ -125,10 +136,7 @@ static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0,
     int32_t x0e, x0o, x1e, x1o, wv, we;
     const int8_t *end = c0 + (k & ~15);
     if (k >= 16) {
-        __asm__ volatile("1:\n\t" MCU_CONV2D_S8_STEP_LOADS0(16) MCU_CONV2D_S8_STEP_MACS("[%[w1]], #16")
-                             MCU_CONV2D_S8_STEP_LOADS(-12) MCU_CONV2D_S8_STEP_MACS("[%[w1], #-12]")
-                                 MCU_CONV2D_S8_STEP_LOADS(-8) MCU_CONV2D_S8_STEP_MACS("[%[w1], #-8]")
-                                     MCU_CONV2D_S8_STEP_LOADS(-4) MCU_CONV2D_S8_STEP_MACS("[%[w1], #-4]")
+        __asm__ volatile("1:\n\t" MCU_CONV2D_S8_SIXTEEN
                          "ldr %[we], %[end]\n\t"
                          "cmp %[c0], %[we]\n\t"
                          "bne 1b\n\t"
@@ -152,6 +160,44 @@ static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0,
     acc[2] = a10;
     acc[3] = a11;
     return k & ~3;
+}
+
+/* The 2x2 block over `rows` runs of seg taps per column (seg % 16 == 0), run r of the columns at r * rs, the weight
+ * rows contiguous (the direct path's windows inside the input): the 16-tap loop of mcu_conv2d_s8_dot2x2_steps, and
+ * at each run's end the columns jump to the next run inside the same assembly (the run end and the runs left live
+ * in memory, as every register is taken). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+                                                             const int8_t *c1, int32_t seg, int32_t rows, size_t rs,
+                                                             int32_t acc[4])
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    int32_t x0e, x0o, x1e, x1o, wv, we;
+    const int8_t *end = c0 + seg;
+    const int32_t jump = (int32_t)rs - seg, stride = (int32_t)rs;
+    __asm__ volatile("1:\n\t" MCU_CONV2D_S8_SIXTEEN
+                     "ldr %[we], %[end]\n\t"
+                     "cmp %[c0], %[we]\n\t"
+                     "bne 1b\n\t"
+                     "ldr %[wv], %[jump]\n\t"
+                     "add %[c0], %[c0], %[wv]\n\t"
+                     "add %[c1], %[c1], %[wv]\n\t"
+                     "ldr %[wv], %[stride]\n\t"
+                     "add %[we], %[we], %[wv]\n\t"
+                     "str %[we], %[end]\n\t"
+                     "ldr %[wv], %[rows]\n\t"
+                     "subs %[wv], %[wv], #1\n\t"
+                     "str %[wv], %[rows]\n\t"
+                     "bne 1b\n\t"
+                     : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [c0] "+r"(c0),
+                       [c1] "+r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
+                       [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we), [end] "+m"(end),
+                       [rows] "+m"(rows)
+                     : [jump] "m"(jump), [stride] "m"(stride)
+                     : "cc", "memory");
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
 }
 #else
 /* ARMv6-M (M0+, two-stage pipeline): LDRSB only takes a register offset, so one index serves the three rows; one
@@ -293,9 +339,16 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_par
             acc[2] -= w_zp[oc1] * s0;
             acc[3] -= w_zp[oc1] * s1;
         }
-        for (r = 0; r < rows; ++r) {
-            mcu_conv2d_s8_dot2x2(w + (size_t)r * seg, w + (size_t)(oc1 - oc) * k + (size_t)r * seg, c0 + r * rs,
-                                 c1 + r * rs, seg, k16, acc);
+#if defined(__ARM_FEATURE_DSP)
+        if (k16 && rows > 1) {
+            mcu_conv2d_s8_dot2x2_rows16(w, w + (size_t)(oc1 - oc) * k, c0, c1, seg, rows, rs, acc);
+        } else
+#endif
+        {
+            for (r = 0; r < rows; ++r) {
+                mcu_conv2d_s8_dot2x2(w + (size_t)r * seg, w + (size_t)(oc1 - oc) * k + (size_t)r * seg,
+                                     c0 + r * rs, c1 + r * rs, seg, k16, acc);
+            }
         }
         mcu_conv2d_s8_store2x2(&rq, mode, acc, oc, oc1, y0, y1);
     }
@@ -328,17 +381,25 @@ static void mcu_conv2d_s8_gemm_any(const mcu_conv2d_s8_params *p, int32_t mode, 
 }
 
 #if defined(__ARM_FEATURE_DSP)
-static void mcu_conv2d_s8_gemm_rows_k16(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_k16(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
                                         const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
+    if (mode == MCU_CONV2D_S8_RQ_S8) {
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, rows, seg, rs, 1, y0, y1);
+        return;
+    }
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 1, y0, y1);
 }
 
 #endif
 
-static void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
                                         const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
+    if (mode == MCU_CONV2D_S8_RQ_S8) {
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, rows, seg, rs, 0, y0, y1);
+        return;
+    }
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, y0, y1);
 }
 
