@@ -313,12 +313,13 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, i
  * own pair and drops the duplicate; so does a lone pixel (c0 == c1, y0 == y1). */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_params *p, int32_t mode,
                                                          const int8_t *c0, const int8_t *c1, int32_t rows,
-                                                         int32_t seg, size_t rs, int32_t k16, int8_t *y0, int8_t *y1)
+                                                         int32_t seg, size_t rs, int32_t k16, int32_t first,
+                                                         int8_t *y0, int8_t *y1)
 {
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores below could alias p, which stops hoisting */
     const int32_t c_out = p->g.c_out, k = rows * seg;
     const int32_t *kbias = p->kbias, *w_zp = p->w_zp;
-    const int8_t *w = p->w;
+    const int8_t *w = p->w + (size_t)first * k;
     int32_t s0 = 0, s1 = 0, oc, r, i;
     if (w_zp) {
         for (r = 0; r < rows; ++r) {
@@ -328,7 +329,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_par
             }
         }
     }
-    for (oc = 0; oc < c_out; oc += 2, w += 2 * (size_t)k) {
+    for (oc = first; oc < c_out; oc += 2, w += 2 * (size_t)k) {
         const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
         int32_t acc[4];
         acc[0] = acc[1] = kbias[oc];
@@ -354,18 +355,152 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_par
     }
 }
 
+#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__GNUC__)
+#define MCU_CONV2D_S8_BLOCKS_ASM 1
+
+/** What mcu_conv2d_s8_blocks_s8 loads into s0 .. s11 at its start (the order matters). */
+typedef struct {
+    const int8_t *c0, *c1, *end; /* the columns and c0's end */
+    const int32_t *kbias;        /* the next pair's folded biases */
+    const float *scale;          /* the next pair's first scale */
+    int32_t scale_step;          /* bytes from one channel's scale to the next: 4 per channel, 0 per tensor */
+    int8_t *y0, *y1;             /* the next pair's outputs of pixels 0, 1 */
+    int32_t k, pairs, zp;
+    const int8_t *w; /* the first pair's weight rows */
+} mcu_conv2d_s8_blocks_state;
+
+/* Every pair of output channels 0 .. 2 * pairs - 1 of two columns of k taps (k % 16 == 0), requantized in mode
+ * MCU_CONV2D_S8_RQ_S8 (float scale, full int8 range), w_zp NULL: one assembly loop over the pairs around the 16-tap
+ * loop, its state in FPU registers s0 .. s11 (a VMOV is one cycle; the compiler's code around the block reloaded
+ * more from the stack), the requantization that of mcu_requant_plain_s8: VCVT to float, VMUL by the scale, VCVTR
+ * (round half to even, saturating), QADD zp, SSAT #8. */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_params *p, const int8_t *c0,
+                                                          const int8_t *c1, int32_t k, int32_t pairs, int8_t *y0,
+                                                          int8_t *y1)
+{
+    mcu_conv2d_s8_blocks_state st;
+    int32_t a00, a01, a10, a11, x0e, x0o, x1e, x1o, we;
+    const int8_t *w0, *w1;
+    const mcu_conv2d_s8_blocks_state *wv = &st;
+    st.c0 = c0;
+    st.c1 = c1;
+    st.end = c0 + k;
+    st.kbias = p->kbias;
+    st.scale = p->rq.scale;
+    st.scale_step = p->rq.per_channel ? 4 : 0;
+    st.y0 = y0;
+    st.y1 = y1;
+    st.k = k;
+    st.pairs = pairs;
+    st.zp = p->rq.zp;
+    st.w = p->w;
+    __asm__ volatile("vldmia %[wv], {s0-s11}\n\t"
+                     "vmov %[w0], s11\n\t"
+                     "vmov %[we], s8\n\t"
+                     "add %[w1], %[w0], %[we]\n\t"
+                     "2:\n\t"
+                     "vmov %[c0], s0\n\t"
+                     "vmov %[c1], s1\n\t"
+                     "vmov %[we], s3\n\t"
+                     "ldrd %[a00], %[a10], [%[we]], #8\n\t"
+                     "vmov s3, %[we]\n\t"
+                     "mov %[a01], %[a00]\n\t"
+                     "mov %[a11], %[a10]\n\t"
+                     "1:\n\t" MCU_CONV2D_S8_SIXTEEN
+                     "vmov %[we], s2\n\t"
+                     "cmp %[c0], %[we]\n\t"
+                     "bne 1b\n\t"
+                     /* the next pair's rows: w0 where w1 ended, w1 k further */
+                     "mov %[w0], %[w1]\n\t"
+                     "vmov %[we], s8\n\t"
+                     "add %[w1], %[w1], %[we]\n\t"
+                     /* the two channels' scales */
+                     "vmov %[we], s4\n\t"
+                     "vmov %[wv], s5\n\t"
+                     "vldr s12, [%[we]]\n\t"
+                     "add %[we], %[we], %[wv]\n\t"
+                     "vldr s13, [%[we]]\n\t"
+                     "add %[we], %[we], %[wv]\n\t"
+                     "vmov s4, %[we]\n\t"
+                     "vmov %[wv], s10\n\t"
+                     "vmov s14, %[a00]\n\t"
+                     "vmov s15, %[a01]\n\t"
+                     "vcvt.f32.s32 s14, s14\n\t"
+                     "vcvt.f32.s32 s15, s15\n\t"
+                     "vmul.f32 s14, s14, s12\n\t"
+                     "vmul.f32 s15, s15, s12\n\t"
+                     "vcvtr.s32.f32 s14, s14\n\t"
+                     "vcvtr.s32.f32 s15, s15\n\t"
+                     "vmov %[a00], s14\n\t"
+                     "vmov %[a01], s15\n\t"
+                     "vmov s14, %[a10]\n\t"
+                     "vmov s15, %[a11]\n\t"
+                     "vcvt.f32.s32 s14, s14\n\t"
+                     "vcvt.f32.s32 s15, s15\n\t"
+                     "vmul.f32 s14, s14, s13\n\t"
+                     "vmul.f32 s15, s15, s13\n\t"
+                     "vcvtr.s32.f32 s14, s14\n\t"
+                     "vcvtr.s32.f32 s15, s15\n\t"
+                     "vmov %[a10], s14\n\t"
+                     "vmov %[a11], s15\n\t"
+                     "qadd %[a00], %[a00], %[wv]\n\t"
+                     "qadd %[a01], %[a01], %[wv]\n\t"
+                     "qadd %[a10], %[a10], %[wv]\n\t"
+                     "qadd %[a11], %[a11], %[wv]\n\t"
+                     "ssat %[a00], #8, %[a00]\n\t"
+                     "ssat %[a01], #8, %[a01]\n\t"
+                     "ssat %[a10], #8, %[a10]\n\t"
+                     "ssat %[a11], #8, %[a11]\n\t"
+                     "vmov %[we], s6\n\t"
+                     "vmov %[wv], s7\n\t"
+                     "strb %[a00], [%[we]]\n\t"
+                     "strb %[a10], [%[we], #1]\n\t"
+                     "strb %[a01], [%[wv]]\n\t"
+                     "strb %[a11], [%[wv], #1]\n\t"
+                     "add %[we], %[we], #2\n\t"
+                     "add %[wv], %[wv], #2\n\t"
+                     "vmov s6, %[we]\n\t"
+                     "vmov s7, %[wv]\n\t"
+                     "vmov %[we], s9\n\t"
+                     "subs %[we], %[we], #1\n\t"
+                     "vmov s9, %[we]\n\t"
+                     "bne 2b\n\t"
+                     : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [c0] "+r"(c0),
+                       [c1] "+r"(c1), [w0] "=&r"(w0), [w1] "=&r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
+                       [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "+r"(wv), [we] "=&r"(we)
+                     : "m"(st)
+                     : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
+                       "s12", "s13", "s14", "s15");
+}
+#else
+#define MCU_CONV2D_S8_BLOCKS_ASM 0
+#endif
+
 /* mcu_conv2d_s8_gemm_body compiled for one run of k taps per column (im2col, local, pointwise) and over `rows` runs
  * (the direct path's windows inside the input), each for seg % 16 == 0 (the assembly loop only) and any seg: the
  * loop over runs and the steps after the loop cost registers around the block. */
 #if defined(__ARM_FEATURE_DSP)
-static void mcu_conv2d_s8_gemm_k16(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
-                                   int32_t k, int8_t *y0, int8_t *y1)
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_k16(const mcu_conv2d_s8_params *p, int32_t mode,
+                                                          const int8_t *c0, const int8_t *c1, int32_t k, int8_t *y0,
+                                                          int8_t *y1)
 {
-    if (mode == MCU_CONV2D_S8_RQ_S8) { /* the common mode compiled on its own: no mode tests per block */
-        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 1, y0, y1);
+#if MCU_CONV2D_S8_BLOCKS_ASM
+    if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL) {
+        const int32_t pairs = p->g.c_out / 2;
+        if (pairs > 0) {
+            mcu_conv2d_s8_blocks_s8(p, c0, c1, k, pairs, y0, y1);
+        }
+        if (p->g.c_out & 1) { /* the lone last channel */
+            mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 1, 2 * pairs, y0, y1);
+        }
         return;
     }
-    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 1, y0, y1);
+#endif
+    if (mode == MCU_CONV2D_S8_RQ_S8) { /* the common mode compiled on its own: no mode tests per block */
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 1, 0, y0, y1);
+        return;
+    }
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 1, 0, y0, y1);
 }
 
 #endif
@@ -374,10 +509,10 @@ static void mcu_conv2d_s8_gemm_any(const mcu_conv2d_s8_params *p, int32_t mode, 
                                    int32_t k, int8_t *y0, int8_t *y1)
 {
     if (mode == MCU_CONV2D_S8_RQ_S8) { /* the common mode compiled on its own: no mode tests per block */
-        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 0, y0, y1);
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 0, 0, y0, y1);
         return;
     }
-    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 0, y0, y1);
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 0, 0, y0, y1);
 }
 
 #if defined(__ARM_FEATURE_DSP)
@@ -385,10 +520,10 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_k16(const mcu_conv2d_s
                                         const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
     if (mode == MCU_CONV2D_S8_RQ_S8) {
-        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, rows, seg, rs, 1, y0, y1);
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, rows, seg, rs, 1, 0, y0, y1);
         return;
     }
-    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 1, y0, y1);
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 1, 0, y0, y1);
 }
 
 #endif
@@ -397,10 +532,10 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s
                                         const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
     if (mode == MCU_CONV2D_S8_RQ_S8) {
-        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, rows, seg, rs, 0, y0, y1);
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, rows, seg, rs, 0, 0, y0, y1);
         return;
     }
-    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, y0, y1);
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, 0, y0, y1);
 }
 
 /** The GEMM over one run of k taps per column. */
