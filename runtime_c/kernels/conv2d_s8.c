@@ -358,30 +358,29 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_par
 #if defined(__ARM_FEATURE_DSP) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__GNUC__)
 #define MCU_CONV2D_S8_BLOCKS_ASM 1
 
-/** What mcu_conv2d_s8_blocks_s8 loads into s0 .. s11 at its start (the order matters). */
+/** The state of mcu_conv2d_s8_blocks_s8's loop, on the stack (every register is taken inside the loop). */
 typedef struct {
-    const int8_t *c0, *c1, *end; /* the columns and c0's end */
+    const int8_t *c0, *c1;       /* the columns (loaded together) */
+    const int8_t *end;           /* c0's end */
     const int32_t *kbias;        /* the next pair's folded biases */
     const float *scale;          /* the next pair's first scale */
     int32_t scale_step;          /* bytes from one channel's scale to the next: 4 per channel, 0 per tensor */
-    int8_t *y0, *y1;             /* the next pair's outputs of pixels 0, 1 */
+    int8_t *y0, *y1;             /* the next pair's outputs of pixels 0, 1 (loaded together) */
     int32_t k, pairs, zp;
-    const int8_t *w; /* the first pair's weight rows */
 } mcu_conv2d_s8_blocks_state;
 
 /* Every pair of output channels 0 .. 2 * pairs - 1 of two columns of k taps (k % 16 == 0), requantized in mode
  * MCU_CONV2D_S8_RQ_S8 (float scale, full int8 range), w_zp NULL: one assembly loop over the pairs around the 16-tap
- * loop, its state in FPU registers s0 .. s11 (a VMOV is one cycle; the compiler's code around the block reloaded
- * more from the stack), the requantization that of mcu_requant_plain_s8: VCVT to float, VMUL by the scale, VCVTR
- * (round half to even, saturating), QADD zp, SSAT #8. */
+ * loop (the compiler's code around the block reloaded more from the stack), the requantization that of
+ * mcu_requant_plain_s8: VCVT to float, VMUL by the scale, VCVTR (round half to even, saturating), QADD zp, SSAT #8;
+ * two values a VMOV each way. */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_params *p, const int8_t *c0,
                                                           const int8_t *c1, int32_t k, int32_t pairs, int8_t *y0,
                                                           int8_t *y1)
 {
     mcu_conv2d_s8_blocks_state st;
-    int32_t a00, a01, a10, a11, x0e, x0o, x1e, x1o, we;
-    const int8_t *w0, *w1;
-    const mcu_conv2d_s8_blocks_state *wv = &st;
+    int32_t a00, a01, a10, a11, x0e, x0o, x1e, x1o, wv, we;
+    const int8_t *w0 = p->w, *w1 = p->w + k;
     st.c0 = c0;
     st.c1 = c1;
     st.end = c0 + k;
@@ -393,56 +392,46 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     st.k = k;
     st.pairs = pairs;
     st.zp = p->rq.zp;
-    st.w = p->w;
-    __asm__ volatile("vldmia %[wv], {s0-s11}\n\t"
-                     "vmov %[w0], s11\n\t"
-                     "vmov %[we], s8\n\t"
-                     "add %[w1], %[w0], %[we]\n\t"
-                     "2:\n\t"
-                     "vmov %[c0], s0\n\t"
-                     "vmov %[c1], s1\n\t"
-                     "vmov %[we], s3\n\t"
+    __asm__ volatile("2:\n\t"
+                     "ldrd %[c0], %[c1], %[sc0]\n\t"
+                     "ldr %[we], %[skb]\n\t"
                      "ldrd %[a00], %[a10], [%[we]], #8\n\t"
-                     "vmov s3, %[we]\n\t"
+                     "str %[we], %[skb]\n\t"
                      "mov %[a01], %[a00]\n\t"
                      "mov %[a11], %[a10]\n\t"
                      "1:\n\t" MCU_CONV2D_S8_SIXTEEN
-                     "vmov %[we], s2\n\t"
+                     "ldr %[we], %[send]\n\t"
                      "cmp %[c0], %[we]\n\t"
                      "bne 1b\n\t"
                      /* the next pair's rows: w0 where w1 ended, w1 k further */
+                     "ldr %[we], %[sk]\n\t"
                      "mov %[w0], %[w1]\n\t"
-                     "vmov %[we], s8\n\t"
                      "add %[w1], %[w1], %[we]\n\t"
                      /* the two channels' scales */
-                     "vmov %[we], s4\n\t"
-                     "vmov %[wv], s5\n\t"
+                     "ldr %[we], %[ssc]\n\t"
+                     "ldr %[wv], %[sstep]\n\t"
                      "vldr s12, [%[we]]\n\t"
                      "add %[we], %[we], %[wv]\n\t"
                      "vldr s13, [%[we]]\n\t"
                      "add %[we], %[we], %[wv]\n\t"
-                     "vmov s4, %[we]\n\t"
-                     "vmov %[wv], s10\n\t"
-                     "vmov s14, %[a00]\n\t"
-                     "vmov s15, %[a01]\n\t"
+                     "str %[we], %[ssc]\n\t"
+                     "vmov s14, s15, %[a00], %[a01]\n\t"
                      "vcvt.f32.s32 s14, s14\n\t"
                      "vcvt.f32.s32 s15, s15\n\t"
                      "vmul.f32 s14, s14, s12\n\t"
                      "vmul.f32 s15, s15, s12\n\t"
                      "vcvtr.s32.f32 s14, s14\n\t"
                      "vcvtr.s32.f32 s15, s15\n\t"
-                     "vmov %[a00], s14\n\t"
-                     "vmov %[a01], s15\n\t"
-                     "vmov s14, %[a10]\n\t"
-                     "vmov s15, %[a11]\n\t"
+                     "vmov %[a00], %[a01], s14, s15\n\t"
+                     "vmov s14, s15, %[a10], %[a11]\n\t"
                      "vcvt.f32.s32 s14, s14\n\t"
                      "vcvt.f32.s32 s15, s15\n\t"
                      "vmul.f32 s14, s14, s13\n\t"
                      "vmul.f32 s15, s15, s13\n\t"
                      "vcvtr.s32.f32 s14, s14\n\t"
                      "vcvtr.s32.f32 s15, s15\n\t"
-                     "vmov %[a10], s14\n\t"
-                     "vmov %[a11], s15\n\t"
+                     "vmov %[a10], %[a11], s14, s15\n\t"
+                     "ldr %[wv], %[szp]\n\t"
                      "qadd %[a00], %[a00], %[wv]\n\t"
                      "qadd %[a01], %[a01], %[wv]\n\t"
                      "qadd %[a10], %[a10], %[wv]\n\t"
@@ -451,26 +440,23 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
                      "ssat %[a01], #8, %[a01]\n\t"
                      "ssat %[a10], #8, %[a10]\n\t"
                      "ssat %[a11], #8, %[a11]\n\t"
-                     "vmov %[we], s6\n\t"
-                     "vmov %[wv], s7\n\t"
-                     "strb %[a00], [%[we]]\n\t"
-                     "strb %[a10], [%[we], #1]\n\t"
-                     "strb %[a01], [%[wv]]\n\t"
-                     "strb %[a11], [%[wv], #1]\n\t"
-                     "add %[we], %[we], #2\n\t"
-                     "add %[wv], %[wv], #2\n\t"
-                     "vmov s6, %[we]\n\t"
-                     "vmov s7, %[wv]\n\t"
-                     "vmov %[we], s9\n\t"
+                     "ldrd %[we], %[wv], %[sy0]\n\t"
+                     "strb %[a00], [%[we]], #2\n\t"
+                     "strb %[a10], [%[we], #-1]\n\t"
+                     "strb %[a01], [%[wv]], #2\n\t"
+                     "strb %[a11], [%[wv], #-1]\n\t"
+                     "strd %[we], %[wv], %[sy0]\n\t"
+                     "ldr %[we], %[spairs]\n\t"
                      "subs %[we], %[we], #1\n\t"
-                     "vmov s9, %[we]\n\t"
+                     "str %[we], %[spairs]\n\t"
                      "bne 2b\n\t"
-                     : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [c0] "+r"(c0),
-                       [c1] "+r"(c1), [w0] "=&r"(w0), [w1] "=&r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
-                       [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "+r"(wv), [we] "=&r"(we)
-                     : "m"(st)
-                     : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
-                       "s12", "s13", "s14", "s15");
+                     : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [c0] "=&r"(c0),
+                       [c1] "=&r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
+                       [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we), [skb] "+m"(st.kbias),
+                       [ssc] "+m"(st.scale), [sy0] "+m"(st.y0), [spairs] "+m"(st.pairs)
+                     : [sc0] "m"(st.c0), [send] "m"(st.end), [sk] "m"(st.k), [sstep] "m"(st.scale_step),
+                       [szp] "m"(st.zp)
+                     : "cc", "memory", "s12", "s13", "s14", "s15");
 }
 #else
 #define MCU_CONV2D_S8_BLOCKS_ASM 0
