@@ -124,6 +124,30 @@ static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, 
     MCU_CONV2D_S8_STEP_LOADS(-4)                                                                                      \
     MCU_CONV2D_S8_STEP_MACS("[%[w1], #-4]")
 
+/* One 4-tap step when the second column and weight row lie k bytes after the first ([kc] holds k): the four
+ * loads issue back to back, the second weight word in [wt]; the pointers advance by 4. */
+#define MCU_CONV2D_S8_STEPK                                                                                           \
+    "ldr %[x1o], [%[c0], %[kc]]\n\t"                                                                                   \
+    "ldr %[x0o], [%[c0]], #4\n\t"                                                                                      \
+    "ldr %[wt], [%[w0], %[kc]]\n\t"                                                                                    \
+    "ldr %[wv], [%[w0]], #4\n\t"                                                                                       \
+    "sxtb16 %[x0e], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "sxtb16 %[x1e], %[x1o]\n\t"                                                                                        \
+    "sxtb16 %[x1o], %[x1o], ror #8\n\t"                                                                                \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
+    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1e], %[we], %[a01]\n\t"                                                                          \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"                                                                          \
+    "sxtb16 %[we], %[wt]\n\t"                                                                                          \
+    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1e], %[we], %[a11]\n\t"                                                                          \
+    "sxtb16 %[wt], %[wt], ror #8\n\t"                                                                                  \
+    "smlad %[a10], %[x0o], %[wt], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1o], %[wt], %[a11]\n\t"
+
 /* The 2x2 block's 4-tap steps on DSP cores, in assembly because the compiler's schedule spills: the loop needs all
  * fourteen registers (4 accumulators, 4 column lane pairs, a weight word and its even lanes, 4 pointers), so the
  * loop end is compared from memory, once per 16 taps. Then single steps for k % 16 / 4 (none when k16 says k % 16
@@ -360,20 +384,99 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_par
 
 /** The state of mcu_conv2d_s8_blocks_s8's loop, on the stack (every register is taken inside the loop). */
 typedef struct {
-    const int8_t *c0, *c1;       /* the columns (loaded together) */
-    const int8_t *end;           /* c0's end */
-    const int32_t *kbias;        /* the next pair's folded biases */
-    const float *scale;          /* the next pair's first scale */
-    int32_t scale_step;          /* bytes from one channel's scale to the next: 4 per channel, 0 per tensor */
-    int8_t *y0, *y1;             /* the next pair's outputs of pixels 0, 1 (loaded together) */
-    int32_t k, pairs, zp;
+    const int8_t *c0, *c1; /* the columns (loaded together) */
+    const int8_t *end;     /* c0's end */
+    const int32_t *kbias;  /* the next pair's folded biases */
+    const float *scale;    /* per channel: the next pair's scales */
+    int8_t *y0, *y1;       /* the next pair's outputs of pixels 0, 1 (loaded together) */
+    const int8_t *y0_end;  /* y0 after the last pair */
+    int32_t k, zp;
 } mcu_conv2d_s8_blocks_state;
+
+/* The block loop's start: the pair's folded biases, then the 16-tap loop. */
+#define MCU_CONV2D_S8_BLOCKS_BIAS                                                                                     \
+    "ldr %[we], %[skb]\n\t"                                                                                            \
+    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
+    "str %[we], %[skb]\n\t"                                                                                            \
+    "mov %[a01], %[a00]\n\t"                                                                                           \
+    "mov %[a11], %[a10]\n\t"
+
+/* Any two columns: four pointers; the next pair's rows start where w1 ended and k further. */
+#define MCU_CONV2D_S8_BLOCKS_HEAD                                                                                     \
+    "2:\n\t"                                                                                                           \
+    "ldrd %[c0], %[c1], %[sc0]\n\t" MCU_CONV2D_S8_BLOCKS_BIAS "1:\n\t" MCU_CONV2D_S8_SIXTEEN                           \
+    "ldr %[we], %[send]\n\t"                                                                                           \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "bne 1b\n\t"                                                                                                       \
+    "ldr %[we], %[sk]\n\t"                                                                                             \
+    "mov %[w0], %[w1]\n\t"                                                                                             \
+    "add %[w1], %[w1], %[we]\n\t"
+
+/* The second column k bytes after the first ([kc] = k, in place of c1 and w1): the next pair's rows start k after
+ * where w0 ended. */
+#define MCU_CONV2D_S8_BLOCKS_HEADK                                                                                    \
+    "2:\n\t"                                                                                                           \
+    "ldr %[c0], %[sc0]\n\t" MCU_CONV2D_S8_BLOCKS_BIAS "1:\n\t" MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK                   \
+        MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK "ldr %[we], %[send]\n\t"                                                \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "bne 1b\n\t"                                                                                                       \
+    "add %[w0], %[w0], %[kc]\n\t"
+
+/* The two channels' scales (per channel) in s12, s13. */
+#define MCU_CONV2D_S8_BLOCKS_SCALES                                                                                   \
+    "ldr %[we], %[ssc]\n\t"                                                                                            \
+    "vldmia %[we]!, {s12-s13}\n\t"                                                                                     \
+    "str %[we], %[ssc]\n\t"
+
+/* The rest: requantize (two values a VMOV each way), store, next pair. */
+#define MCU_CONV2D_S8_BLOCKS_TAIL                                                                                     \
+    "vmov s14, s15, %[a00], %[a01]\n\t"                                                                                \
+    "vcvt.f32.s32 s14, s14\n\t"                                                                                        \
+    "vcvt.f32.s32 s15, s15\n\t"                                                                                        \
+    "vmul.f32 s14, s14, s12\n\t"                                                                                       \
+    "vmul.f32 s15, s15, s12\n\t"                                                                                       \
+    "vcvtr.s32.f32 s14, s14\n\t"                                                                                       \
+    "vcvtr.s32.f32 s15, s15\n\t"                                                                                       \
+    "vmov %[a00], %[a01], s14, s15\n\t"                                                                                \
+    "vmov s14, s15, %[a10], %[a11]\n\t"                                                                                \
+    "vcvt.f32.s32 s14, s14\n\t"                                                                                        \
+    "vcvt.f32.s32 s15, s15\n\t"                                                                                        \
+    "vmul.f32 s14, s14, s13\n\t"                                                                                       \
+    "vmul.f32 s15, s15, s13\n\t"                                                                                       \
+    "vcvtr.s32.f32 s14, s14\n\t"                                                                                       \
+    "vcvtr.s32.f32 s15, s15\n\t"                                                                                       \
+    "vmov %[a10], %[a11], s14, s15\n\t"                                                                                \
+    "ldr %[wv], %[szp]\n\t"                                                                                            \
+    "qadd %[a00], %[a00], %[wv]\n\t"                                                                                   \
+    "qadd %[a01], %[a01], %[wv]\n\t"                                                                                   \
+    "qadd %[a10], %[a10], %[wv]\n\t"                                                                                   \
+    "qadd %[a11], %[a11], %[wv]\n\t"                                                                                   \
+    "ssat %[a00], #8, %[a00]\n\t"                                                                                      \
+    "ssat %[a01], #8, %[a01]\n\t"                                                                                      \
+    "ssat %[a10], #8, %[a10]\n\t"                                                                                      \
+    "ssat %[a11], #8, %[a11]\n\t"                                                                                      \
+    "ldrd %[we], %[wv], %[sy0]\n\t"                                                                                    \
+    "strb %[a00], [%[we]], #2\n\t"                                                                                     \
+    "strb %[a10], [%[we], #-1]\n\t"                                                                                    \
+    "strb %[a01], [%[wv]], #2\n\t"                                                                                     \
+    "strb %[a11], [%[wv], #-1]\n\t"                                                                                    \
+    "strd %[we], %[wv], %[sy0]\n\t"                                                                                    \
+    "ldr %[wv], %[syend]\n\t"                                                                                          \
+    "cmp %[we], %[wv]\n\t"                                                                                             \
+    "bne 2b\n\t"
+
+/* Operands of the block loop but the four pointers (at most 30 in all). */
+#define MCU_CONV2D_S8_BLOCKS_OPERANDS                                                                                 \
+    [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),        \
+        [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we), [skb] "+m"(st.kbias),                      \
+        [ssc] "+m"(st.scale), [sy0] "+m"(st.y0)                                                                        \
+    : [sc0] "m"(st.c0), [send] "m"(st.end), [sk] "m"(st.k), [szp] "m"(st.zp), [syend] "m"(st.y0_end)                  \
+    : "cc", "memory", "s12", "s13", "s14", "s15"
 
 /* Every pair of output channels 0 .. 2 * pairs - 1 of two columns of k taps (k % 16 == 0), requantized in mode
  * MCU_CONV2D_S8_RQ_S8 (float scale, full int8 range), w_zp NULL: one assembly loop over the pairs around the 16-tap
  * loop (the compiler's code around the block reloaded more from the stack), the requantization that of
- * mcu_requant_plain_s8: VCVT to float, VMUL by the scale, VCVTR (round half to even, saturating), QADD zp, SSAT #8;
- * two values a VMOV each way. */
+ * mcu_requant_plain_s8: VCVT to float, VMUL by the scale, VCVTR (round half to even, saturating), QADD zp, SSAT #8. */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_params *p, const int8_t *c0,
                                                           const int8_t *c1, int32_t k, int32_t pairs, int8_t *y0,
                                                           int8_t *y1)
@@ -386,77 +489,20 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     st.end = c0 + k;
     st.kbias = p->kbias;
     st.scale = p->rq.scale;
-    st.scale_step = p->rq.per_channel ? 4 : 0;
     st.y0 = y0;
     st.y1 = y1;
+    st.y0_end = y0 + 2 * pairs;
     st.k = k;
-    st.pairs = pairs;
     st.zp = p->rq.zp;
-    __asm__ volatile("2:\n\t"
-                     "ldrd %[c0], %[c1], %[sc0]\n\t"
-                     "ldr %[we], %[skb]\n\t"
-                     "ldrd %[a00], %[a10], [%[we]], #8\n\t"
-                     "str %[we], %[skb]\n\t"
-                     "mov %[a01], %[a00]\n\t"
-                     "mov %[a11], %[a10]\n\t"
-                     "1:\n\t" MCU_CONV2D_S8_SIXTEEN
-                     "ldr %[we], %[send]\n\t"
-                     "cmp %[c0], %[we]\n\t"
-                     "bne 1b\n\t"
-                     /* the next pair's rows: w0 where w1 ended, w1 k further */
-                     "ldr %[we], %[sk]\n\t"
-                     "mov %[w0], %[w1]\n\t"
-                     "add %[w1], %[w1], %[we]\n\t"
-                     /* the two channels' scales */
-                     "ldr %[we], %[ssc]\n\t"
-                     "ldr %[wv], %[sstep]\n\t"
-                     "vldr s12, [%[we]]\n\t"
-                     "add %[we], %[we], %[wv]\n\t"
-                     "vldr s13, [%[we]]\n\t"
-                     "add %[we], %[we], %[wv]\n\t"
-                     "str %[we], %[ssc]\n\t"
-                     "vmov s14, s15, %[a00], %[a01]\n\t"
-                     "vcvt.f32.s32 s14, s14\n\t"
-                     "vcvt.f32.s32 s15, s15\n\t"
-                     "vmul.f32 s14, s14, s12\n\t"
-                     "vmul.f32 s15, s15, s12\n\t"
-                     "vcvtr.s32.f32 s14, s14\n\t"
-                     "vcvtr.s32.f32 s15, s15\n\t"
-                     "vmov %[a00], %[a01], s14, s15\n\t"
-                     "vmov s14, s15, %[a10], %[a11]\n\t"
-                     "vcvt.f32.s32 s14, s14\n\t"
-                     "vcvt.f32.s32 s15, s15\n\t"
-                     "vmul.f32 s14, s14, s13\n\t"
-                     "vmul.f32 s15, s15, s13\n\t"
-                     "vcvtr.s32.f32 s14, s14\n\t"
-                     "vcvtr.s32.f32 s15, s15\n\t"
-                     "vmov %[a10], %[a11], s14, s15\n\t"
-                     "ldr %[wv], %[szp]\n\t"
-                     "qadd %[a00], %[a00], %[wv]\n\t"
-                     "qadd %[a01], %[a01], %[wv]\n\t"
-                     "qadd %[a10], %[a10], %[wv]\n\t"
-                     "qadd %[a11], %[a11], %[wv]\n\t"
-                     "ssat %[a00], #8, %[a00]\n\t"
-                     "ssat %[a01], #8, %[a01]\n\t"
-                     "ssat %[a10], #8, %[a10]\n\t"
-                     "ssat %[a11], #8, %[a11]\n\t"
-                     "ldrd %[we], %[wv], %[sy0]\n\t"
-                     "strb %[a00], [%[we]], #2\n\t"
-                     "strb %[a10], [%[we], #-1]\n\t"
-                     "strb %[a01], [%[wv]], #2\n\t"
-                     "strb %[a11], [%[wv], #-1]\n\t"
-                     "strd %[we], %[wv], %[sy0]\n\t"
-                     "ldr %[we], %[spairs]\n\t"
-                     "subs %[we], %[we], #1\n\t"
-                     "str %[we], %[spairs]\n\t"
-                     "bne 2b\n\t"
-                     : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [c0] "=&r"(c0),
-                       [c1] "=&r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
-                       [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we), [skb] "+m"(st.kbias),
-                       [ssc] "+m"(st.scale), [sy0] "+m"(st.y0), [spairs] "+m"(st.pairs)
-                     : [sc0] "m"(st.c0), [send] "m"(st.end), [sk] "m"(st.k), [sstep] "m"(st.scale_step),
-                       [szp] "m"(st.zp)
-                     : "cc", "memory", "s12", "s13", "s14", "s15");
+    if (c1 == c0 + k) { /* im2col's columns, a pointwise pair of adjacent pixels */
+        const int8_t *wt;
+        int32_t kc = k;
+        __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEADK MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
+                         : [c0] "=&r"(c0), [kc] "+r"(kc), [w0] "+r"(w0), [wt] "=&r"(wt), MCU_CONV2D_S8_BLOCKS_OPERANDS);
+        return;
+    }
+    __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEAD MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
+                     : [c0] "=&r"(c0), [c1] "=&r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), MCU_CONV2D_S8_BLOCKS_OPERANDS);
 }
 #else
 #define MCU_CONV2D_S8_BLOCKS_ASM 0
@@ -471,7 +517,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_k16(const mcu_conv2d_s8_par
                                                           int8_t *y1)
 {
 #if MCU_CONV2D_S8_BLOCKS_ASM
-    if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL) {
+    if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel) {
         const int32_t pairs = p->g.c_out / 2;
         if (pairs > 0) {
             mcu_conv2d_s8_blocks_s8(p, c0, c1, k, pairs, y0, y1);
