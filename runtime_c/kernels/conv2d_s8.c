@@ -523,15 +523,11 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_k16(const mcu_conv2d_s8_par
             mcu_conv2d_s8_blocks_s8(p, c0, c1, k, pairs, y0, y1);
         }
         if (p->g.c_out & 1) { /* the lone last channel */
-            mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 1, 2 * pairs, y0, y1);
+            mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 1, 2 * pairs, y0, y1);
         }
         return;
     }
 #endif
-    if (mode == MCU_CONV2D_S8_RQ_S8) { /* the common mode compiled on its own: no mode tests per block */
-        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 1, 0, y0, y1);
-        return;
-    }
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 1, 0, y0, y1);
 }
 
@@ -540,7 +536,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_k16(const mcu_conv2d_s8_par
 static void mcu_conv2d_s8_gemm_any(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
                                    int32_t k, int8_t *y0, int8_t *y1)
 {
-    if (mode == MCU_CONV2D_S8_RQ_S8) { /* the common mode compiled on its own: no mode tests per block */
+    if (mode == MCU_CONV2D_S8_RQ_S8) { /* the first convs' mode compiled on its own: no mode tests per block */
         mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 0, 0, y0, y1);
         return;
     }
@@ -551,10 +547,6 @@ static void mcu_conv2d_s8_gemm_any(const mcu_conv2d_s8_params *p, int32_t mode, 
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_k16(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
                                         const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
-    if (mode == MCU_CONV2D_S8_RQ_S8) {
-        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, rows, seg, rs, 1, 0, y0, y1);
-        return;
-    }
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 1, 0, y0, y1);
 }
 
@@ -563,10 +555,6 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_k16(const mcu_conv2d_s
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
                                         const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
-    if (mode == MCU_CONV2D_S8_RQ_S8) {
-        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, rows, seg, rs, 0, 0, y0, y1);
-        return;
-    }
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, 0, y0, y1);
 }
 
@@ -752,6 +740,14 @@ static void mcu_conv2d_s8_window_of(const mcu_conv_geom *g, const int8_t *x, int
     mcu_conv2d_s8_valid_taps(win->ix0, g->w_in, g->k_w, g->dil_w, &win->kx_lo, &win->kx_hi);
 }
 
+/** mcu_conv2d_s8_dot2x2 for any k, out of line: the direct path's spans at the border (the inline copies cost
+ * flash for little time). */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_dot2x2_span(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+                                                            const int8_t *c1, int32_t k, int32_t acc[4])
+{
+    mcu_conv2d_s8_dot2x2(w0, w1, c0, c1, k, 0, acc);
+}
+
 /* acc (2x2 block of output channels w0, w1 and pixels a, b) += one kernel row, split where either window enters or
  * leaves the input (at most five spans): taps in the padding read p->zrow (x_zp, k_w * c_in bytes), a span inside
  * is one dot when undilated. */
@@ -773,17 +769,17 @@ static void mcu_conv2d_s8_direct_row(const mcu_conv2d_s8_params *p, const int8_t
         to = lo_b > from && lo_b < to ? lo_b : to;
         to = hi_b > from && hi_b < to ? hi_b : to;
         if (g->dil_w == 1 || (!in_a && !in_b)) {
-            mcu_conv2d_s8_dot2x2(w0 + from * c, w1 + from * c,
+            mcu_conv2d_s8_dot2x2_span(w0 + from * c, w1 + from * c,
                                  in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + from) * c : p->zrow,
                                  in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + from) * c : p->zrow,
-                                 (to - from) * c, 0, acc);
+                                 (to - from) * c, acc);
             continue;
         }
         for (kx = from; kx < to; ++kx) {
-            mcu_conv2d_s8_dot2x2(w0 + kx * c, w1 + kx * c,
+            mcu_conv2d_s8_dot2x2_span(w0 + kx * c, w1 + kx * c,
                                  in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + kx * g->dil_w) * c : p->zrow,
                                  in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + kx * g->dil_w) * c : p->zrow, c,
-                                 0, acc);
+                                 acc);
         }
     }
 }
@@ -812,7 +808,7 @@ static int32_t mcu_conv2d_s8_window_sum(const mcu_conv2d_s8_params *p, const mcu
 /* Direct path (group 1, no scratch): the GEMM block reads two pixels' windows in place, kernel row by kernel row
  * (one dot per span of a row that is inside the input or in the padding for both), padded taps from p->zrow.
  * Pairs in the order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
-static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
