@@ -386,6 +386,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_par
 typedef struct {
     const int8_t *c0, *c1; /* the columns (loaded together) */
     const int8_t *end;     /* c0's end */
+    const int8_t *end16;   /* c0's end of the 16-tap loop (c0 + k - k % 16) */
     const int32_t *kbias;  /* the next pair's folded biases */
     const float *scale;    /* per channel: the next pair's scales */
     int8_t *y0, *y1;       /* the next pair's outputs of pixels 0, 1 (loaded together) */
@@ -420,6 +421,21 @@ typedef struct {
         MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK "ldr %[we], %[send]\n\t"                                                \
     "cmp %[c0], %[we]\n\t"                                                                                             \
     "bne 1b\n\t"                                                                                                       \
+    "add %[w0], %[w0], %[kc]\n\t"
+
+/* As MCU_CONV2D_S8_BLOCKS_HEADK for k % 16 != 0, k % 4 == 0: the 16-tap loop (when k >= 16), then 4-tap steps. */
+#define MCU_CONV2D_S8_BLOCKS_HEADK4                                                                                   \
+    "2:\n\t"                                                                                                           \
+    "ldr %[c0], %[sc0]\n\t" MCU_CONV2D_S8_BLOCKS_BIAS "ldr %[we], %[send16]\n\t"                                          \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "beq 3f\n\t"                                                                                                       \
+    "1:\n\t" MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK                             \
+    "ldr %[we], %[send16]\n\t"                                                                                         \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "bne 1b\n\t"                                                                                                       \
+    "3:\n\t" MCU_CONV2D_S8_STEPK "ldr %[we], %[send]\n\t"                                                              \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "bne 3b\n\t"                                                                                                       \
     "add %[w0], %[w0], %[kc]\n\t"
 
 /* The two channels' scales (per channel) in s12, s13. */
@@ -470,10 +486,12 @@ typedef struct {
     [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),        \
         [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we), [skb] "+m"(st.kbias),                      \
         [ssc] "+m"(st.scale), [sy0] "+m"(st.y0)                                                                        \
-    : [sc0] "m"(st.c0), [send] "m"(st.end), [sk] "m"(st.k), [szp] "m"(st.zp), [syend] "m"(st.y0_end)                  \
+    : [sc0] "m"(st.c0), [send] "m"(st.end), [send16] "m"(st.end16), [sk] "m"(st.k), [szp] "m"(st.zp),                 \
+      [syend] "m"(st.y0_end)                                                                                           \
     : "cc", "memory", "s12", "s13", "s14", "s15"
 
-/* Every pair of output channels 0 .. 2 * pairs - 1 of two columns of k taps (k % 16 == 0), requantized in mode
+/* Every pair of output channels 0 .. 2 * pairs - 1 of two columns of k taps (mcu_conv2d_s8_blocks_fit: k % 16 == 0,
+ * or k % 4 == 0 with the second column k bytes after the first), requantized in mode
  * MCU_CONV2D_S8_RQ_S8 (float scale, full int8 range), w_zp NULL: one assembly loop over the pairs around the 16-tap
  * loop (the compiler's code around the block reloaded more from the stack), the requantization that of
  * mcu_requant_plain_s8: VCVT to float, VMUL by the scale, VCVTR (round half to even, saturating), QADD zp, SSAT #8. */
@@ -487,6 +505,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     st.c0 = c0;
     st.c1 = c1;
     st.end = c0 + k;
+    st.end16 = c0 + (k & ~15);
     st.kbias = p->kbias;
     st.scale = p->rq.scale;
     st.y0 = y0;
@@ -497,8 +516,15 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     if (c1 == c0 + k) { /* im2col's columns, a pointwise pair of adjacent pixels */
         const int8_t *wt;
         int32_t kc = k;
-        __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEADK MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
-                         : [c0] "=&r"(c0), [kc] "+r"(kc), [w0] "+r"(w0), [wt] "=&r"(wt), MCU_CONV2D_S8_BLOCKS_OPERANDS);
+        if (k % 16 == 0) {
+            __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEADK MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
+                             : [c0] "=&r"(c0), [kc] "+r"(kc), [w0] "+r"(w0), [wt] "=&r"(wt),
+                               MCU_CONV2D_S8_BLOCKS_OPERANDS);
+        } else {
+            __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEADK4 MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
+                             : [c0] "=&r"(c0), [kc] "+r"(kc), [w0] "+r"(w0), [wt] "=&r"(wt),
+                               MCU_CONV2D_S8_BLOCKS_OPERANDS);
+        }
         return;
     }
     __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEAD MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
@@ -513,34 +539,22 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
  * loop over runs and the steps after the loop cost registers around the block. */
 #if defined(__ARM_FEATURE_DSP)
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_k16(const mcu_conv2d_s8_params *p, int32_t mode,
-                                                          const int8_t *c0, const int8_t *c1, int32_t k, int8_t *y0,
-                                                          int8_t *y1)
+                                                          const int8_t *c0, const int8_t *c1, int32_t k, int32_t first,
+                                                          int8_t *y0, int8_t *y1)
 {
-#if MCU_CONV2D_S8_BLOCKS_ASM
-    if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel) {
-        const int32_t pairs = p->g.c_out / 2;
-        if (pairs > 0) {
-            mcu_conv2d_s8_blocks_s8(p, c0, c1, k, pairs, y0, y1);
-        }
-        if (p->g.c_out & 1) { /* the lone last channel */
-            mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 1, 2 * pairs, y0, y1);
-        }
-        return;
-    }
-#endif
-    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 1, 0, y0, y1);
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 1, first, y0, y1);
 }
 
 #endif
 
 static void mcu_conv2d_s8_gemm_any(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
-                                   int32_t k, int8_t *y0, int8_t *y1)
+                                   int32_t k, int32_t first, int8_t *y0, int8_t *y1)
 {
     if (mode == MCU_CONV2D_S8_RQ_S8) { /* the first convs' mode compiled on its own: no mode tests per block */
-        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 0, 0, y0, y1);
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 0, first, y0, y1);
         return;
     }
-    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 0, 0, y0, y1);
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 0, first, y0, y1);
 }
 
 #if defined(__ARM_FEATURE_DSP)
@@ -558,17 +572,31 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, 0, y0, y1);
 }
 
-/** The GEMM over one run of k taps per column. */
+/** The GEMM over one run of k taps per column: on DSP cores with an FPU, the full-int8-range float mode with
+ * per-channel scales and no w_zp through the block loop in assembly (mcu_conv2d_s8_blocks_s8) where k allows. */
 static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
                                int32_t k, int8_t *y0, int8_t *y1)
 {
+    int32_t first = 0;
+#if MCU_CONV2D_S8_BLOCKS_ASM
+    if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel &&
+        (k % 16 == 0 || (k % 4 == 0 && c1 == c0 + k))) {
+        first = p->g.c_out & ~1;
+        if (first > 0) {
+            mcu_conv2d_s8_blocks_s8(p, c0, c1, k, first / 2, y0, y1);
+        }
+        if (first == p->g.c_out) {
+            return;
+        }
+    }
+#endif
 #if defined(__ARM_FEATURE_DSP)
     if (k % 16 == 0) {
-        mcu_conv2d_s8_gemm_k16(p, mode, c0, c1, k, y0, y1);
+        mcu_conv2d_s8_gemm_k16(p, mode, c0, c1, k, first, y0, y1); /* first: the lone last channel left */
         return;
     }
 #endif
-    mcu_conv2d_s8_gemm_any(p, mode, c0, c1, k, y0, y1);
+    mcu_conv2d_s8_gemm_any(p, mode, c0, c1, k, first, y0, y1);
 }
 
 /** The GEMM over `rows` runs of seg taps per column, run r at r * rs. */
