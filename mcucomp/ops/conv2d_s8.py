@@ -39,6 +39,12 @@ def kernel_volume(node: Node, g: Graph) -> int:
     return int(np.prod(onnx_shape(g, node.inputs[1])[1:]))
 
 
+def column_taps(node: Node, g: Graph) -> int:
+    """Taps of one gathered window (im2col, local): the kernel volume rounded up to a multiple of 4, so the DSP
+    loops take whole 4-tap steps (the extra taps: zero weights against zero bytes; MCU_CONV2D_S8_COLUMN in C)."""
+    return -(-kernel_volume(node, g) // 4) * 4
+
+
 def fast_path(node: Node, g: Graph) -> str:
     """The path a conv takes when its scratch is granted: pointwise or im2col GEMM (group 1), depthwise (weights
     without zero points), general."""
@@ -60,19 +66,23 @@ def conv_path(node: Node, g: Graph) -> str:
 
 
 #: Scratch bytes of the paths that take one: two pixels' windows (im2col).
-SCRATCH = {"im2col": lambda node, g: 2 * kernel_volume(node, g)}
+SCRATCH = {"im2col": lambda node, g: 2 * column_taps(node, g)}
 
 
 def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
     """The weights in the order the path reads them: depthwise in blocks of four channels (the last block holds the
     c % 4 left), each block tap by tap with its channels innermost; every other path output channel by output
-    channel, each as kernel row, kernel column, input channel (NHWC windows)."""
+    channel, each as kernel row, kernel column, input channel (NHWC windows); im2col and local rows padded with zeros
+    to column_taps."""
     w = g.const(node.inputs[1]).astype(np.int8)
     w4 = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2]) if w.ndim == 3 else w
     if path == "depthwise":
         by_channel = w4.reshape(w4.shape[0], -1)
         return np.concatenate([by_channel[b:b + 4].T.reshape(-1) for b in range(0, len(by_channel), 4)])
-    return np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(-1)
+    rows = np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(w4.shape[0], -1)
+    if path in ("im2col", "local"):
+        rows = np.pad(rows, ((0, 0), (0, column_taps(node, g) - rows.shape[1])))
+    return rows.reshape(-1)
 
 
 def folded_bias(g: Graph, node: Node) -> np.ndarray:
@@ -166,7 +176,7 @@ class Conv2dS8(KernelOp):
         outputs = geom["n"] * geom["c_out"] * win.pixels
         terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
         if path in ("pointwise", "im2col", "direct", "local"):
-            k = kernel_volume(node, g)
+            k = column_taps(node, g) if path in ("im2col", "local") else kernel_volume(node, g)
             pairs = -(-geom["n"] * win.pixels // 2)
             blocks = pairs * -(-geom["c_out"] // 2)
             # direct: one dot per kernel row (k_w * c_in taps; rows in the padding read zrow)

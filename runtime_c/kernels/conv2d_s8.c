@@ -677,18 +677,27 @@ static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x,
     }
 }
 
+/* Taps of a gathered window: the kernel volume rounded up to a multiple of 4 (mcucomp/ops/conv2d_s8.py
+ * column_taps; the weight rows are padded with zeros to match). */
+#define MCU_CONV2D_S8_COLUMN(taps) (((taps) + 3) & ~3)
+
 /* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block; pixel pairs in the
  * order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
 static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t k = g->c_in * g->k_h * g->k_w, pixels = g->n * g->h_out * g->w_out;
+    const int32_t taps = g->c_in * g->k_h * g->k_w, k = MCU_CONV2D_S8_COLUMN(taps);
+    const int32_t pixels = g->n * g->h_out * g->w_out;
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, g->c_out);
     int32_t i, q0, q1;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_gather(p, x, q0, col);
         mcu_conv2d_s8_gather(p, x, q1, col + k);
+        if (k != taps) { /* the extra taps: zero bytes against zero weights */
+            memset(col + taps, 0, (size_t)(k - taps));
+            memset(col + k + taps, 0, (size_t)(k - taps));
+        }
         mcu_conv2d_s8_gemm(p, mode, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
     }
 }

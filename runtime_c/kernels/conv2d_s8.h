@@ -6,7 +6,7 @@
 #define MCU_CONV2D_S8_GENERAL 0   /* any geometry and groups; no scratch */
 #define MCU_CONV2D_S8_DEPTHWISE 1 /* group == c_in == c_out; no scratch */
 #define MCU_CONV2D_S8_POINTWISE 2 /* 1x1, unpadded, group 1, any stride; no scratch */
-#define MCU_CONV2D_S8_IM2COL 3    /* group 1; scratch: two pixels' windows (c_in * k_h * k_w each) */
+#define MCU_CONV2D_S8_IM2COL 3    /* group 1; scratch: two pixels' windows (c_in * k_h * k_w each, rounded up to 4) */
 #define MCU_CONV2D_S8_DIRECT 4    /* group 1; no scratch: windows read in place, padding from zrow */
 #define MCU_CONV2D_S8_LOCAL 5     /* group 1, two windows of at most MCU_CONV2D_S8_LOCAL_COL bytes: im2col on the stack */
 
