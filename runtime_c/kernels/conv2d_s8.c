@@ -647,6 +647,38 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
     }
 }
 
+/** Copy n bytes of a window: runs under 16 bytes (first convs over a few channels) inline, word by word on DSP
+ * cores (LDR and STR at any alignment), the others by memcpy (a call costs more than such a run). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_copy(int8_t *dst, const int8_t *src, size_t n)
+{
+    if (n >= 16) {
+        memcpy(dst, src, n);
+        return;
+    }
+#if defined(__ARM_FEATURE_DSP)
+    for (; n >= 4; n -= 4, dst += 4, src += 4) {
+        uint32_t v;
+        memcpy(&v, src, 4);
+        memcpy(dst, &v, 4);
+    }
+#endif
+    for (; n > 0; --n) {
+        *dst++ = *src++;
+    }
+}
+
+/** Fill n bytes of a window with v (mcu_conv2d_s8_copy's split). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_fill(int8_t *dst, int32_t v, size_t n)
+{
+    if (n >= 16) {
+        memset(dst, (int8_t)v, n);
+        return;
+    }
+    for (; n > 0; --n) {
+        *dst++ = (int8_t)v;
+    }
+}
+
 /* Output pixel q's window in kernel-row, kernel-column, channel order (k_h * k_w * c_in bytes), x_zp in the
  * padding; whole kernel rows in one copy when they are inside the input and undilated. */
 static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x, int32_t q, int8_t *col)
@@ -661,16 +693,16 @@ static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x,
         const int32_t iy = iy0 + ky * g->dil_h;
         const int8_t *xr = xw + ((size_t)iy * g->w_in + ix0) * c;
         if (iy < 0 || iy >= g->h_in) {
-            memset(col, (int8_t)p->x_zp, g->k_w * c);
+            mcu_conv2d_s8_fill(col, p->x_zp, g->k_w * c);
         } else if (row_inside && g->dil_w == 1) {
-            memcpy(col, xr, g->k_w * c);
+            mcu_conv2d_s8_copy(col, xr, g->k_w * c);
         } else {
             for (kx = 0; kx < g->k_w; ++kx) {
                 const int32_t ix = ix0 + kx * g->dil_w;
                 if (ix >= 0 && ix < g->w_in) {
-                    memcpy(col + kx * c, xr + (size_t)kx * g->dil_w * c, c);
+                    mcu_conv2d_s8_copy(col + kx * c, xr + (size_t)kx * g->dil_w * c, c);
                 } else {
-                    memset(col + kx * c, (int8_t)p->x_zp, c);
+                    mcu_conv2d_s8_fill(col + kx * c, p->x_zp, c);
                 }
             }
         }
@@ -695,8 +727,8 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
         mcu_conv2d_s8_gather(p, x, q0, col);
         mcu_conv2d_s8_gather(p, x, q1, col + k);
         if (k != taps) { /* the extra taps: zero bytes against zero weights */
-            memset(col + taps, 0, (size_t)(k - taps));
-            memset(col + k + taps, 0, (size_t)(k - taps));
+            mcu_conv2d_s8_fill(col + taps, 0, (size_t)(k - taps));
+            mcu_conv2d_s8_fill(col + k + taps, 0, (size_t)(k - taps));
         }
         mcu_conv2d_s8_gemm(p, mode, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
     }
