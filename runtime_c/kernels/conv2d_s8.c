@@ -689,6 +689,16 @@ static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x,
     const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
     const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * c; /* the image */
     const int32_t row_inside = ix0 >= 0 && ix0 + (g->k_w - 1) * g->dil_w < g->w_in;
+    if (row_inside && g->dil_w == 1 && iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in) {
+        /* inside the input: one run per kernel row, no checks */
+        const size_t run = (size_t)g->k_w * c, step = (size_t)g->dil_h * g->w_in * c;
+        const int32_t rows = g->k_h;
+        const int8_t *xr = xw + ((size_t)iy0 * g->w_in + ix0) * c;
+        for (ky = 0; ky < rows; ++ky, col += run, xr += step) {
+            mcu_conv2d_s8_copy(col, xr, run);
+        }
+        return;
+    }
     for (ky = 0; ky < g->k_h; ++ky, col += g->k_w * c) {
         const int32_t iy = iy0 + ky * g->dil_h;
         const int8_t *xr = xw + ((size_t)iy * g->w_in + ix0) * c;
