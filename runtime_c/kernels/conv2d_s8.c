@@ -732,14 +732,13 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
     const int32_t pixels = g->n * g->h_out * g->w_out;
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, g->c_out);
     int32_t i, q0, q1;
+    /* the extra taps: zero bytes against zero weights (the gathers write the first `taps` bytes of a window only) */
+    mcu_conv2d_s8_fill(col + taps, 0, (size_t)(k - taps));
+    mcu_conv2d_s8_fill(col + k + taps, 0, (size_t)(k - taps));
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_gather(p, x, q0, col);
         mcu_conv2d_s8_gather(p, x, q1, col + k);
-        if (k != taps) { /* the extra taps: zero bytes against zero weights */
-            mcu_conv2d_s8_fill(col + taps, 0, (size_t)(k - taps));
-            mcu_conv2d_s8_fill(col + k + taps, 0, (size_t)(k - taps));
-        }
         mcu_conv2d_s8_gemm(p, mode, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
     }
 }
