@@ -1,4 +1,5 @@
 #include "conv2d_s8.h"
+#include "conv2d_s8_dw.h"
 
 /* Channels-last. Every path computes acc = kbias[oc] + sum_k x'[k] * w[k] - w_zp[oc] * sum_k x'[k] over the whole
  * window, where x' is the input inside it and x_zp on the taps in the padding: kbias = bias - x_zp * sum_k
@@ -6,81 +7,17 @@
  * the definition (mcucomp/intref/conv2d_s8.py). Integer sums are exact: the order of the terms is free, so the SIMD
  * loops below equal the portable ones bit for bit. */
 
-#if defined(__ARM_FEATURE_DSP)
-#include <arm_acle.h>
-
-/** Four int8 from any address as one word (an unaligned LDR on cores with the DSP extension). */
-static inline int32_t mcu_conv2d_s8_load4(const int8_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-/** Bytes 1 and 3 of v sign-extended into two int16 lanes: one SXTB16 with ROR #8 (gcc does not fold the rotation
- * of the ACLE form into the instruction, which costs one more in the inner loops). */
-static inline int32_t mcu_conv2d_s8_odd(int32_t v)
-{
-#if defined(__GNUC__)
-    int32_t r;
-    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
-    return r;
-#else
-    const uint32_t u = (uint32_t)v;
-    return __sxtb16((int32_t)((u >> 8) | (u << 24)));
-#endif
-}
-
-/** One depthwise tap for four adjacent channels: acc[c] += x[c] * w[c], c = 0..3 (lanes of SXTB16, SMLAxy). */
-static inline void mcu_conv2d_s8_dw_tap4(const int8_t *xt, const int8_t *wt, int32_t acc[4])
-{
-    const int32_t xv = mcu_conv2d_s8_load4(xt), wv = mcu_conv2d_s8_load4(wt);
-    const int32_t xe = __sxtb16(xv), xo = mcu_conv2d_s8_odd(xv), we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
-    acc[0] = __smlabb(xe, we, acc[0]);
-    acc[1] = __smlabb(xo, wo, acc[1]);
-    acc[2] = __smlatt(xe, we, acc[2]);
-    acc[3] = __smlatt(xo, wo, acc[3]);
-}
-
-/** One depthwise tap in the padding for four adjacent channels: acc[c] += x_zp * w[c] (zz: x_zp in the bottom
- * lane). */
-static inline void mcu_conv2d_s8_dw_pad4(int32_t zz, const int8_t *wt, int32_t acc[4])
-{
-    const int32_t wv = mcu_conv2d_s8_load4(wt);
-    const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
-    acc[0] = __smlabb(zz, we, acc[0]);
-    acc[1] = __smlabb(zz, wo, acc[1]);
-    acc[2] = __smlabt(zz, we, acc[2]);
-    acc[3] = __smlabt(zz, wo, acc[3]);
-}
-#endif
-
-/* GCC otherwise keeps the per-output requantization out of line (one call per output) or inlines the rare modes. */
-#if defined(__GNUC__)
-#define MCU_CONV2D_S8_INLINE __attribute__((always_inline)) inline
-#define MCU_CONV2D_S8_OUTLINE __attribute__((noinline))
-#else
-#define MCU_CONV2D_S8_INLINE inline
-#define MCU_CONV2D_S8_OUTLINE
-#endif
-
-/** mcu_requant_apply out of line: fixed mode, div, or scales that are not finite (the inlined loops stay small). */
-static MCU_CONV2D_S8_OUTLINE int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch)
+int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch)
 {
     return (int8_t)mcu_requant_apply(rq, acc, ch);
 }
 
-/** Requantize the accumulator of output channel ch: plain = mcu_requant_is_plain(rq, c_out), decided once per call;
- * the plain case inline (a few instructions), the others by a call. */
-static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
-{
-#if defined(__arm__) && !defined(__ARM_FP) /* soft float: not worth inlining at every output (fixed is the default) */
-    (void)plain;
-    return mcu_conv2d_s8_requant_any(rq, acc, ch);
+/* GCC otherwise inlines the GEMM variants and the out-of-line helpers into one function that spills. */
+#if defined(__GNUC__)
+#define MCU_CONV2D_S8_OUTLINE __attribute__((noinline))
 #else
-    return plain ? (int8_t)mcu_requant_plain(rq, acc, ch) : mcu_conv2d_s8_requant_any(rq, acc, ch);
+#define MCU_CONV2D_S8_OUTLINE
 #endif
-}
 
 #if defined(__ARM_FEATURE_DSP)
 /* One 4-tap step of the 2x2 block at byte offset OFF of the four pointers (OFF0: the first step, which advances
@@ -790,19 +727,6 @@ static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requa
     }
 }
 
-/* Taps lo .. hi - 1 of a k-tap window starting at `start` (dilation dil) fall inside an input of length len. */
-static void mcu_conv2d_s8_valid_taps(int32_t start, int32_t len, int32_t k, int32_t dil, int32_t *lo, int32_t *hi)
-{
-    *lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
-    *hi = len - start <= 0 ? 0 : (len - start + dil - 1) / dil;
-    if (*hi > k) {
-        *hi = k;
-    }
-    if (*lo > *hi) {
-        *lo = *hi;
-    }
-}
-
 /* Output pixel q's window for the direct path: its image, first tap (in the padding when negative) and the
  * kernel columns kx_lo .. kx_hi - 1 that fall inside the input. */
 typedef struct {
@@ -950,150 +874,6 @@ static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x
     }
 }
 
-/* Depthwise border windows of at most this many taps get a per-pixel table of tap offsets
- * (mcu_conv2d_s8_dw_offsets). */
-#define MCU_CONV2D_S8_DW_TAPS 25
-
-/** off[t]: offset from the image xw of tap t's first channel, -1 for a tap in the padding (kernel-row-major). */
-static void mcu_conv2d_s8_dw_offsets(const mcu_conv_geom *g, const int32_t win[6], int32_t *off)
-{
-    int32_t ky, kx;
-    for (ky = 0; ky < g->k_h; ++ky) {
-        const int32_t row = (win[0] + ky * g->dil_h) * g->w_in + win[1];
-        for (kx = 0; kx < g->k_w; ++kx) {
-            const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
-            *off++ = inside ? (row + kx * g->dil_w) * g->c_in : -1;
-        }
-    }
-}
-
-#if defined(__ARM_FEATURE_DSP)
-/* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap;
- * off: the border window's tap offsets (mcu_conv2d_s8_dw_offsets), or NULL. */
-static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *xw, const int8_t *wt, int32_t ch,
-                                  const int32_t win[6], const int32_t *off, int8_t *yp, const mcu_requant *rq,
-                                  int32_t plain)
-{
-    const mcu_conv_geom *g = &p->g;
-    const size_t c = (size_t)g->c_in;
-    int32_t acc[4], ky, kx;
-    acc[0] = p->kbias[ch];
-    acc[1] = p->kbias[ch + 1];
-    acc[2] = p->kbias[ch + 2];
-    acc[3] = p->kbias[ch + 3];
-    if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w && g->k_w == 3) {
-        /* inside the input, three taps a row: no checks, one row per iteration */
-        const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
-        const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
-        for (ky = 0; ky < g->k_h; ++ky, xr += rs, wt += 12) {
-            mcu_conv2d_s8_dw_tap4(xr, wt, acc);
-            mcu_conv2d_s8_dw_tap4(xr + cs, wt + 4, acc);
-            mcu_conv2d_s8_dw_tap4(xr + 2 * cs, wt + 8, acc);
-        }
-    } else if (off != NULL) { /* border window: one table entry per tap, no index arithmetic */
-        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu), taps = g->k_h * g->k_w;
-        const int8_t *xc = xw + ch;
-        for (ky = 0; ky < taps; ++ky, wt += 4) {
-            if (off[ky] >= 0) {
-                mcu_conv2d_s8_dw_tap4(xc + off[ky], wt, acc);
-            } else {
-                mcu_conv2d_s8_dw_pad4(zz, wt, acc);
-            }
-        }
-    } else {
-        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu); /* x_zp in the bottom lane */
-        for (ky = 0; ky < g->k_h; ++ky) {
-            const int32_t iy = win[0] + ky * g->dil_h;
-            for (kx = 0; kx < g->k_w; ++kx, wt += 4) {
-                if (ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5]) {
-                    mcu_conv2d_s8_dw_tap4(xw + ((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch, wt, acc);
-                } else {
-                    mcu_conv2d_s8_dw_pad4(zz, wt, acc);
-                }
-            }
-        }
-    }
-    yp[ch] = mcu_conv2d_s8_requant(rq, plain, acc[0], ch);
-    yp[ch + 1] = mcu_conv2d_s8_requant(rq, plain, acc[1], ch + 1);
-    yp[ch + 2] = mcu_conv2d_s8_requant(rq, plain, acc[2], ch + 2);
-    yp[ch + 3] = mcu_conv2d_s8_requant(rq, plain, acc[3], ch + 3);
-}
-#endif
-
-/* Depthwise path. Weights in blocks of four channels (the last block holds c % 4 when that is not 0), each block
- * tap by tap with its channels innermost. Output pixels in row-major order, channels ascending within a pixel, each
- * output written after its window is read (mcucomp/ops/_overlap.py depthwise_nhwc). Every window runs from the
- * folded bias, taps in the padding as x_zp; four channels at a time on DSP cores, one at a time elsewhere (and for
- * the last c % 4). w_zp is NULL (weights with zero points take the general path). */
-static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
-{
-    const mcu_conv_geom *g = &p->g;
-    const mcu_requant rq = p->rq;
-    const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out, taps = g->k_h * g->k_w;
-    const int32_t plain = mcu_requant_is_plain(&rq, c);
-    const int32_t zp = p->x_zp;
-    int32_t q, win[6]; /* window start y, x; valid kernel rows lo, hi; valid kernel columns lo, hi */
-    int32_t off[MCU_CONV2D_S8_DW_TAPS];
-    for (q = 0; q < pixels; ++q) {
-        const int32_t start = mcu_conv2d_s8_window_start(g, q, &win[0], &win[1]);
-        const int8_t *xw = x + (size_t)(start - win[0] * g->w_in - win[1]) * c; /* the image */
-        int8_t *yp = y + (size_t)q * c;
-        int32_t ch = 0, ky, kx, border, tabled;
-        mcu_conv2d_s8_valid_taps(win[0], g->h_in, g->k_h, g->dil_h, &win[2], &win[3]);
-        mcu_conv2d_s8_valid_taps(win[1], g->w_in, g->k_w, g->dil_w, &win[4], &win[5]);
-        border = !(win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w);
-        tabled = border && taps <= MCU_CONV2D_S8_DW_TAPS;
-        if (tabled) {
-            mcu_conv2d_s8_dw_offsets(g, win, off);
-        }
-#if defined(__ARM_FEATURE_DSP)
-        for (; ch + 4 <= c; ch += 4) {
-            mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, tabled ? off : NULL, yp, &rq, plain);
-        }
-#endif
-        if (!border) {
-            /* inside the input: pointer steps only (ARMv6-M: LDRSB with a register offset, few live values) */
-            const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
-            for (; ch < c; ++ch) {
-                const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
-                const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
-                const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
-                int32_t acc = p->kbias[ch];
-                for (ky = 0; ky < g->k_h; ++ky, xr += rs) {
-                    const int8_t *xt = xr;
-                    for (kx = 0; kx < g->k_w; ++kx, xt += cs, wt += width) {
-                        acc += *xt * *wt;
-                    }
-                }
-                yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
-            }
-            continue;
-        }
-        for (; tabled && ch < c; ++ch) { /* border window: one table entry per tap */
-            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
-            const int8_t *wt = p->w + (size_t)block * taps + (ch - block), *xc = xw + ch;
-            int32_t acc = p->kbias[ch];
-            for (kx = 0; kx < taps; ++kx, wt += width) {
-                acc += (off[kx] >= 0 ? xc[off[kx]] : zp) * *wt;
-            }
-            yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
-        }
-        for (; ch < c; ++ch) {
-            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
-            const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
-            int32_t acc = p->kbias[ch];
-            for (ky = 0; ky < g->k_h; ++ky) {
-                const int32_t iy = win[0] + ky * g->dil_h;
-                for (kx = 0; kx < g->k_w; ++kx, wt += width) {
-                    const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
-                    acc += (inside ? xw[((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch] : p->x_zp) * wt[0];
-                }
-            }
-            yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
-        }
-    }
-}
-
 void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, void *scratch)
 {
     switch (p->path) {
@@ -1104,7 +884,7 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch);
         break;
     case MCU_CONV2D_S8_DEPTHWISE:
-        mcu_conv2d_s8_depthwise(p, x, y);
+        mcu_conv2d_s8_dw(p, x, y);
         break;
     case MCU_CONV2D_S8_DIRECT:
         mcu_conv2d_s8_direct(p, x, y);
