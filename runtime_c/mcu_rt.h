@@ -54,17 +54,59 @@ static inline void mcu_mul64_parts(int32_t x, int32_t m, uint32_t *hi, uint32_t 
     *lo = ll + (mid_lo << 16);
     *hi += *lo < ll;
 }
+
+/** v = vh 2^16 + vl with vl = v's low half read as int16 (in [-2^15, 2^15)) and vh = v's rounded high half (in
+ * [-2^15, 2^15]; (v >> 15) + 1 halved, as v - vl may not fit int32). */
+static inline void mcu_split16(int32_t v, int32_t *vh, int32_t *vl)
+{
+    *vl = (int16_t)v; /* SXTH: the low half modulo 2^16 (as every target compiler converts) */
+    *vh = ((v >> 15) + 1) >> 1;
+}
 #endif
 
-/** TFLite's SaturatingRoundingDoublingHighMul for m >= 0: floor((x * m + 2^30) / 2^31), exact for every int32 x. */
+/** TFLite's SaturatingRoundingDoublingHighMul for m >= 0: floor((x * m + 2^30) / 2^31), exact for every int32 x.
+ * Without a long multiply (MCU_REQUANT_MUL32): with x and m split by mcu_split16, x m + 2^30 = 2^32 xh mh +
+ * 2^16 (xh ml + xl mh) + xl ml + 2^30, so the result is 2 xh mh + floor(s / 2^15) with s = xh ml + xl mh +
+ * floor((xl ml + 2^30) / 2^16) (nested floors of divisions by powers of two). Every product has both factors within
+ * 2^15 in magnitude, |s| <= 2^31 - 2^15 (tests/test_requant_fixed.py, test_split_products_fit_int32), xl ml + 2^30
+ * lies in [2^15, 2^31] as uint32, and 2 xh mh is only needed modulo 2^32 (the result fits int32): four MULS, no
+ * carries. */
 static inline int32_t mcu_doubling_high_mul(int32_t x, int32_t m)
 {
-#if defined(MCU_REQUANT_MUL32)
-    uint32_t hi, lo;
-    mcu_mul64_parts(x, m, &hi, &lo);
-    lo += 1u << 30;
-    hi += lo < (1u << 30);
-    return (int32_t)((hi << 1) | (lo >> 31)); /* bits 31..62 of x * m + 2^30 */
+#if defined(MCU_REQUANT_MUL32) && defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
+    /* The same sequence by hand (17 cycles on the Cortex-M0+): GCC copies and spills around the MULS, which
+     * overwrite an operand; the constant 2^30 waits in a high register (ADD reaches it). */
+    int32_t mh, ml, xh, xl, t;
+    const int32_t nudge = 0x40000000;
+    mcu_split16(m, &mh, &ml);
+    __asm__(".syntax unified\n\t" /* GCC hands Thumb-1 assembly over in divided syntax */
+            "sxth %[xl], %[x]\n\t"
+            "asrs %[xh], %[x], #15\n\t"
+            "adds %[xh], #1\n\t"
+            "asrs %[xh], %[xh], #1\n\t"
+            "mov %[t], %[xl]\n\t"
+            "muls %[t], %[ml]\n\t" /* xl ml */
+            "add %[t], %[nudge]\n\t"
+            "lsrs %[t], %[t], #16\n\t"
+            "muls %[xl], %[mh]\n\t" /* xl mh */
+            "adds %[t], %[xl]\n\t"
+            "mov %[xl], %[xh]\n\t"
+            "muls %[xl], %[ml]\n\t" /* xh ml */
+            "adds %[t], %[xl]\n\t" /* s */
+            "asrs %[t], %[t], #15\n\t"
+            "muls %[xh], %[mh]\n\t" /* xh mh */
+            "lsls %[xh], %[xh], #1\n\t"
+            "adds %[x], %[xh], %[t]\n\t"
+            : [x] "+l"(x), [xh] "=&l"(xh), [xl] "=&l"(xl), [t] "=&l"(t)
+            : [mh] "l"(mh), [ml] "l"(ml), [nudge] "h"(nudge)
+            : "cc");
+    return x;
+#elif defined(MCU_REQUANT_MUL32)
+    int32_t xh, xl, mh, ml, s;
+    mcu_split16(x, &xh, &xl);
+    mcu_split16(m, &mh, &ml);
+    s = xh * ml + xl * mh + (int32_t)(((uint32_t)(xl * ml) + 0x40000000u) >> 16);
+    return (int32_t)(((uint32_t)(xh * mh) << 1) + (uint32_t)(s >> 15));
 #else
     return (int32_t)(((int64_t)x * m + (1 << 30)) >> 31);
 #endif
@@ -101,12 +143,14 @@ static inline int32_t mcu_mul_round_single(int32_t x, int32_t m, int32_t total)
 #endif
 }
 
-/** TFLite's RoundingDivideByPOT: x / 2^e (0 <= e <= 31), rounded half away from zero. */
+/** TFLite's RoundingDivideByPOT: x / 2^e (0 <= e <= 31), rounded half away from zero. Branch-free: the remainder
+ * x & mask exceeds the threshold (mask >> 1) + (x < 0) exactly when their difference is negative (both lie in
+ * [0, 2^31)). */
 static inline int32_t mcu_rounding_divide_by_pot(int32_t x, int32_t e)
 {
     const int32_t mask = (int32_t)((1u << e) - 1u);
-    const int32_t threshold = (mask >> 1) + (x < 0);
-    return (x >> e) + ((x & mask) > threshold);
+    const int32_t threshold = (mask >> 1) - (x >> 31);
+    return (x >> e) - ((threshold - (x & mask)) >> 31);
 }
 
 /** Fixed-point parameters of one output channel, unpacked once: real multiplier = mult * 2^(left - right - 31). */
@@ -232,6 +276,30 @@ static inline int32_t mcu_requant_apply(const mcu_requant *rq, int32_t acc, int3
         return mcu_requant_fixed(acc, rq->mult[c], rq->shift[c], rq->single_round, rq->zp, rq->qmin, rq->qmax);
     }
     return mcu_requant_float(acc, rq->scale[c], rq->div, rq->qmin - rq->zp, rq->qmax - rq->zp, rq->zp);
+}
+
+/** mcu_requant_apply for an rq in fixed mode with double rounding (rq->mult != NULL, !rq->single_round): small
+ * enough to inline at every output of a kernel's loop on cores without an FPU. */
+static inline int32_t mcu_requant_fixed_double(const mcu_requant *rq, int32_t acc, int32_t ch)
+{
+    const int32_t c = rq->per_channel ? ch : 0;
+    const mcu_rq_fixed f = mcu_rq_fixed_unpack(rq->mult[c], rq->shift[c]);
+    return mcu_sat(mcu_requant_scale_fixed(acc, f), rq->qmin - rq->zp, rq->qmax - rq->zp) + rq->zp;
+}
+
+/** mcu_requant_fixed_double of two accumulators of channel ch: the channel's parameters are read and unpacked once,
+ * and both results are computed before the caller stores either (an int8 store may alias the parameters). */
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* a call and the spills around it cost as much as the arithmetic */
+#endif
+static inline void mcu_requant_fixed_pair(const mcu_requant *rq, int32_t ch, int32_t acc0, int32_t acc1,
+                                          int32_t *v0, int32_t *v1)
+{
+    const int32_t c = rq->per_channel ? ch : 0;
+    const mcu_rq_fixed f = mcu_rq_fixed_unpack(rq->mult[c], rq->shift[c]);
+    const int32_t zp = rq->zp, lo = rq->qmin - zp, hi = rq->qmax - zp;
+    *v0 = mcu_sat(mcu_requant_scale_fixed(acc0, f), lo, hi) + zp;
+    *v1 = mcu_sat(mcu_requant_scale_fixed(acc1, f), lo, hi) + zp;
 }
 
 /** Requantize n accumulators to int8: element i belongs to channel ch0 + i * ch_step (1: one pixel's channels,

@@ -148,6 +148,26 @@ def test_reference_equals_tflite_formulation():
     assert got.tolist() == want
 
 
+def test_split_products_fit_int32():
+    """The 32-bit-only doubling high multiply (mcu_rt.h): with x = xh 2^16 + xl and m = mh 2^16 + ml, xl and ml the
+    low halves read as int16, the middle sum s = xh ml + xl mh + floor((xl ml + 2^30) / 2^16) stays within int32 for
+    every int32 x and 0 <= m < 2^31. s is bilinear in (xh, xl) and (mh, ml) up to the floor, so its extremes lie at
+    the corners of the ranges (and next to them); the largest |s| found there is 2^31 - 2^15."""
+    def near(lo, hi):
+        return sorted({lo, lo + 1, lo + 2, hi, hi - 1, hi - 2, 0, 1, -1})
+
+    extremes = []
+    for xh in near(-(1 << 15), 1 << 15):
+        for xl in near(-(1 << 15), (1 << 15) - 1):
+            if not I32_MIN <= xh * 65536 + xl <= I32_MAX:
+                continue
+            for mh in near(0, 1 << 15):
+                for ml in near(-(1 << 15), (1 << 15) - 1):
+                    if 0 <= mh * 65536 + ml < 1 << 31:
+                        extremes.append(xh * ml + xl * mh + ((xl * ml + (1 << 30)) >> 16))
+    assert max(extremes) == (1 << 31) - (1 << 15) and min(extremes) == -(1 << 31) + (1 << 15)
+
+
 @pytest.fixture(scope="module", params=["int64", "mul32"])
 def rq_lib(request, tmp_path_factory):
     """mcu_rt.h's fixed-point helpers compiled with the host flags: the 64-bit product, or (MCU_REQUANT_MUL32) the
@@ -273,3 +293,85 @@ def test_plain_float_requant_equals_apply(rq_lib):
     for bad_scale in (np.inf, -np.inf, np.nan):
         assert _c_plain(rq_lib, acc[:8], np.r_[scale[:7], bad_scale], 0.0, 0, -128, 127)[2] == 0
     assert _c_plain(rq_lib, acc[:8], scale[:8], 2.0, 0, -128, 127)[2] == 0
+
+
+M0PLUS_SOURCE = """#include "mcu_rt.h"
+/* in: n records (acc0, acc1, mult, shift); lims: zp, qmin, qmax, single_round. out, 3 words a record: the pair
+ * helper's two results (double rounding) and mcu_requant_fixed of acc0 in lims' rounding. */
+void rq_check(const int32_t *in, const int32_t *lims, int32_t *out, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i < n; ++i) {
+        const int32_t *r = in + 4 * i;
+        const mcu_requant rq = {NULL, r + 2, r + 3, 0, 0.0f, lims[0], lims[1], lims[2], 0};
+        mcu_requant_fixed_pair(&rq, 0, r[0], r[1], &out[3 * i], &out[3 * i + 1]);
+        out[3 * i + 2] = mcu_requant_fixed(r[0], r[2], r[3], lims[3], lims[0], lims[1], lims[2]);
+    }
+}
+/* A GEMM's use: n channels (mult, shift per channel), two accumulators each, int8 stores. */
+void rq_gemm(const int32_t *acc, const int32_t *mult, const int32_t *shift, int8_t *y)
+{
+    const mcu_requant rq = {NULL, mult, shift, 1, 0.0f, 3, -128, 127, 0};
+    const int32_t n = acc[0];
+    int32_t c;
+    for (c = 0; c < n; ++c) {
+        int32_t v0, v1;
+        mcu_requant_fixed_pair(&rq, c, acc[1 + 2 * c], acc[2 + 2 * c], &v0, &v1);
+        y[2 * c] = (int8_t)v0;
+        y[2 * c + 1] = (int8_t)v1;
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def m0plus_rq():
+    """M0PLUS_SOURCE built for the Cortex-M0+ (ARMv6-M: the 32-bit-only sequence and its assembly)."""
+    from perf.microbench import compile_c
+    return compile_c(M0PLUS_SOURCE, "cortex-m0plus", [RUNTIME])
+
+
+def _m0plus_check(m0plus_rq, acc0, acc1, mult, shift, zp, qmin, qmax, single) -> np.ndarray:
+    """rq_check on the simulated Cortex-M0+: (pair v0, pair v1, mcu_requant_fixed) per record."""
+    from perf.microbench import RAM_BASE, call_c
+    code, functions = m0plus_rq
+    records = np.stack([np.asarray(v, np.int64) for v in (acc0, acc1, mult, shift)], 1).astype(np.int32)
+    lims = np.array([zp, qmin, qmax, single], np.int32)
+    out_at = 16 + records.nbytes
+    ram = lims.tobytes() + records.tobytes() + bytes(12 * len(records))
+    _, after = call_c(code, functions["rq_check"], "cortex-m0plus",
+                      [RAM_BASE + 16, RAM_BASE, RAM_BASE + out_at, len(records)], ram)
+    return np.frombuffer(after[out_at:], np.int32).reshape(-1, 3).astype(np.int64)
+
+
+def test_m0plus_requant_on_edge_values(m0plus_rq):
+    """On the simulated Cortex-M0+ (the assembly of mcu_doubling_high_mul, the pair helper the GEMM uses): every
+    edge (acc, mult, shift) in both roundings equals the reference."""
+    grid = [(a, m, s) for a in EDGE_ACC for m in EDGE_MULT for s in EDGE_SHIFT]
+    acc, mult, shift = (np.array(v, np.int64) for v in zip(*grid))
+    acc1 = acc[::-1].copy()
+    for zp, qmin, qmax in ((0, I32_MIN, I32_MAX), (-7, -128, 127), (-128, -128, 127)):
+        for single, rounding in ((0, "double"), (1, "single")):
+            got = _m0plus_check(m0plus_rq, acc, acc1, mult, shift, zp, qmin, qmax, single)
+            assert got[:, 0].tolist() == requant_fixed(acc, mult, shift, zp, qmin, qmax).tolist()
+            assert got[:, 1].tolist() == requant_fixed(acc1, mult, shift, zp, qmin, qmax).tolist()
+            want = requant_fixed(acc, mult, shift, zp, qmin, qmax, rounding)
+            bad = np.flatnonzero(got[:, 2] != want)
+            assert bad.size == 0, f"{rounding}: first mismatch at {grid[bad[0]]}: {got[bad[0], 2]} != {want[bad[0]]}"
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), single=st.sampled_from([0, 1]))
+def test_m0plus_requant_on_random_int32(m0plus_rq, seed, single):
+    """On the simulated Cortex-M0+: 4,000 random accumulator pairs over the whole int32 range, multipliers in
+    [2^30, 2^31) and shifts in [-30, 31] per example."""
+    rng = np.random.default_rng(seed)
+    n = 4000
+    acc0, acc1 = rng.integers(I32_MIN, I32_MAX, (2, n), endpoint=True)
+    mult = rng.integers(1 << 30, 1 << 31, n)
+    shift = rng.integers(-30, 32, n)
+    zp = int(rng.integers(-128, 128))
+    got = _m0plus_check(m0plus_rq, acc0, acc1, mult, shift, zp, -128, 127, single)
+    assert np.array_equal(got[:, 0], requant_fixed(acc0, mult, shift, zp, -128, 127))
+    assert np.array_equal(got[:, 1], requant_fixed(acc1, mult, shift, zp, -128, 127))
+    assert np.array_equal(got[:, 2], requant_fixed(acc0, mult, shift, zp, -128, 127, "single" if single else "double"))

@@ -160,31 +160,118 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
     acc[2] = a10;
     acc[3] = a11;
 }
+#endif
+
+#if !defined(__ARM_FEATURE_DSP)
+#if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
+/* One tap i of the ARMv6-M 2x2 block: four LDRSB, one MOV, four MULS (each of the last three overwrites a value at
+ * its last use) and four ADD to the accumulators in r8-r11: 17 cycles for four MACs on the two-stage pipeline.
+ * r0 = w0, r1 = w1, r2 = c0, r3 = c1, r4 = i, r5-r7 the values. */
+#define MCU_CONV2D_S8_V6M_TAP                                                                                      \
+    "ldrsb r5, [r2, r4]\n\t"                                                                                       \
+    "ldrsb r6, [r0, r4]\n\t"                                                                                       \
+    "mov r7, r5\n\t"                                                                                               \
+    "muls r7, r6\n\t" /* x0 w0 */                                                                                  \
+    "add r8, r7\n\t"                                                                                               \
+    "ldrsb r7, [r1, r4]\n\t"                                                                                       \
+    "muls r5, r7\n\t" /* x0 w1 */                                                                                  \
+    "add r10, r5\n\t"                                                                                              \
+    "ldrsb r5, [r3, r4]\n\t"                                                                                       \
+    "muls r6, r5\n\t" /* x1 w0 */                                                                                  \
+    "add r9, r6\n\t"                                                                                               \
+    "muls r7, r5\n\t" /* x1 w1 */                                                                                  \
+    "add r11, r7\n\t"
+
+/* The 2x2 block's loop: r4 = k taps counted down (the last k % 4 first, then four a turn), accumulators r8-r11. */
+#define MCU_CONV2D_S8_V6M_DOT                                                                                        \
+    "lsrs r5, r4, #1\n\t" /* carry: k odd */                                                                         \
+    "bcc 1f\n\t"                                                                                                     \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "1:\n\t"                                                                                                         \
+    "lsrs r5, r4, #2\n\t" /* carry: two more taps before a multiple of four */                                       \
+    "bcc 2f\n\t"                                                                                                     \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "2:\n\t"                                                                                                         \
+    "cmp r4, #0\n\t"                                                                                                 \
+    "beq 4f\n"                                                                                                       \
+    "3:\n\t"                                                                                                         \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "subs r4, #1\n\t"                                                                                                \
+    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    "cmp r4, #0\n\t"                                                                                                 \
+    "bne 3b\n"                                                                                                       \
+    "4:\n\t"
+
+/* The 2x2 GEMM block on ARMv6-M (Cortex-M0/M0+, and ARMv8-M baseline): acc[0..3] += the dot products of (w0, c0),
+ * (w0, c1), (w1, c0), (w1, c1), k taps each. LDRSB only takes a register offset, so one index counting down serves
+ * the four rows; with three value registers that is all eight low registers, and the accumulators live in r8-r11
+ * (ADD reaches them). A whole function in assembly (AAPCS: w0, w1, c0, c1 in r0-r3, k and acc on the stack), as GCC
+ * cannot always give inline assembly every low register (unoptimized and -Os builds keep r7 for the frame). Four
+ * taps a loop turn; the last k % 4 run first. */
+#define MCU_CONV2D_S8_REG_ARG __attribute__((unused)) /* read by the assembly from r0-r3 and the stack */
+__attribute__((naked, noinline)) static void
+mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w1 MCU_CONV2D_S8_REG_ARG,
+                         const int8_t *c0 MCU_CONV2D_S8_REG_ARG, const int8_t *c1 MCU_CONV2D_S8_REG_ARG,
+                         int32_t k MCU_CONV2D_S8_REG_ARG, int32_t *acc MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t" /* GCC hands Thumb-1 assembly over in divided syntax */
+            "push {r4, r5, r6, r7, lr}\n\t"
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "push {r4, r5, r6, r7}\n\t" /* 36 bytes pushed: k at sp + 36, acc at sp + 40 */
+            "ldr r4, [sp, #40]\n\t"
+            "ldm r4, {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "ldr r4, [sp, #36]\n\t"
+            MCU_CONV2D_S8_V6M_DOT
+            "ldr r4, [sp, #40]\n\t"
+            "mov r5, r8\n\t"
+            "mov r6, r9\n\t"
+            "mov r7, r10\n\t"
+            "stm r4!, {r5, r6, r7}\n\t"
+            "mov r5, r11\n\t"
+            "str r5, [r4]\n\t"
+            "pop {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "pop {r4, r5, r6, r7, pc}\n\t");
+}
 #else
-/* ARMv6-M (M0+, two-stage pipeline): LDRSB only takes a register offset, so one index serves the three rows; one
- * weight row at a time keeps the live values in the eight low registers; pairs of taps counted down from the end
- * save the compare. Tap 0 of an odd k is left to the tail: returns the taps left at the start (k & 1). */
-static inline int32_t mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w1, const int8_t *c0,
-                                               const int8_t *c1, int32_t k, int32_t acc[4])
+/* The 2x2 GEMM block without the DSP extension (host, Cortex-M3): four int32 dot products of length k. */
+static inline void mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
+                                            int32_t k, int32_t acc[4])
 {
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
     int32_t i;
-    for (i = k - 2; i >= (k & 1); i -= 2) {
-        const int32_t wa = w0[i], wb = w0[i + 1];
-        a00 += c0[i] * wa + c0[i + 1] * wb;
-        a01 += c1[i] * wa + c1[i + 1] * wb;
-    }
-    for (i = k - 2; i >= (k & 1); i -= 2) {
-        const int32_t wa = w1[i], wb = w1[i + 1];
-        a10 += c0[i] * wa + c0[i + 1] * wb;
-        a11 += c1[i] * wa + c1[i + 1] * wb;
+    for (i = k - 1; i >= 0; --i) {
+        const int32_t x0 = c0[i], x1 = c1[i], wa = w0[i], wb = w1[i];
+        a00 += x0 * wa;
+        a01 += x1 * wa;
+        a10 += x0 * wb;
+        a11 += x1 * wb;
     }
     acc[0] = a00;
     acc[1] = a01;
     acc[2] = a10;
     acc[3] = a11;
-    return k & 1;
 }
+#endif
 #endif
 
 /* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
@@ -193,26 +280,23 @@ static inline int32_t mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0,
                                                       const int8_t *c1, int32_t k, int32_t k16, int32_t acc[4])
 {
-    int32_t i, n;
 #if defined(__ARM_FEATURE_DSP)
+    int32_t i;
     if (k16) { /* k % 16 == 0: the assembly loop only */
         mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, 1, acc);
         return;
     }
-    i = mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, 0, acc);
-    n = k;
-#else
-    (void)k16;
-    i = 0;
-    n = mcu_conv2d_s8_dot2x2_v6m(w0, w1, c0, c1, k, acc);
-#endif
-    for (; i < n; ++i) {
+    for (i = mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, 0, acc); i < k; ++i) {
         const int32_t x0 = c0[i], x1 = c1[i];
         acc[0] += x0 * w0[i];
         acc[1] += x1 * w0[i];
         acc[2] += x0 * w1[i];
         acc[3] += x1 * w1[i];
     }
+#else
+    (void)k16;
+    mcu_conv2d_s8_dot2x2_v6m(w0, w1, c0, c1, k, acc);
+#endif
 }
 
 /* How the GEMM paths requantize, decided once per call: MCU_CONV2D_S8_RQ_ANY (by a call: fixed mode, div, scales
@@ -236,6 +320,252 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
 #endif
 }
 
+#if defined(__arm__) && !defined(__ARM_FP)
+#if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
+/* The fixed-mode requantization of the 2x2 block on ARMv6-M, in assembly: GCC spills most of its values around the
+ * GEMM's. Per channel: mult and shift read once, mult split into mh = r0, ml = r1 (mcu_split16), the left shift
+ * applied to both accumulators, r2 = the right shift e, ip = 2^e >> 1, lr = (2^e - 1) >> 1. Per output (x in r3):
+ * mcu_doubling_high_mul's 17 instructions leave R with its sign in the flags, then RoundingDivideByPOT is
+ * (R + ip) >> e (logical: R + ip < 2^32) for R >= 0 and (R + lr) >> e (arithmetic) for R < 0, which is TFLite's
+ * rounding half away from zero; a result from R >= 0 is >= 0 and one from R < 0 is <= 0, so with
+ * lo <= 0 <= hi (the caller checks qmin <= zp <= qmax) each side needs one bound. r8 = lo, r9 = hi, r10 = zp,
+ * r11 = 2^30; the stack keeps acc, oc, oc1, rq (sp + 0 .. 12), y0 and y1 (sp + 52, 56). */
+#define MCU_CONV2D_S8_V6M_RQ_OUT(yslot, cslot)                                                                     \
+    "sxth r6, r3\n\t"                                                                                              \
+    "asrs r5, r3, #15\n\t"                                                                                         \
+    "adds r5, #1\n\t"                                                                                              \
+    "asrs r5, r5, #1\n\t"                                                                                          \
+    "mov r7, r6\n\t"                                                                                               \
+    "muls r7, r1\n\t"                                                                                              \
+    "add r7, r11\n\t"                                                                                              \
+    "lsrs r7, r7, #16\n\t"                                                                                         \
+    "muls r6, r0\n\t"                                                                                              \
+    "adds r7, r6\n\t"                                                                                              \
+    "mov r6, r5\n\t"                                                                                               \
+    "muls r6, r1\n\t"                                                                                              \
+    "adds r7, r6\n\t"                                                                                              \
+    "asrs r7, r7, #15\n\t"                                                                                         \
+    "muls r5, r0\n\t"                                                                                              \
+    "lsls r5, r5, #1\n\t"                                                                                          \
+    "adds r3, r5, r7\n\t"                                                                                          \
+    "bmi 2f\n\t"                                                                                                   \
+    "add r3, ip\n\t"                                                                                               \
+    "lsrs r3, r2\n\t"                                                                                              \
+    "cmp r3, r9\n\t"                                                                                               \
+    "ble 3f\n\t"                                                                                                   \
+    "mov r3, r9\n\t"                                                                                               \
+    "b 3f\n"                                                                                                       \
+    "2:\n\t"                                                                                                       \
+    "add r3, lr\n\t"                                                                                               \
+    "asrs r3, r2\n\t"                                                                                              \
+    "cmp r3, r8\n\t"                                                                                               \
+    "bge 3f\n\t"                                                                                                   \
+    "mov r3, r8\n"                                                                                                 \
+    "3:\n\t"                                                                                                       \
+    "add r3, r10\n\t"                                                                                              \
+    "ldr r5, [sp, #" #yslot "]\n\t"                                                                                \
+    "ldr r6, [sp, #" #cslot "]\n\t"                                                                                \
+    "strb r3, [r5, r6]\n\t"
+#define MCU_CONV2D_S8_V6M_RQ_CHANNEL(rqslot, cslot, load_acc, y0slot, y1slot)                                      \
+    "ldr r7, [sp, #" #rqslot "]\n\t"                                                                               \
+    "ldr r2, [sp, #" #cslot "]\n\t"                                                                                \
+    "ldr r3, [r7, #12]\n\t" /* per_channel: 0 or 1 */                                                              \
+    "negs r3, r3\n\t"                                                                                              \
+    "ands r2, r3\n\t"                                                                                              \
+    "lsls r2, r2, #2\n\t"                                                                                          \
+    "ldr r3, [r7, #4]\n\t"                                                                                         \
+    "ldr r0, [r3, r2]\n\t"                                                                                         \
+    "ldr r3, [r7, #8]\n\t"                                                                                         \
+    "ldr r2, [r3, r2]\n\t"                                                                                         \
+    "sxth r1, r0\n\t"                                                                                              \
+    "asrs r0, r0, #15\n\t"                                                                                         \
+    "adds r0, #1\n\t"                                                                                              \
+    "asrs r0, r0, #1\n\t"                                                                                          \
+    load_acc /* r3, r4: the channel's two accumulators */                                                         \
+    "cmp r2, #0\n\t"                                                                                               \
+    "bge 1f\n\t"                                                                                                   \
+    "negs r2, r2\n\t"                                                                                              \
+    "lsls r3, r2\n\t"                                                                                              \
+    "lsls r4, r2\n\t"                                                                                              \
+    "movs r2, #0\n"                                                                                                \
+    "1:\n\t"                                                                                                       \
+    "movs r5, #1\n\t"                                                                                              \
+    "lsls r5, r2\n\t"                                                                                              \
+    "lsrs r6, r5, #1\n\t"                                                                                          \
+    "mov ip, r6\n\t"                                                                                               \
+    "subs r5, #1\n\t"                                                                                              \
+    "lsrs r5, r5, #1\n\t"                                                                                          \
+    "mov lr, r5\n\t"                                                                                               \
+    MCU_CONV2D_S8_V6M_RQ_OUT(y0slot, cslot)                                                                        \
+    "mov r3, r4\n\t"                                                                                               \
+    MCU_CONV2D_S8_V6M_RQ_OUT(y1slot, cslot)
+
+/* r8-r11 for the outputs of rq (in r0): lo, hi, zp, 2^30. */
+#define MCU_CONV2D_S8_V6M_RQ_SETUP                                                                                 \
+    "ldr r4, [r0, #20]\n\t" /* zp */                                                                               \
+    "ldr r5, [r0, #24]\n\t"                                                                                        \
+    "ldr r6, [r0, #28]\n\t"                                                                                        \
+    "subs r5, r5, r4\n\t" /* lo = qmin - zp */                                                                     \
+    "subs r6, r6, r4\n\t" /* hi = qmax - zp */                                                                     \
+    "mov r8, r5\n\t"                                                                                               \
+    "mov r9, r6\n\t"                                                                                               \
+    "mov r10, r4\n\t"                                                                                              \
+    "movs r4, #1\n\t"                                                                                              \
+    "lsls r4, r4, #30\n\t"                                                                                         \
+    "mov r11, r4\n\t"
+
+/* The assembly reads mcu_requant at these offsets. */
+typedef char mcu_conv2d_s8_rq_layout[(offsetof(mcu_requant, mult) == 4 && offsetof(mcu_requant, shift) == 8 &&
+                                      offsetof(mcu_requant, per_channel) == 12 && offsetof(mcu_requant, zp) == 20 &&
+                                      offsetof(mcu_requant, qmin) == 24 && offsetof(mcu_requant, qmax) == 28)
+                                         ? 1
+                                         : -1];
+
+/** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2 for qmin <= zp <= qmax: the four outputs of
+ * channels oc (acc[0], acc[1]) and oc1 (acc[2], acc[3]) to y0[oc], y1[oc], y0[oc1], y1[oc1]. AAPCS: rq, acc, oc,
+ * oc1 in r0-r3, y0 and y1 on the stack. */
+__attribute__((naked, noinline)) static void
+mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const int32_t *acc MCU_CONV2D_S8_REG_ARG,
+                             int32_t oc MCU_CONV2D_S8_REG_ARG, int32_t oc1 MCU_CONV2D_S8_REG_ARG,
+                             int8_t *y0 MCU_CONV2D_S8_REG_ARG, int8_t *y1 MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            "push {r4, r5, r6, r7, lr}\n\t"
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "push {r4, r5, r6, r7}\n\t"
+            "sub sp, #16\n\t"
+            "str r1, [sp, #0]\n\t"
+            "str r2, [sp, #4]\n\t"
+            "str r3, [sp, #8]\n\t"
+            "str r0, [sp, #12]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 4, "ldr r7, [sp, #0]\n\tldr r3, [r7, #0]\n\tldr r4, [r7, #4]\n\t", 52, 56)
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 8, "ldr r7, [sp, #0]\n\tldr r3, [r7, #8]\n\tldr r4, [r7, #12]\n\t", 52, 56)
+            "add sp, #16\n\t"
+            "pop {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "pop {r4, r5, r6, r7, pc}\n\t");
+}
+/* What mcu_conv2d_s8_gemm_v6m reads (offsets in its assembly). */
+typedef struct {
+    const int8_t *c0, *c1;   /* 0, 4: the two pixels' columns */
+    int32_t k;               /* 8 */
+    const int8_t *w;         /* 12: weight rows of k bytes */
+    const int32_t *kbias;    /* 16 */
+    int32_t c_out;           /* 20 */
+    int8_t *y0, *y1;         /* 24, 28 */
+    const mcu_requant *rq;   /* 32 */
+} mcu_conv2d_s8_gemm_v6m_args;
+
+/** mcu_conv2d_s8_gemm on ARMv6-M without weight zero points, fixed mode with double rounding, qmin <= zp <= qmax:
+ * every pair of output channels in one function (no calls, no C around the blocks): accumulators from kbias, the
+ * 2x2 loop, then the four outputs requantized as in mcu_conv2d_s8_store2x2_fixed. Locals: a, oc, oc1, rq
+ * (sp + 0 .. 12), the four accumulators (sp + 16 .. 28), y0, y1 (sp + 32, 36). */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
+                                                                    MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            "push {r4, r5, r6, r7, lr}\n\t"
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "push {r4, r5, r6, r7}\n\t"
+            "sub sp, #40\n\t"
+            "str r0, [sp, #0]\n\t"
+            "ldr r1, [r0, #24]\n\t"
+            "str r1, [sp, #32]\n\t"
+            "ldr r1, [r0, #28]\n\t"
+            "str r1, [sp, #36]\n\t"
+            "ldr r1, [r0, #32]\n\t"
+            "str r1, [sp, #12]\n\t"
+            "movs r1, #0\n\t"
+            "str r1, [sp, #4]\n"
+            "5:\n\t" /* channels oc, oc1 = min(oc + 1, c_out - 1) */
+            "ldr r7, [sp, #0]\n\t"
+            "ldr r2, [sp, #4]\n\t"
+            "adds r3, r2, #1\n\t"
+            "ldr r4, [r7, #20]\n\t"
+            "cmp r3, r4\n\t"
+            "blt 1f\n\t"
+            "mov r3, r2\n"
+            "1:\n\t"
+            "str r3, [sp, #8]\n\t"
+            "ldr r4, [r7, #16]\n\t"
+            "lsls r5, r2, #2\n\t"
+            "ldr r5, [r4, r5]\n\t"
+            "lsls r6, r3, #2\n\t"
+            "ldr r6, [r4, r6]\n\t"
+            "mov r8, r5\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r6\n\t"
+            "ldr r4, [r7, #8]\n\t"
+            "ldr r0, [r7, #12]\n\t"
+            "muls r3, r4\n\t"
+            "adds r1, r0, r3\n\t" /* w1 */
+            "muls r2, r4\n\t"
+            "adds r0, r0, r2\n\t" /* w0 */
+            "ldr r2, [r7, #0]\n\t"
+            "ldr r3, [r7, #4]\n\t"
+            MCU_CONV2D_S8_V6M_DOT
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "add r0, sp, #16\n\t"
+            "stm r0!, {r4, r5, r6, r7}\n\t"
+            "ldr r0, [sp, #12]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 4, "ldr r3, [sp, #16]\n\tldr r4, [sp, #20]\n\t", 32, 36)
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 8, "ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t", 32, 36)
+            "ldr r7, [sp, #0]\n\t"
+            "ldr r2, [sp, #4]\n\t"
+            "adds r2, #2\n\t"
+            "str r2, [sp, #4]\n\t"
+            "ldr r4, [r7, #20]\n\t"
+            "cmp r2, r4\n\t"
+            "bge 6f\n\t"
+            "b 5b\n"
+            "6:\n\t"
+            "add sp, #40\n\t"
+            "pop {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "pop {r4, r5, r6, r7, pc}\n\t");
+}
+#define MCU_CONV2D_S8_GEMM_V6M 1
+#undef MCU_CONV2D_S8_V6M_RQ_OUT
+#undef MCU_CONV2D_S8_V6M_RQ_CHANNEL
+#undef MCU_CONV2D_S8_V6M_RQ_SETUP
+#undef MCU_CONV2D_S8_V6M_DOT
+#undef MCU_CONV2D_S8_V6M_TAP
+#undef MCU_CONV2D_S8_REG_ARG
+#else
+/** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2, out of line: with the GEMM's live values
+ * around it, GCC spills most of the requantization's. */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq, const int32_t acc[4], int32_t oc,
+                                                               int32_t oc1, int8_t *y0, int8_t *y1)
+{
+    int32_t v00, v01, v10, v11;
+    mcu_requant_fixed_pair(rq, oc, acc[0], acc[1], &v00, &v01);
+    mcu_requant_fixed_pair(rq, oc1, acc[2], acc[3], &v10, &v11);
+    y0[oc] = (int8_t)v00;
+    y1[oc] = (int8_t)v01;
+    y0[oc1] = (int8_t)v10;
+    y1[oc1] = (int8_t)v11;
+}
+#endif
+#endif
+
 /* The 2x2 block's four accumulators (acc[0], acc[1]: channel oc of pixels 0, 1; acc[2], acc[3]: channel oc1)
  * requantized in mode `mode` and stored to y0, y1 (the pixels' outputs): every value is computed before the first
  * store, so the scales are read once per channel (an int8 store may alias them). */
@@ -243,6 +573,12 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, i
                                                         int32_t oc, int32_t oc1, int8_t *y0, int8_t *y1)
 {
     int32_t v00, v01, v10, v11;
+#if defined(__arm__) && !defined(__ARM_FP)
+    if (rq->mult != NULL && !rq->single_round && rq->qmin <= rq->zp && rq->zp <= rq->qmax) {
+        mcu_conv2d_s8_store2x2_fixed(rq, acc, oc, oc1, y0, y1);
+        return;
+    }
+#endif
     if (mode == MCU_CONV2D_S8_RQ_ANY) {
         v00 = mcu_conv2d_s8_requant_any(rq, acc[0], oc);
         v01 = mcu_conv2d_s8_requant_any(rq, acc[1], oc);
@@ -515,6 +851,14 @@ static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, cons
                                int32_t k, int8_t *y0, int8_t *y1)
 {
     int32_t first = 0;
+#if defined(MCU_CONV2D_S8_GEMM_V6M)
+    const mcu_requant rq = p->rq; /* the assembly reads it; a copy, as for the C block */
+    if (p->w_zp == NULL && rq.mult != NULL && !rq.single_round && rq.qmin <= rq.zp && rq.zp <= rq.qmax) {
+        const mcu_conv2d_s8_gemm_v6m_args a = {c0, c1, k, p->w, p->kbias, p->g.c_out, y0, y1, &rq};
+        mcu_conv2d_s8_gemm_v6m(&a);
+        return;
+    }
+#endif
 #if MCU_CONV2D_S8_BLOCKS_ASM
     if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel &&
         (k % 16 == 0 || (k % 4 == 0 && c1 == c0 + k))) {

@@ -69,8 +69,11 @@ int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch)
  * the plain case inline (a few instructions), the others by a call. */
 static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
 {
-#if defined(__arm__) && !defined(__ARM_FP) /* soft float: not worth inlining at every output (fixed is the default) */
+#if defined(__arm__) && !defined(__ARM_FP) /* soft float: fixed mode (the default there) with double rounding inline */
     (void)plain;
+    if (rq->mult != NULL && !rq->single_round) {
+        return (int8_t)mcu_requant_fixed_double(rq, acc, ch);
+    }
     return mcu_conv2d_s8_requant_any(rq, acc, ch);
 #else
     return plain ? (int8_t)mcu_requant_plain(rq, acc, ch) : mcu_conv2d_s8_requant_any(rq, acc, ch);

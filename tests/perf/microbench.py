@@ -1,4 +1,5 @@
-"""Assemble tiny Thumb sequences with arm-none-eabi-as and count their cycles on the simulator core alone."""
+"""Assemble tiny Thumb sequences with arm-none-eabi-as (or compile small freestanding C functions) and run them on
+the simulator core alone, counting their cycles."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 from mcucomp.perf.memory import DataCache, FlashRegion
 from mcucomp.perf.sim import Simulator
-from mcucomp.target.build import require_tool
+from mcucomp.target.build import TARGET_CFLAGS, require_tool
 
 CODE_BASE = 0x0800_0000
 RAM_BASE = 0x2000_0000
@@ -47,3 +48,41 @@ def run_snippet(source: str, core: str = "cortex-m4", wait_states: int = 0, cach
     sim.run(CODE_BASE, RAM_BASE + 0x1_0000, until=CODE_BASE + end, timeout_s=10)
     assert sim.error is None, sim.error
     return sim
+
+
+def compile_c(source: str, core: str, include_dirs: list[Path]) -> tuple[bytes, dict[str, int]]:
+    """Raw code of a C source without main compiled with the target flags (-O2) and linked at CODE_BASE (newlib for
+    memcpy and friends), and the addresses of its functions."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "a.c").write_text(source)
+        includes = [f"-I{d}" for d in include_dirs]
+        build = subprocess.run([require_tool("arm-none-eabi-gcc"), *AS_CPU[core], "-mthumb", *TARGET_CFLAGS,
+                                *includes, "--specs=nano.specs", "-nostartfiles", f"-Wl,-Ttext={CODE_BASE:#x}",
+                                "-Wl,-e,0", "-o", str(tmp / "a.elf"), str(tmp / "a.c"), "-lc", "-lgcc"],
+                               capture_output=True, text=True)
+        assert build.returncode == 0, build.stderr
+        subprocess.run([require_tool("arm-none-eabi-objcopy"), "-O", "binary", "-j", ".text", str(tmp / "a.elf"),
+                        str(tmp / "a.bin")], check=True, capture_output=True)
+        symbols = subprocess.run([require_tool("arm-none-eabi-nm"), str(tmp / "a.elf")], check=True,
+                                 capture_output=True, text=True).stdout.split("\n")
+        functions = {parts[2]: int(parts[0], 16) for parts in (line.split() for line in symbols)
+                     if len(parts) == 3 and parts[1] in "Tt"}
+        return (tmp / "a.bin").read_bytes(), functions
+
+
+def call_c(code: bytes, address: int, core: str, args: list[int], ram: bytes) -> tuple[Simulator, bytes]:
+    """Call the function at `address` of code (compile_c) with up to four word arguments, `ram` written at RAM_BASE
+    (1 MB); the simulator (its cycle counters) and the RAM contents afterwards."""
+    size = 0x10_0000
+    stop = CODE_BASE + ((len(code) + 3) & ~3)
+    sim = Simulator(core, [(CODE_BASE, 0x10_0000), (RAM_BASE, size)])
+    sim.load_code(CODE_BASE, code)
+    sim.load_code(stop, b"\xfe\xe7")  # b .
+    sim.uc.mem_write(RAM_BASE, ram)
+    for name, value in zip(("r0", "r1", "r2", "r3"), args):
+        sim.set_reg(name, value)
+    sim.set_reg("lr", stop | 1)
+    sim.run(address, RAM_BASE + size, until=stop, timeout_s=120)
+    assert sim.error is None, sim.error
+    return sim, bytes(sim.uc.mem_read(RAM_BASE, len(ram)))
