@@ -19,7 +19,15 @@ int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch)
 #define MCU_CONV2D_S8_OUTLINE
 #endif
 
-#if defined(__ARM_FEATURE_DSP)
+/* The DSP GEMM's inline assembly takes all fourteen allocatable registers: GCC only finds them when optimizing
+ * (unoptimized builds keep r7 for the frame), so those builds run the portable loops. */
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
+#define MCU_CONV2D_S8_DSP_ASM 1
+#else
+#define MCU_CONV2D_S8_DSP_ASM 0
+#endif
+
+#if MCU_CONV2D_S8_DSP_ASM
 /* One 4-tap step of the 2x2 block at byte offset OFF of the four pointers (OFF0: the first step, which advances
  * them by 16 after the load): the three loads issue back to back (the core pipelines them), SXTB16 splits the two
  * column words into their even and odd lanes in place, each weight word is split in turn into `we` and in place. */
@@ -162,7 +170,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
 }
 #endif
 
-#if !defined(__ARM_FEATURE_DSP)
+#if !MCU_CONV2D_S8_DSP_ASM
 #if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
 /* One tap i of the ARMv6-M 2x2 block: four LDRSB, one MOV, four MULS (each of the last three overwrites a value at
  * its last use) and four ADD to the accumulators in r8-r11: 17 cycles for four MACs on the two-stage pipeline.
@@ -280,7 +288,7 @@ static inline void mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w1, 
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0,
                                                       const int8_t *c1, int32_t k, int32_t k16, int32_t acc[4])
 {
-#if defined(__ARM_FEATURE_DSP)
+#if MCU_CONV2D_S8_DSP_ASM
     int32_t i;
     if (k16) { /* k % 16 == 0: the assembly loop only */
         mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, 1, acc);
@@ -637,7 +645,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_par
             acc[2] -= w_zp[oc1] * s0;
             acc[3] -= w_zp[oc1] * s1;
         }
-#if defined(__ARM_FEATURE_DSP)
+#if MCU_CONV2D_S8_DSP_ASM
         if (k16 && rows > 1) {
             mcu_conv2d_s8_dot2x2_rows16(w, w + (size_t)(oc1 - oc) * k, c0, c1, seg, rows, rs, acc);
         } else
@@ -652,7 +660,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_par
     }
 }
 
-#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__GNUC__)
+#if MCU_CONV2D_S8_DSP_ASM && defined(__ARM_FP) && (__ARM_FP & 4)
 #define MCU_CONV2D_S8_BLOCKS_ASM 1
 
 /** The state of mcu_conv2d_s8_blocks_s8's loop, on the stack (every register is taken inside the loop). */
@@ -810,7 +818,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 /* mcu_conv2d_s8_gemm_body compiled for one run of k taps per column (im2col, local, pointwise) and over `rows` runs
  * (the direct path's windows inside the input), each for seg % 16 == 0 (the assembly loop only) and any seg: the
  * loop over runs and the steps after the loop cost registers around the block. */
-#if defined(__ARM_FEATURE_DSP)
+#if MCU_CONV2D_S8_DSP_ASM
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_k16(const mcu_conv2d_s8_params *p, int32_t mode,
                                                           const int8_t *c0, const int8_t *c1, int32_t k, int32_t first,
                                                           int8_t *y0, int8_t *y1)
@@ -830,7 +838,7 @@ static void mcu_conv2d_s8_gemm_any(const mcu_conv2d_s8_params *p, int32_t mode, 
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 0, first, y0, y1);
 }
 
-#if defined(__ARM_FEATURE_DSP)
+#if MCU_CONV2D_S8_DSP_ASM
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_k16(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
                                         const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
@@ -871,7 +879,7 @@ static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, cons
         }
     }
 #endif
-#if defined(__ARM_FEATURE_DSP)
+#if MCU_CONV2D_S8_DSP_ASM
     if (k % 16 == 0) {
         mcu_conv2d_s8_gemm_k16(p, mode, c0, c1, k, first, y0, y1); /* first: the lone last channel left */
         return;
@@ -884,7 +892,7 @@ static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, cons
 static void mcu_conv2d_s8_gemm_rows(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
                                     const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
 {
-#if defined(__ARM_FEATURE_DSP)
+#if MCU_CONV2D_S8_DSP_ASM
     if (seg % 16 == 0) {
         mcu_conv2d_s8_gemm_rows_k16(p, mode, c0, c1, rows, seg, rs, y0, y1);
         return;
