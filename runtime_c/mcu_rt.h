@@ -349,12 +349,12 @@ static inline int32_t mcu_requant_is_plain(const mcu_requant *rq, int32_t channe
     return 1;
 }
 
-/** mcu_requant_apply for an rq that mcu_requant_is_plain accepted: round the product (no NaN test), add zp
- * saturating (QADD; the int32 saturation lies outside [qmin, qmax], so this equals clamping before adding zp),
- * clamp to [qmin, qmax]. */
-static inline int32_t mcu_requant_plain(const mcu_requant *rq, int32_t acc, int32_t ch)
+/** mcu_requant_apply for an rq that mcu_requant_is_plain accepted, given the channel's scale: round the product (no
+ * NaN test), add zp saturating (QADD; the int32 saturation lies outside [qmin, qmax], so this equals clamping before
+ * adding zp), clamp to [qmin, qmax]. */
+static inline int32_t mcu_requant_plain_scaled(const mcu_requant *rq, int32_t acc, float scale)
 {
-    const int32_t r = mcu_round_even_sat((float)acc * rq->scale[rq->per_channel ? ch : 0]);
+    const int32_t r = mcu_round_even_sat((float)acc * scale);
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
     int32_t v;
     __asm__("qadd %0, %1, %2" : "=r"(v) : "r"(r), "r"(rq->zp));
@@ -362,6 +362,26 @@ static inline int32_t mcu_requant_plain(const mcu_requant *rq, int32_t acc, int3
 #else
     return mcu_sat(r, rq->qmin - rq->zp, rq->qmax - rq->zp) + rq->zp;
 #endif
+}
+
+/** mcu_requant_plain_scaled for the full int8 range (qmin -128, qmax 127): one SSAT on DSP cores. */
+static inline int32_t mcu_requant_plain_s8(const mcu_requant *rq, int32_t acc, float scale)
+{
+    const int32_t r = mcu_round_even_sat((float)acc * scale);
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+    int32_t v;
+    __asm__("qadd %0, %1, %2\n\tssat %0, #8, %0" : "=&r"(v) : "r"(r), "r"(rq->zp));
+    return v;
+#else
+    return mcu_sat(r, -128 - rq->zp, 127 - rq->zp) + rq->zp;
+#endif
+}
+
+/** mcu_requant_apply for an rq that mcu_requant_is_plain accepted (mcu_requant_plain_scaled with channel ch's
+ * scale). */
+static inline int32_t mcu_requant_plain(const mcu_requant *rq, int32_t acc, int32_t ch)
+{
+    return mcu_requant_plain_scaled(rq, acc, rq->scale[rq->per_channel ? ch : 0]);
 }
 
 /** Geometry shared by convolutions and pooling (NCHW, 1-D ops use h = 1). */

@@ -39,6 +39,12 @@ def kernel_volume(node: Node, g: Graph) -> int:
     return int(np.prod(onnx_shape(g, node.inputs[1])[1:]))
 
 
+def column_taps(node: Node, g: Graph) -> int:
+    """Taps of one gathered window (im2col, local): the kernel volume rounded up to a multiple of 4, so the DSP
+    loops take whole 4-tap steps (the extra taps: zero weights against zero bytes; MCU_CONV2D_S8_COLUMN in C)."""
+    return -(-kernel_volume(node, g) // 4) * 4
+
+
 def fast_path(node: Node, g: Graph) -> str:
     """The path a conv takes when its scratch is granted: pointwise or im2col GEMM (group 1), depthwise (weights
     without zero points), general."""
@@ -60,19 +66,23 @@ def conv_path(node: Node, g: Graph) -> str:
 
 
 #: Scratch bytes of the paths that take one: two pixels' windows (im2col).
-SCRATCH = {"im2col": lambda node, g: 2 * kernel_volume(node, g)}
+SCRATCH = {"im2col": lambda node, g: 2 * column_taps(node, g)}
 
 
 def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
     """The weights in the order the path reads them: depthwise in blocks of four channels (the last block holds the
     c % 4 left), each block tap by tap with its channels innermost; every other path output channel by output
-    channel, each as kernel row, kernel column, input channel (NHWC windows)."""
+    channel, each as kernel row, kernel column, input channel (NHWC windows); im2col and local rows padded with zeros
+    to column_taps."""
     w = g.const(node.inputs[1]).astype(np.int8)
     w4 = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2]) if w.ndim == 3 else w
     if path == "depthwise":
         by_channel = w4.reshape(w4.shape[0], -1)
         return np.concatenate([by_channel[b:b + 4].T.reshape(-1) for b in range(0, len(by_channel), 4)])
-    return np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(-1)
+    rows = np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(w4.shape[0], -1)
+    if path in ("im2col", "local"):
+        rows = np.pad(rows, ((0, 0), (0, column_taps(node, g) - rows.shape[1])))
+    return rows.reshape(-1)
 
 
 def folded_bias(g: Graph, node: Node) -> np.ndarray:
@@ -106,6 +116,8 @@ class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
     name = "conv2d_s8"
+    #: the depthwise path lives in its own file pair (runtime_c/kernels/conv2d_s8_dw.[ch])
+    depends = ("conv2d_s8_dw",)
     #: `local` is im2col with both windows on the stack, `direct` the same block dot read in place one kernel row at
     #: a time: both are rare in the calibration set (they run only where im2col's scratch would grow the arena), so
     #: they take im2col's fitted per-dot, per-quad and per-pixel-pair cycles.
@@ -155,7 +167,7 @@ class Conv2dS8(KernelOp):
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one k-long dot
-        (direct: one per kernel row) in quads and a tail;
+        (direct: one per kernel row) in 16-tap iterations, 4-tap steps and a tail;
         depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap from a
         per-pixel tap-offset table (DSP: four channels a tap); general:
         per output every tap, checked."""
@@ -166,13 +178,14 @@ class Conv2dS8(KernelOp):
         outputs = geom["n"] * geom["c_out"] * win.pixels
         terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
         if path in ("pointwise", "im2col", "direct", "local"):
-            k = kernel_volume(node, g)
+            k = column_taps(node, g) if path in ("im2col", "local") else kernel_volume(node, g)
             pairs = -(-geom["n"] * win.pixels // 2)
             blocks = pairs * -(-geom["c_out"] // 2)
             # direct: one dot per kernel row (k_w * c_in taps; rows in the padding read zrow)
             dots, length = (blocks * geom["k_h"], k // geom["k_h"]) if path == "direct" else (blocks, k)
-            gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_dots": dots, "block_quads": dots * (length // 4),
-                    "block_tail": dots * (length % 4)}
+            # a dot: 16-tap iterations (DSP: one assembly loop), then 4-tap steps, then single taps
+            gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_dots": dots, "block_sixteens": dots * (length // 16),
+                    "block_quads": dots * (length % 16 // 4), "block_tail": dots * (length % 4)}
             if path in ("im2col", "local"):
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}

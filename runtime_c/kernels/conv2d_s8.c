@@ -1,4 +1,5 @@
 #include "conv2d_s8.h"
+#include "conv2d_s8_dw.h"
 
 /* Channels-last. Every path computes acc = kbias[oc] + sum_k x'[k] * w[k] - w_zp[oc] * sum_k x'[k] over the whole
  * window, where x' is the input inside it and x_zp on the taps in the padding: kbias = bias - x_zp * sum_k
@@ -6,86 +7,170 @@
  * the definition (mcucomp/intref/conv2d_s8.py). Integer sums are exact: the order of the terms is free, so the SIMD
  * loops below equal the portable ones bit for bit. */
 
-#if defined(__ARM_FEATURE_DSP)
-#include <arm_acle.h>
-
-/** Four int8 from any address as one word (an unaligned LDR on cores with the DSP extension). */
-static inline int32_t mcu_conv2d_s8_load4(const int8_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-/** Bytes 1 and 3 of v sign-extended into two int16 lanes: one SXTB16 with ROR #8 (gcc does not fold the rotation
- * of the ACLE form into the instruction, which costs one more in the inner loops). */
-static inline int32_t mcu_conv2d_s8_odd(int32_t v)
-{
-#if defined(__GNUC__)
-    int32_t r;
-    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
-    return r;
-#else
-    const uint32_t u = (uint32_t)v;
-    return __sxtb16((int32_t)((u >> 8) | (u << 24)));
-#endif
-}
-
-/** One depthwise tap for four adjacent channels: acc[c] += x[c] * w[c], c = 0..3 (lanes of SXTB16, SMLAxy). */
-static inline void mcu_conv2d_s8_dw_tap4(const int8_t *xt, const int8_t *wt, int32_t acc[4])
-{
-    const int32_t xv = mcu_conv2d_s8_load4(xt), wv = mcu_conv2d_s8_load4(wt);
-    const int32_t xe = __sxtb16(xv), xo = mcu_conv2d_s8_odd(xv), we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
-    acc[0] = __smlabb(xe, we, acc[0]);
-    acc[1] = __smlabb(xo, wo, acc[1]);
-    acc[2] = __smlatt(xe, we, acc[2]);
-    acc[3] = __smlatt(xo, wo, acc[3]);
-}
-
-/** One depthwise tap in the padding for four adjacent channels: acc[c] += x_zp * w[c] (zz: x_zp in the bottom
- * lane). */
-static inline void mcu_conv2d_s8_dw_pad4(int32_t zz, const int8_t *wt, int32_t acc[4])
-{
-    const int32_t wv = mcu_conv2d_s8_load4(wt);
-    const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
-    acc[0] = __smlabb(zz, we, acc[0]);
-    acc[1] = __smlabb(zz, wo, acc[1]);
-    acc[2] = __smlabt(zz, we, acc[2]);
-    acc[3] = __smlabt(zz, wo, acc[3]);
-}
-#endif
-
-/* GCC otherwise keeps the per-output requantization out of line (one call per output) or inlines the rare modes. */
-#if defined(__GNUC__)
-#define MCU_CONV2D_S8_INLINE __attribute__((always_inline)) inline
-#define MCU_CONV2D_S8_OUTLINE __attribute__((noinline))
-#else
-#define MCU_CONV2D_S8_INLINE inline
-#define MCU_CONV2D_S8_OUTLINE
-#endif
-
-/** mcu_requant_apply out of line: fixed mode, div, or scales that are not finite (the inlined loops stay small). */
-static MCU_CONV2D_S8_OUTLINE int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch)
+int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch)
 {
     return (int8_t)mcu_requant_apply(rq, acc, ch);
 }
 
-/** Requantize the accumulator of output channel ch: plain = mcu_requant_is_plain(rq, c_out), decided once per call;
- * the plain case inline (a few instructions), the others by a call. */
-static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
-{
-#if defined(__arm__) && !defined(__ARM_FP) /* soft float: fixed mode (the default there) with double rounding inline */
-    (void)plain;
-    if (rq->mult != NULL && !rq->single_round) {
-        return (int8_t)mcu_requant_fixed_double(rq, acc, ch);
-    }
-    return mcu_conv2d_s8_requant_any(rq, acc, ch);
+/* GCC otherwise inlines the GEMM variants and the out-of-line helpers into one function that spills. */
+#if defined(__GNUC__)
+#define MCU_CONV2D_S8_OUTLINE __attribute__((noinline))
 #else
-    return plain ? (int8_t)mcu_requant_plain(rq, acc, ch) : mcu_conv2d_s8_requant_any(rq, acc, ch);
+#define MCU_CONV2D_S8_OUTLINE
 #endif
+
+/* The DSP GEMM's inline assembly takes all fourteen allocatable registers: GCC only finds them when optimizing
+ * (unoptimized builds keep r7 for the frame), so those builds run the portable loops. */
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
+#define MCU_CONV2D_S8_DSP_ASM 1
+#else
+#define MCU_CONV2D_S8_DSP_ASM 0
+#endif
+
+#if MCU_CONV2D_S8_DSP_ASM
+/* One 4-tap step of the 2x2 block at byte offset OFF of the four pointers (OFF0: the first step, which advances
+ * them by 16 after the load): the three loads issue back to back (the core pipelines them), SXTB16 splits the two
+ * column words into their even and odd lanes in place, each weight word is split in turn into `we` and in place. */
+#define MCU_CONV2D_S8_STEP_LOADS(OFF)                                                                                 \
+    "ldr %[x0o], [%[c0], #" #OFF "]\n\t"                                                                               \
+    "ldr %[x1o], [%[c1], #" #OFF "]\n\t"                                                                               \
+    "ldr %[wv], [%[w0], #" #OFF "]\n\t"
+#define MCU_CONV2D_S8_STEP_LOADS0(INC)                                                                                \
+    "ldr %[x0o], [%[c0]], #" #INC "\n\t"                                                                               \
+    "ldr %[x1o], [%[c1]], #" #INC "\n\t"                                                                               \
+    "ldr %[wv], [%[w0]], #" #INC "\n\t"
+#define MCU_CONV2D_S8_STEP_MACS(W1)                                                                                   \
+    "sxtb16 %[x0e], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "sxtb16 %[x1e], %[x1o]\n\t"                                                                                        \
+    "sxtb16 %[x1o], %[x1o], ror #8\n\t"                                                                                \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
+    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1e], %[we], %[a01]\n\t"                                                                          \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"                                                                          \
+    "ldr %[wv], " W1 "\n\t"                                                                                            \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
+    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1e], %[we], %[a11]\n\t"                                                                          \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "smlad %[a10], %[x0o], %[wv], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1o], %[wv], %[a11]\n\t"
+
+/* Four steps: 16 taps, the pointers advanced by 16. */
+#define MCU_CONV2D_S8_SIXTEEN                                                                                         \
+    MCU_CONV2D_S8_STEP_LOADS0(16)                                                                                     \
+    MCU_CONV2D_S8_STEP_MACS("[%[w1]], #16")                                                                           \
+    MCU_CONV2D_S8_STEP_LOADS(-12)                                                                                     \
+    MCU_CONV2D_S8_STEP_MACS("[%[w1], #-12]")                                                                          \
+    MCU_CONV2D_S8_STEP_LOADS(-8)                                                                                      \
+    MCU_CONV2D_S8_STEP_MACS("[%[w1], #-8]")                                                                           \
+    MCU_CONV2D_S8_STEP_LOADS(-4)                                                                                      \
+    MCU_CONV2D_S8_STEP_MACS("[%[w1], #-4]")
+
+/* One 4-tap step when the second column and weight row lie k bytes after the first ([kc] holds k): the four
+ * loads issue back to back, the second weight word in [wt]; the pointers advance by 4. */
+#define MCU_CONV2D_S8_STEPK                                                                                           \
+    "ldr %[x1o], [%[c0], %[kc]]\n\t"                                                                                   \
+    "ldr %[x0o], [%[c0]], #4\n\t"                                                                                      \
+    "ldr %[wt], [%[w0], %[kc]]\n\t"                                                                                    \
+    "ldr %[wv], [%[w0]], #4\n\t"                                                                                       \
+    "sxtb16 %[x0e], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "sxtb16 %[x1e], %[x1o]\n\t"                                                                                        \
+    "sxtb16 %[x1o], %[x1o], ror #8\n\t"                                                                                \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
+    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1e], %[we], %[a01]\n\t"                                                                          \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"                                                                          \
+    "sxtb16 %[we], %[wt]\n\t"                                                                                          \
+    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1e], %[we], %[a11]\n\t"                                                                          \
+    "sxtb16 %[wt], %[wt], ror #8\n\t"                                                                                  \
+    "smlad %[a10], %[x0o], %[wt], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1o], %[wt], %[a11]\n\t"
+
+/* The 2x2 block's 4-tap steps on DSP cores, in assembly because the compiler's schedule spills: the loop needs all
+ * fourteen registers (4 accumulators, 4 column lane pairs, a weight word and its even lanes, 4 pointers), so the
+ * loop end is compared from memory, once per 16 taps. Then single steps for k % 16 / 4 (none when k16 says k % 16
+ * is 0); returns the taps done (from the start). */
+static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0, const int8_t *w1,
+                                                              const int8_t *c0, const int8_t *c1, int32_t k,
+                                                              int32_t k16, int32_t acc[4])
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    int32_t x0e, x0o, x1e, x1o, wv, we;
+    const int8_t *end = c0 + (k & ~15);
+    if (k >= 16) {
+        __asm__ volatile("1:\n\t" MCU_CONV2D_S8_SIXTEEN
+                         "ldr %[we], %[end]\n\t"
+                         "cmp %[c0], %[we]\n\t"
+                         "bne 1b\n\t"
+                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [c0] "+r"(c0),
+                           [c1] "+r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
+                           [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we)
+                         : [end] "m"(end)
+                         : "cc", "memory");
+    }
+    end = c0 + (k & 12);
+    while (!k16 && c0 != end) {
+        __asm__ volatile(MCU_CONV2D_S8_STEP_LOADS0(4) MCU_CONV2D_S8_STEP_MACS("[%[w1]], #4")
+                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [c0] "+r"(c0),
+                           [c1] "+r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
+                           [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we)
+                         :
+                         : "memory");
+    }
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+    return k & ~3;
 }
 
-#if !defined(__ARM_FEATURE_DSP)
+/* The 2x2 block over `rows` runs of seg taps per column (seg % 16 == 0), run r of the columns at r * rs, the weight
+ * rows contiguous (the direct path's windows inside the input): the 16-tap loop of mcu_conv2d_s8_dot2x2_steps, and
+ * at each run's end the columns jump to the next run inside the same assembly (the run end and the runs left live
+ * in memory, as every register is taken). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+                                                             const int8_t *c1, int32_t seg, int32_t rows, size_t rs,
+                                                             int32_t acc[4])
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    int32_t x0e, x0o, x1e, x1o, wv, we;
+    const int8_t *end = c0 + seg;
+    const int32_t jump = (int32_t)rs - seg, stride = (int32_t)rs;
+    __asm__ volatile("1:\n\t" MCU_CONV2D_S8_SIXTEEN
+                     "ldr %[we], %[end]\n\t"
+                     "cmp %[c0], %[we]\n\t"
+                     "bne 1b\n\t"
+                     "ldr %[wv], %[jump]\n\t"
+                     "add %[c0], %[c0], %[wv]\n\t"
+                     "add %[c1], %[c1], %[wv]\n\t"
+                     "ldr %[wv], %[stride]\n\t"
+                     "add %[we], %[we], %[wv]\n\t"
+                     "str %[we], %[end]\n\t"
+                     "ldr %[wv], %[rows]\n\t"
+                     "subs %[wv], %[wv], #1\n\t"
+                     "str %[wv], %[rows]\n\t"
+                     "bne 1b\n\t"
+                     : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [c0] "+r"(c0),
+                       [c1] "+r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),
+                       [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we), [end] "+m"(end),
+                       [rows] "+m"(rows)
+                     : [jump] "m"(jump), [stride] "m"(stride)
+                     : "cc", "memory");
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+}
+#endif
+
+#if !MCU_CONV2D_S8_DSP_ASM
 #if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
 /* One tap i of the ARMv6-M 2x2 block: four LDRSB, one MOV, four MULS (each of the last three overwrites a value at
  * its last use) and four ADD to the accumulators in r8-r11: 17 cycles for four MACs on the two-stage pipeline.
@@ -200,41 +285,47 @@ static inline void mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w1, 
 /* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
  * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
  * weight word, so SMLAD does two MACs per instruction without reordering the weights. */
-static inline void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0, const int8_t *c1,
-                                        int32_t k, int32_t acc[4])
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+                                                      const int8_t *c1, int32_t k, int32_t k16, int32_t acc[4])
 {
-    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-    int32_t i = 0;
-#if defined(__ARM_FEATURE_DSP)
-    for (; i + 4 <= k; i += 4) {
-        const int32_t x0 = mcu_conv2d_s8_load4(c0 + i), x1 = mcu_conv2d_s8_load4(c1 + i);
-        const int32_t x0e = __sxtb16(x0), x0o = mcu_conv2d_s8_odd(x0);
-        const int32_t x1e = __sxtb16(x1), x1o = mcu_conv2d_s8_odd(x1);
-        int32_t wv = mcu_conv2d_s8_load4(w0 + i);
-        int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
-        a00 = __smlad(x0e, we, __smlad(x0o, wo, a00));
-        a01 = __smlad(x1e, we, __smlad(x1o, wo, a01));
-        wv = mcu_conv2d_s8_load4(w1 + i);
-        we = __sxtb16(wv);
-        wo = mcu_conv2d_s8_odd(wv);
-        a10 = __smlad(x0e, we, __smlad(x0o, wo, a10));
-        a11 = __smlad(x1e, we, __smlad(x1o, wo, a11));
+#if MCU_CONV2D_S8_DSP_ASM
+    int32_t i;
+    if (k16) { /* k % 16 == 0: the assembly loop only */
+        mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, 1, acc);
+        return;
+    }
+    for (i = mcu_conv2d_s8_dot2x2_steps(w0, w1, c0, c1, k, 0, acc); i < k; ++i) {
+        const int32_t x0 = c0[i], x1 = c1[i];
+        acc[0] += x0 * w0[i];
+        acc[1] += x1 * w0[i];
+        acc[2] += x0 * w1[i];
+        acc[3] += x1 * w1[i];
     }
 #else
+    (void)k16;
     mcu_conv2d_s8_dot2x2_v6m(w0, w1, c0, c1, k, acc);
-    return;
 #endif
-    for (; i < k; ++i) {
-        const int32_t x0 = c0[i], x1 = c1[i];
-        a00 += x0 * w0[i];
-        a01 += x1 * w0[i];
-        a10 += x0 * w1[i];
-        a11 += x1 * w1[i];
+}
+
+/* How the GEMM paths requantize, decided once per call: MCU_CONV2D_S8_RQ_ANY (by a call: fixed mode, div, scales
+ * that are not finite), _PLAIN (mcu_requant_plain_scaled inline), _S8 (plain over the full int8 range: one SSAT). */
+#define MCU_CONV2D_S8_RQ_ANY 0
+#define MCU_CONV2D_S8_RQ_PLAIN 1
+#define MCU_CONV2D_S8_RQ_S8 2
+
+/** The requantization mode (MCU_CONV2D_S8_RQ_*) of rq for c_out channels. */
+static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
+{
+#if defined(__arm__) && !defined(__ARM_FP) /* soft float: not worth inlining at every output (fixed is the default) */
+    (void)rq;
+    (void)c_out;
+    return MCU_CONV2D_S8_RQ_ANY;
+#else
+    if (!mcu_requant_is_plain(rq, c_out)) {
+        return MCU_CONV2D_S8_RQ_ANY;
     }
-    acc[0] = a00;
-    acc[1] = a01;
-    acc[2] = a10;
-    acc[3] = a11;
+    return rq->qmin == -128 && rq->qmax == 127 ? MCU_CONV2D_S8_RQ_S8 : MCU_CONV2D_S8_RQ_PLAIN;
+#endif
 }
 
 #if defined(__arm__) && !defined(__ARM_FP)
@@ -484,58 +575,330 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_store2x2_fixed(const mcu_requant
 #endif
 
 /* The 2x2 block's four accumulators (acc[0], acc[1]: channel oc of pixels 0, 1; acc[2], acc[3]: channel oc1)
- * requantized and stored to y0, y1. On soft-float cores in fixed mode with double rounding (the default there), by
- * mcu_conv2d_s8_store2x2_fixed: each channel's parameters read and unpacked once, both values computed before the
- * stores. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, int32_t plain, const int32_t acc[4],
+ * requantized in mode `mode` and stored to y0, y1 (the pixels' outputs): every value is computed before the first
+ * store, so the scales are read once per channel (an int8 store may alias them). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, int32_t mode, const int32_t acc[4],
                                                         int32_t oc, int32_t oc1, int8_t *y0, int8_t *y1)
 {
+    int32_t v00, v01, v10, v11;
 #if defined(__arm__) && !defined(__ARM_FP)
     if (rq->mult != NULL && !rq->single_round && rq->qmin <= rq->zp && rq->zp <= rq->qmax) {
         mcu_conv2d_s8_store2x2_fixed(rq, acc, oc, oc1, y0, y1);
         return;
     }
 #endif
-    y0[oc] = mcu_conv2d_s8_requant(rq, plain, acc[0], oc);
-    y1[oc] = mcu_conv2d_s8_requant(rq, plain, acc[1], oc);
-    y0[oc1] = mcu_conv2d_s8_requant(rq, plain, acc[2], oc1);
-    y1[oc1] = mcu_conv2d_s8_requant(rq, plain, acc[3], oc1);
+    if (mode == MCU_CONV2D_S8_RQ_ANY) {
+        v00 = mcu_conv2d_s8_requant_any(rq, acc[0], oc);
+        v01 = mcu_conv2d_s8_requant_any(rq, acc[1], oc);
+        v10 = mcu_conv2d_s8_requant_any(rq, acc[2], oc1);
+        v11 = mcu_conv2d_s8_requant_any(rq, acc[3], oc1);
+    } else {
+        const float s0 = rq->scale[rq->per_channel ? oc : 0], s1 = rq->scale[rq->per_channel ? oc1 : 0];
+        if (mode == MCU_CONV2D_S8_RQ_S8) {
+            v00 = mcu_requant_plain_s8(rq, acc[0], s0);
+            v01 = mcu_requant_plain_s8(rq, acc[1], s0);
+            v10 = mcu_requant_plain_s8(rq, acc[2], s1);
+            v11 = mcu_requant_plain_s8(rq, acc[3], s1);
+        } else {
+            v00 = mcu_requant_plain_scaled(rq, acc[0], s0);
+            v01 = mcu_requant_plain_scaled(rq, acc[1], s0);
+            v10 = mcu_requant_plain_scaled(rq, acc[2], s1);
+            v11 = mcu_requant_plain_scaled(rq, acc[3], s1);
+        }
+    }
+    y0[oc] = (int8_t)v00;
+    y1[oc] = (int8_t)v01;
+    y0[oc1] = (int8_t)v10;
+    y1[oc1] = (int8_t)v11;
 }
 
-/* Columns c0, c1 of two pixels (k taps each) against every weight row; y0, y1: the two pixels' outputs (c_out
- * channels each). A lone last output channel runs as its own pair and drops the duplicate; so does a lone pixel
- * (c0 == c1, y0 == y1). */
-static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t plain, const int8_t *c0, const int8_t *c1,
-                               int32_t k, int8_t *y0, int8_t *y1)
+/* Columns c0, c1 of two pixels against every weight row; y0, y1: the two pixels' outputs (c_out channels each). A
+ * column is `rows` runs of `seg` taps, run r at r * rs (im2col and pointwise: one run; direct: one per kernel row
+ * of a window inside the input), against weight rows of rows * seg taps. A lone last output channel runs as its
+ * own pair and drops the duplicate; so does a lone pixel (c0 == c1, y0 == y1). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_params *p, int32_t mode,
+                                                         const int8_t *c0, const int8_t *c1, int32_t rows,
+                                                         int32_t seg, size_t rs, int32_t k16, int32_t first,
+                                                         int8_t *y0, int8_t *y1)
 {
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores below could alias p, which stops hoisting */
-    const int32_t c_out = p->g.c_out;
-    int32_t s0 = 0, s1 = 0, oc, i;
+    const int32_t c_out = p->g.c_out, k = rows * seg;
+    const int32_t *kbias = p->kbias, *w_zp = p->w_zp;
+    const int8_t *w = p->w + (size_t)first * k;
+    int32_t s0 = 0, s1 = 0, oc, r, i;
+    if (w_zp) {
+        for (r = 0; r < rows; ++r) {
+            for (i = 0; i < seg; ++i) {
+                s0 += c0[r * rs + i];
+                s1 += c1[r * rs + i];
+            }
+        }
+    }
+    for (oc = first; oc < c_out; oc += 2, w += 2 * (size_t)k) {
+        const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
+        int32_t acc[4];
+        acc[0] = acc[1] = kbias[oc];
+        acc[2] = acc[3] = kbias[oc1];
+        if (w_zp) {
+            acc[0] -= w_zp[oc] * s0;
+            acc[1] -= w_zp[oc] * s1;
+            acc[2] -= w_zp[oc1] * s0;
+            acc[3] -= w_zp[oc1] * s1;
+        }
+#if MCU_CONV2D_S8_DSP_ASM
+        if (k16 && rows > 1) {
+            mcu_conv2d_s8_dot2x2_rows16(w, w + (size_t)(oc1 - oc) * k, c0, c1, seg, rows, rs, acc);
+        } else
+#endif
+        {
+            for (r = 0; r < rows; ++r) {
+                mcu_conv2d_s8_dot2x2(w + (size_t)r * seg, w + (size_t)(oc1 - oc) * k + (size_t)r * seg,
+                                     c0 + r * rs, c1 + r * rs, seg, k16, acc);
+            }
+        }
+        mcu_conv2d_s8_store2x2(&rq, mode, acc, oc, oc1, y0, y1);
+    }
+}
+
+#if MCU_CONV2D_S8_DSP_ASM && defined(__ARM_FP) && (__ARM_FP & 4)
+#define MCU_CONV2D_S8_BLOCKS_ASM 1
+
+/** The state of mcu_conv2d_s8_blocks_s8's loop, on the stack (every register is taken inside the loop). */
+typedef struct {
+    const int8_t *c0, *c1; /* the columns (loaded together) */
+    const int8_t *end;     /* c0's end */
+    const int8_t *end16;   /* c0's end of the 16-tap loop (c0 + k - k % 16) */
+    const int32_t *kbias;  /* the next pair's folded biases */
+    const float *scale;    /* per channel: the next pair's scales */
+    int8_t *y0, *y1;       /* the next pair's outputs of pixels 0, 1 (loaded together) */
+    const int8_t *y0_end;  /* y0 after the last pair */
+    int32_t k, zp;
+} mcu_conv2d_s8_blocks_state;
+
+/* The block loop's start: the pair's folded biases, then the 16-tap loop. */
+#define MCU_CONV2D_S8_BLOCKS_BIAS                                                                                     \
+    "ldr %[we], %[skb]\n\t"                                                                                            \
+    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
+    "str %[we], %[skb]\n\t"                                                                                            \
+    "mov %[a01], %[a00]\n\t"                                                                                           \
+    "mov %[a11], %[a10]\n\t"
+
+/* Any two columns: four pointers; the next pair's rows start where w1 ended and k further. */
+#define MCU_CONV2D_S8_BLOCKS_HEAD                                                                                     \
+    "2:\n\t"                                                                                                           \
+    "ldrd %[c0], %[c1], %[sc0]\n\t" MCU_CONV2D_S8_BLOCKS_BIAS "1:\n\t" MCU_CONV2D_S8_SIXTEEN                           \
+    "ldr %[we], %[send]\n\t"                                                                                           \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "bne 1b\n\t"                                                                                                       \
+    "ldr %[we], %[sk]\n\t"                                                                                             \
+    "mov %[w0], %[w1]\n\t"                                                                                             \
+    "add %[w1], %[w1], %[we]\n\t"
+
+/* The second column k bytes after the first ([kc] = k, in place of c1 and w1): the next pair's rows start k after
+ * where w0 ended. */
+#define MCU_CONV2D_S8_BLOCKS_HEADK                                                                                    \
+    "2:\n\t"                                                                                                           \
+    "ldr %[c0], %[sc0]\n\t" MCU_CONV2D_S8_BLOCKS_BIAS "1:\n\t" MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK                   \
+        MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK "ldr %[we], %[send]\n\t"                                                \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "bne 1b\n\t"                                                                                                       \
+    "add %[w0], %[w0], %[kc]\n\t"
+
+/* As MCU_CONV2D_S8_BLOCKS_HEADK for k % 16 != 0, k % 4 == 0: the 16-tap loop (when k >= 16), then 4-tap steps. */
+#define MCU_CONV2D_S8_BLOCKS_HEADK4                                                                                   \
+    "2:\n\t"                                                                                                           \
+    "ldr %[c0], %[sc0]\n\t" MCU_CONV2D_S8_BLOCKS_BIAS "ldr %[we], %[send16]\n\t"                                          \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "beq 3f\n\t"                                                                                                       \
+    "1:\n\t" MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK MCU_CONV2D_S8_STEPK                             \
+    "ldr %[we], %[send16]\n\t"                                                                                         \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "bne 1b\n\t"                                                                                                       \
+    "3:\n\t" MCU_CONV2D_S8_STEPK "ldr %[we], %[send]\n\t"                                                              \
+    "cmp %[c0], %[we]\n\t"                                                                                             \
+    "bne 3b\n\t"                                                                                                       \
+    "add %[w0], %[w0], %[kc]\n\t"
+
+/* The two channels' scales (per channel) in s12, s13. */
+#define MCU_CONV2D_S8_BLOCKS_SCALES                                                                                   \
+    "ldr %[we], %[ssc]\n\t"                                                                                            \
+    "vldmia %[we]!, {s12-s13}\n\t"                                                                                     \
+    "str %[we], %[ssc]\n\t"
+
+/* The rest: requantize (two values a VMOV each way), store, next pair. */
+#define MCU_CONV2D_S8_BLOCKS_TAIL                                                                                     \
+    "vmov s14, s15, %[a00], %[a01]\n\t"                                                                                \
+    "vcvt.f32.s32 s14, s14\n\t"                                                                                        \
+    "vcvt.f32.s32 s15, s15\n\t"                                                                                        \
+    "vmul.f32 s14, s14, s12\n\t"                                                                                       \
+    "vmul.f32 s15, s15, s12\n\t"                                                                                       \
+    "vcvtr.s32.f32 s14, s14\n\t"                                                                                       \
+    "vcvtr.s32.f32 s15, s15\n\t"                                                                                       \
+    "vmov %[a00], %[a01], s14, s15\n\t"                                                                                \
+    "vmov s14, s15, %[a10], %[a11]\n\t"                                                                                \
+    "vcvt.f32.s32 s14, s14\n\t"                                                                                        \
+    "vcvt.f32.s32 s15, s15\n\t"                                                                                        \
+    "vmul.f32 s14, s14, s13\n\t"                                                                                       \
+    "vmul.f32 s15, s15, s13\n\t"                                                                                       \
+    "vcvtr.s32.f32 s14, s14\n\t"                                                                                       \
+    "vcvtr.s32.f32 s15, s15\n\t"                                                                                       \
+    "vmov %[a10], %[a11], s14, s15\n\t"                                                                                \
+    "ldr %[wv], %[szp]\n\t"                                                                                            \
+    "qadd %[a00], %[a00], %[wv]\n\t"                                                                                   \
+    "qadd %[a01], %[a01], %[wv]\n\t"                                                                                   \
+    "qadd %[a10], %[a10], %[wv]\n\t"                                                                                   \
+    "qadd %[a11], %[a11], %[wv]\n\t"                                                                                   \
+    "ssat %[a00], #8, %[a00]\n\t"                                                                                      \
+    "ssat %[a01], #8, %[a01]\n\t"                                                                                      \
+    "ssat %[a10], #8, %[a10]\n\t"                                                                                      \
+    "ssat %[a11], #8, %[a11]\n\t"                                                                                      \
+    "ldrd %[we], %[wv], %[sy0]\n\t"                                                                                    \
+    "strb %[a00], [%[we]], #2\n\t"                                                                                     \
+    "strb %[a10], [%[we], #-1]\n\t"                                                                                    \
+    "strb %[a01], [%[wv]], #2\n\t"                                                                                     \
+    "strb %[a11], [%[wv], #-1]\n\t"                                                                                    \
+    "strd %[we], %[wv], %[sy0]\n\t"                                                                                    \
+    "ldr %[wv], %[syend]\n\t"                                                                                          \
+    "cmp %[we], %[wv]\n\t"                                                                                             \
+    "bne 2b\n\t"
+
+/* Operands of the block loop but the four pointers (at most 30 in all). */
+#define MCU_CONV2D_S8_BLOCKS_OPERANDS                                                                                 \
+    [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [x0e] "=&r"(x0e), [x0o] "=&r"(x0o),        \
+        [x1e] "=&r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [we] "=&r"(we), [skb] "+m"(st.kbias),                      \
+        [ssc] "+m"(st.scale), [sy0] "+m"(st.y0)                                                                        \
+    : [sc0] "m"(st.c0), [send] "m"(st.end), [send16] "m"(st.end16), [sk] "m"(st.k), [szp] "m"(st.zp),                 \
+      [syend] "m"(st.y0_end)                                                                                           \
+    : "cc", "memory", "s12", "s13", "s14", "s15"
+
+/* Every pair of output channels 0 .. 2 * pairs - 1 of two columns of k taps (mcu_conv2d_s8_blocks_fit: k % 16 == 0,
+ * or k % 4 == 0 with the second column k bytes after the first), requantized in mode
+ * MCU_CONV2D_S8_RQ_S8 (float scale, full int8 range), w_zp NULL: one assembly loop over the pairs around the 16-tap
+ * loop (the compiler's code around the block reloaded more from the stack), the requantization that of
+ * mcu_requant_plain_s8: VCVT to float, VMUL by the scale, VCVTR (round half to even, saturating), QADD zp, SSAT #8. */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_params *p, const int8_t *c0,
+                                                          const int8_t *c1, int32_t k, int32_t pairs, int8_t *y0,
+                                                          int8_t *y1)
+{
+    mcu_conv2d_s8_blocks_state st;
+    int32_t a00, a01, a10, a11, x0e, x0o, x1e, x1o, wv, we;
+    const int8_t *w0 = p->w, *w1 = p->w + k;
+    st.c0 = c0;
+    st.c1 = c1;
+    st.end = c0 + k;
+    st.end16 = c0 + (k & ~15);
+    st.kbias = p->kbias;
+    st.scale = p->rq.scale;
+    st.y0 = y0;
+    st.y1 = y1;
+    st.y0_end = y0 + 2 * pairs;
+    st.k = k;
+    st.zp = p->rq.zp;
+    if (c1 == c0 + k) { /* im2col's columns, a pointwise pair of adjacent pixels */
+        const int8_t *wt;
+        int32_t kc = k;
+        if (k % 16 == 0) {
+            __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEADK MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
+                             : [c0] "=&r"(c0), [kc] "+r"(kc), [w0] "+r"(w0), [wt] "=&r"(wt),
+                               MCU_CONV2D_S8_BLOCKS_OPERANDS);
+        } else {
+            __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEADK4 MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
+                             : [c0] "=&r"(c0), [kc] "+r"(kc), [w0] "+r"(w0), [wt] "=&r"(wt),
+                               MCU_CONV2D_S8_BLOCKS_OPERANDS);
+        }
+        return;
+    }
+    __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEAD MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
+                     : [c0] "=&r"(c0), [c1] "=&r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), MCU_CONV2D_S8_BLOCKS_OPERANDS);
+}
+#else
+#define MCU_CONV2D_S8_BLOCKS_ASM 0
+#endif
+
+/* mcu_conv2d_s8_gemm_body compiled for one run of k taps per column (im2col, local, pointwise) and over `rows` runs
+ * (the direct path's windows inside the input), each for seg % 16 == 0 (the assembly loop only) and any seg: the
+ * loop over runs and the steps after the loop cost registers around the block. */
+#if MCU_CONV2D_S8_DSP_ASM
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_k16(const mcu_conv2d_s8_params *p, int32_t mode,
+                                                          const int8_t *c0, const int8_t *c1, int32_t k, int32_t first,
+                                                          int8_t *y0, int8_t *y1)
+{
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 1, first, y0, y1);
+}
+
+#endif
+
+static void mcu_conv2d_s8_gemm_any(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
+                                   int32_t k, int32_t first, int8_t *y0, int8_t *y1)
+{
+    if (mode == MCU_CONV2D_S8_RQ_S8) { /* the first convs' mode compiled on its own: no mode tests per block */
+        mcu_conv2d_s8_gemm_body(p, MCU_CONV2D_S8_RQ_S8, c0, c1, 1, k, 0, 0, first, y0, y1);
+        return;
+    }
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, 1, k, 0, 0, first, y0, y1);
+}
+
+#if MCU_CONV2D_S8_DSP_ASM
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_k16(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
+                                        const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
+{
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 1, 0, y0, y1);
+}
+
+#endif
+
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
+                                        const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
+{
+    mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, 0, y0, y1);
+}
+
+/** The GEMM over one run of k taps per column: on DSP cores with an FPU, the full-int8-range float mode with
+ * per-channel scales and no w_zp through the block loop in assembly (mcu_conv2d_s8_blocks_s8) where k allows. */
+static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
+                               int32_t k, int8_t *y0, int8_t *y1)
+{
+    int32_t first = 0;
 #if defined(MCU_CONV2D_S8_GEMM_V6M)
+    const mcu_requant rq = p->rq; /* the assembly reads it; a copy, as for the C block */
     if (p->w_zp == NULL && rq.mult != NULL && !rq.single_round && rq.qmin <= rq.zp && rq.zp <= rq.qmax) {
-        const mcu_conv2d_s8_gemm_v6m_args a = {c0, c1, k, p->w, p->kbias, c_out, y0, y1, &rq};
-        (void)plain;
+        const mcu_conv2d_s8_gemm_v6m_args a = {c0, c1, k, p->w, p->kbias, p->g.c_out, y0, y1, &rq};
         mcu_conv2d_s8_gemm_v6m(&a);
         return;
     }
 #endif
-    if (p->w_zp) {
-        for (i = 0; i < k; ++i) {
-            s0 += c0[i];
-            s1 += c1[i];
+#if MCU_CONV2D_S8_BLOCKS_ASM
+    if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel &&
+        (k % 16 == 0 || (k % 4 == 0 && c1 == c0 + k))) {
+        first = p->g.c_out & ~1;
+        if (first > 0) {
+            mcu_conv2d_s8_blocks_s8(p, c0, c1, k, first / 2, y0, y1);
+        }
+        if (first == p->g.c_out) {
+            return;
         }
     }
-    for (oc = 0; oc < c_out; oc += 2) {
-        const int32_t oc1 = oc + 1 < c_out ? oc + 1 : oc;
-        const int32_t z0 = p->w_zp ? p->w_zp[oc] : 0, z1 = p->w_zp ? p->w_zp[oc1] : 0;
-        int32_t acc[4];
-        acc[0] = p->kbias[oc] - z0 * s0;
-        acc[1] = p->kbias[oc] - z0 * s1;
-        acc[2] = p->kbias[oc1] - z1 * s0;
-        acc[3] = p->kbias[oc1] - z1 * s1;
-        mcu_conv2d_s8_dot2x2(p->w + (size_t)oc * k, p->w + (size_t)oc1 * k, c0, c1, k, acc);
-        mcu_conv2d_s8_store2x2(&rq, plain, acc, oc, oc1, y0, y1);
+#endif
+#if MCU_CONV2D_S8_DSP_ASM
+    if (k % 16 == 0) {
+        mcu_conv2d_s8_gemm_k16(p, mode, c0, c1, k, first, y0, y1); /* first: the lone last channel left */
+        return;
     }
+#endif
+    mcu_conv2d_s8_gemm_any(p, mode, c0, c1, k, first, y0, y1);
+}
+
+/** The GEMM over `rows` runs of seg taps per column, run r at r * rs. */
+static void mcu_conv2d_s8_gemm_rows(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0,
+                                    const int8_t *c1, int32_t rows, int32_t seg, size_t rs, int8_t *y0, int8_t *y1)
+{
+#if MCU_CONV2D_S8_DSP_ASM
+    if (seg % 16 == 0) {
+        mcu_conv2d_s8_gemm_rows_k16(p, mode, c0, c1, rows, seg, rs, y0, y1);
+        return;
+    }
+#endif
+    mcu_conv2d_s8_gemm_rows_any(p, mode, c0, c1, rows, seg, rs, y0, y1);
 }
 
 /** Index of output pixel q's first input pixel (n, oy * stride_h - pad_t, ox * stride_w - pad_l), row-major over
@@ -563,13 +926,45 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
-    const int32_t plain = mcu_requant_is_plain(&p->rq, c_out);
+    const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, c_out);
     int32_t i, q0, q1, iy, ix;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_gemm(p, plain, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
+        mcu_conv2d_s8_gemm(p, mode, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
                            x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, c_in,
                            y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
+    }
+}
+
+/** Copy n bytes of a window: runs under 16 bytes (first convs over a few channels) inline, word by word on DSP
+ * cores (LDR and STR at any alignment), the others by memcpy (a call costs more than such a run). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_copy(int8_t *dst, const int8_t *src, size_t n)
+{
+    if (n >= 16) {
+        memcpy(dst, src, n);
+        return;
+    }
+#if defined(__ARM_FEATURE_DSP)
+    for (; n >= 4; n -= 4, dst += 4, src += 4) {
+        uint32_t v;
+        memcpy(&v, src, 4);
+        memcpy(dst, &v, 4);
+    }
+#endif
+    for (; n > 0; --n) {
+        *dst++ = *src++;
+    }
+}
+
+/** Fill n bytes of a window with v (mcu_conv2d_s8_copy's split). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_fill(int8_t *dst, int32_t v, size_t n)
+{
+    if (n >= 16) {
+        memset(dst, (int8_t)v, n);
+        return;
+    }
+    for (; n > 0; --n) {
+        *dst++ = (int8_t)v;
     }
 }
 
@@ -583,39 +978,57 @@ static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x,
     const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
     const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * c; /* the image */
     const int32_t row_inside = ix0 >= 0 && ix0 + (g->k_w - 1) * g->dil_w < g->w_in;
+    if (row_inside && g->dil_w == 1 && iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in) {
+        /* inside the input: one run per kernel row, no checks */
+        const size_t run = (size_t)g->k_w * c, step = (size_t)g->dil_h * g->w_in * c;
+        const int32_t rows = g->k_h;
+        const int8_t *xr = xw + ((size_t)iy0 * g->w_in + ix0) * c;
+        for (ky = 0; ky < rows; ++ky, col += run, xr += step) {
+            mcu_conv2d_s8_copy(col, xr, run);
+        }
+        return;
+    }
     for (ky = 0; ky < g->k_h; ++ky, col += g->k_w * c) {
         const int32_t iy = iy0 + ky * g->dil_h;
         const int8_t *xr = xw + ((size_t)iy * g->w_in + ix0) * c;
         if (iy < 0 || iy >= g->h_in) {
-            memset(col, (int8_t)p->x_zp, g->k_w * c);
+            mcu_conv2d_s8_fill(col, p->x_zp, g->k_w * c);
         } else if (row_inside && g->dil_w == 1) {
-            memcpy(col, xr, g->k_w * c);
+            mcu_conv2d_s8_copy(col, xr, g->k_w * c);
         } else {
             for (kx = 0; kx < g->k_w; ++kx) {
                 const int32_t ix = ix0 + kx * g->dil_w;
                 if (ix >= 0 && ix < g->w_in) {
-                    memcpy(col + kx * c, xr + (size_t)kx * g->dil_w * c, c);
+                    mcu_conv2d_s8_copy(col + kx * c, xr + (size_t)kx * g->dil_w * c, c);
                 } else {
-                    memset(col + kx * c, (int8_t)p->x_zp, c);
+                    mcu_conv2d_s8_fill(col + kx * c, p->x_zp, c);
                 }
             }
         }
     }
 }
 
+/* Taps of a gathered window: the kernel volume rounded up to a multiple of 4 (mcucomp/ops/conv2d_s8.py
+ * column_taps; the weight rows are padded with zeros to match). */
+#define MCU_CONV2D_S8_COLUMN(taps) (((taps) + 3) & ~3)
+
 /* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block; pixel pairs in the
  * order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
 static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t k = g->c_in * g->k_h * g->k_w, pixels = g->n * g->h_out * g->w_out;
-    const int32_t plain = mcu_requant_is_plain(&p->rq, g->c_out);
+    const int32_t taps = g->c_in * g->k_h * g->k_w, k = MCU_CONV2D_S8_COLUMN(taps);
+    const int32_t pixels = g->n * g->h_out * g->w_out;
+    const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, g->c_out);
     int32_t i, q0, q1;
+    /* the extra taps: zero bytes against zero weights (the gathers write the first `taps` bytes of a window only) */
+    mcu_conv2d_s8_fill(col + taps, 0, (size_t)(k - taps));
+    mcu_conv2d_s8_fill(col + k + taps, 0, (size_t)(k - taps));
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_gather(p, x, q0, col);
         mcu_conv2d_s8_gather(p, x, q1, col + k);
-        mcu_conv2d_s8_gemm(p, plain, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
+        mcu_conv2d_s8_gemm(p, mode, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
     }
 }
 
@@ -666,19 +1079,6 @@ static void mcu_conv2d_s8_checked(const mcu_conv2d_s8_params *p, const mcu_requa
     }
 }
 
-/* Taps lo .. hi - 1 of a k-tap window starting at `start` (dilation dil) fall inside an input of length len. */
-static void mcu_conv2d_s8_valid_taps(int32_t start, int32_t len, int32_t k, int32_t dil, int32_t *lo, int32_t *hi)
-{
-    *lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
-    *hi = len - start <= 0 ? 0 : (len - start + dil - 1) / dil;
-    if (*hi > k) {
-        *hi = k;
-    }
-    if (*lo > *hi) {
-        *lo = *hi;
-    }
-}
-
 /* Output pixel q's window for the direct path: its image, first tap (in the padding when negative) and the
  * kernel columns kx_lo .. kx_hi - 1 that fall inside the input. */
 typedef struct {
@@ -692,6 +1092,14 @@ static void mcu_conv2d_s8_window_of(const mcu_conv_geom *g, const int8_t *x, int
     const int32_t start = mcu_conv2d_s8_window_start(g, q, &win->iy0, &win->ix0);
     win->image = x + (size_t)(start - win->iy0 * g->w_in - win->ix0) * g->c_in;
     mcu_conv2d_s8_valid_taps(win->ix0, g->w_in, g->k_w, g->dil_w, &win->kx_lo, &win->kx_hi);
+}
+
+/** mcu_conv2d_s8_dot2x2 for any k, out of line: the direct path's spans at the border (the inline copies cost
+ * flash for little time). */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_dot2x2_span(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+                                                            const int8_t *c1, int32_t k, int32_t acc[4])
+{
+    mcu_conv2d_s8_dot2x2(w0, w1, c0, c1, k, 0, acc);
 }
 
 /* acc (2x2 block of output channels w0, w1 and pixels a, b) += one kernel row, split where either window enters or
@@ -715,14 +1123,14 @@ static void mcu_conv2d_s8_direct_row(const mcu_conv2d_s8_params *p, const int8_t
         to = lo_b > from && lo_b < to ? lo_b : to;
         to = hi_b > from && hi_b < to ? hi_b : to;
         if (g->dil_w == 1 || (!in_a && !in_b)) {
-            mcu_conv2d_s8_dot2x2(w0 + from * c, w1 + from * c,
+            mcu_conv2d_s8_dot2x2_span(w0 + from * c, w1 + from * c,
                                  in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + from) * c : p->zrow,
                                  in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + from) * c : p->zrow,
                                  (to - from) * c, acc);
             continue;
         }
         for (kx = from; kx < to; ++kx) {
-            mcu_conv2d_s8_dot2x2(w0 + kx * c, w1 + kx * c,
+            mcu_conv2d_s8_dot2x2_span(w0 + kx * c, w1 + kx * c,
                                  in_a ? a->image + ((size_t)ya * g->w_in + a->ix0 + kx * g->dil_w) * c : p->zrow,
                                  in_b ? b->image + ((size_t)yb * g->w_in + b->ix0 + kx * g->dil_w) * c : p->zrow, c,
                                  acc);
@@ -754,30 +1162,31 @@ static int32_t mcu_conv2d_s8_window_sum(const mcu_conv2d_s8_params *p, const mcu
 /* Direct path (group 1, no scratch): the GEMM block reads two pixels' windows in place, kernel row by kernel row
  * (one dot per span of a row that is inside the input or in the padding for both), padded taps from p->zrow.
  * Pairs in the order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
-static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
     const int32_t pixels = g->n * g->h_out * g->w_out, c_out = g->c_out, k = g->c_in * g->k_h * g->k_w;
-    const int32_t plain = mcu_requant_is_plain(&rq, c_out);
-    const int32_t last_row = (g->k_h - 1) * g->dil_h;
-    const size_t rs = (size_t)g->dil_h * g->w_in * g->c_in, seg = (size_t)g->k_w * g->c_in; /* x, w row steps */
+    const int32_t mode = mcu_conv2d_s8_rq_mode(&rq, c_out);
+    const int32_t last_row = (g->k_h - 1) * g->dil_h, seg = g->k_w * g->c_in; /* w row step */
+    const size_t rs = (size_t)g->dil_h * g->w_in * g->c_in;                    /* x row step */
     int32_t i, q0, q1, oc, ky;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_window a, b;
-        const int8_t *xa = x, *xb = x;
         int8_t *ya, *yb;
-        int32_t sa = 0, sb = 0, inside;
+        int32_t sa = 0, sb = 0;
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_window_of(g, x, q0, &a);
         mcu_conv2d_s8_window_of(g, x, q1, &b);
         ya = y + (size_t)q0 * c_out;
         yb = y + (size_t)q1 * c_out;
-        inside = g->dil_w == 1 && a.kx_lo == 0 && a.kx_hi == g->k_w && b.kx_lo == 0 && b.kx_hi == g->k_w &&
-                 a.iy0 >= 0 && b.iy0 >= 0 && a.iy0 + last_row < g->h_in && b.iy0 + last_row < g->h_in;
-        if (inside) {
-            xa = a.image + ((size_t)a.iy0 * g->w_in + a.ix0) * g->c_in;
-            xb = b.image + ((size_t)b.iy0 * g->w_in + b.ix0) * g->c_in;
+        if (g->dil_w == 1 && a.kx_lo == 0 && a.kx_hi == g->k_w && b.kx_lo == 0 && b.kx_hi == g->k_w &&
+            a.iy0 >= 0 && b.iy0 >= 0 && a.iy0 + last_row < g->h_in && b.iy0 + last_row < g->h_in) {
+            /* both windows inside the input, undilated rows: the GEMM over k_h runs per column, no spans */
+            mcu_conv2d_s8_gemm_rows(p, mode, a.image + ((size_t)a.iy0 * g->w_in + a.ix0) * g->c_in,
+                                    b.image + ((size_t)b.iy0 * g->w_in + b.ix0) * g->c_in, g->k_h, seg, rs, ya,
+                                    yb);
+            continue;
         }
         if (p->w_zp) {
             sa = mcu_conv2d_s8_window_sum(p, &a);
@@ -792,17 +1201,10 @@ static void mcu_conv2d_s8_direct(const mcu_conv2d_s8_params *p, const int8_t *x,
             acc[1] = p->kbias[oc] - z0 * sb;
             acc[2] = p->kbias[oc1] - z1 * sa;
             acc[3] = p->kbias[oc1] - z1 * sb;
-            if (inside) { /* both windows inside the input, undilated rows: one dot per kernel row, no spans */
-                for (ky = 0; ky < g->k_h; ++ky) {
-                    mcu_conv2d_s8_dot2x2(w0 + ky * seg, w1 + ky * seg, xa + ky * rs, xb + ky * rs, (int32_t)seg,
-                                         acc);
-                }
-            } else {
-                for (ky = 0; ky < g->k_h; ++ky) {
-                    mcu_conv2d_s8_direct_row(p, w0 + ky * seg, w1 + ky * seg, &a, &b, ky, acc);
-                }
+            for (ky = 0; ky < g->k_h; ++ky) {
+                mcu_conv2d_s8_direct_row(p, w0 + ky * seg, w1 + ky * seg, &a, &b, ky, acc);
             }
-            mcu_conv2d_s8_store2x2(&rq, plain, acc, oc, oc1, ya, yb);
+            mcu_conv2d_s8_store2x2(&rq, mode, acc, oc, oc1, ya, yb);
         }
     }
 }
@@ -824,150 +1226,6 @@ static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x
     }
 }
 
-/* Depthwise border windows of at most this many taps get a per-pixel table of tap offsets
- * (mcu_conv2d_s8_dw_offsets). */
-#define MCU_CONV2D_S8_DW_TAPS 25
-
-/** off[t]: offset from the image xw of tap t's first channel, -1 for a tap in the padding (kernel-row-major). */
-static void mcu_conv2d_s8_dw_offsets(const mcu_conv_geom *g, const int32_t win[6], int32_t *off)
-{
-    int32_t ky, kx;
-    for (ky = 0; ky < g->k_h; ++ky) {
-        const int32_t row = (win[0] + ky * g->dil_h) * g->w_in + win[1];
-        for (kx = 0; kx < g->k_w; ++kx) {
-            const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
-            *off++ = inside ? (row + kx * g->dil_w) * g->c_in : -1;
-        }
-    }
-}
-
-#if defined(__ARM_FEATURE_DSP)
-/* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap;
- * off: the border window's tap offsets (mcu_conv2d_s8_dw_offsets), or NULL. */
-static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *xw, const int8_t *wt, int32_t ch,
-                                  const int32_t win[6], const int32_t *off, int8_t *yp, const mcu_requant *rq,
-                                  int32_t plain)
-{
-    const mcu_conv_geom *g = &p->g;
-    const size_t c = (size_t)g->c_in;
-    int32_t acc[4], ky, kx;
-    acc[0] = p->kbias[ch];
-    acc[1] = p->kbias[ch + 1];
-    acc[2] = p->kbias[ch + 2];
-    acc[3] = p->kbias[ch + 3];
-    if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w && g->k_w == 3) {
-        /* inside the input, three taps a row: no checks, one row per iteration */
-        const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
-        const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
-        for (ky = 0; ky < g->k_h; ++ky, xr += rs, wt += 12) {
-            mcu_conv2d_s8_dw_tap4(xr, wt, acc);
-            mcu_conv2d_s8_dw_tap4(xr + cs, wt + 4, acc);
-            mcu_conv2d_s8_dw_tap4(xr + 2 * cs, wt + 8, acc);
-        }
-    } else if (off != NULL) { /* border window: one table entry per tap, no index arithmetic */
-        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu), taps = g->k_h * g->k_w;
-        const int8_t *xc = xw + ch;
-        for (ky = 0; ky < taps; ++ky, wt += 4) {
-            if (off[ky] >= 0) {
-                mcu_conv2d_s8_dw_tap4(xc + off[ky], wt, acc);
-            } else {
-                mcu_conv2d_s8_dw_pad4(zz, wt, acc);
-            }
-        }
-    } else {
-        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu); /* x_zp in the bottom lane */
-        for (ky = 0; ky < g->k_h; ++ky) {
-            const int32_t iy = win[0] + ky * g->dil_h;
-            for (kx = 0; kx < g->k_w; ++kx, wt += 4) {
-                if (ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5]) {
-                    mcu_conv2d_s8_dw_tap4(xw + ((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch, wt, acc);
-                } else {
-                    mcu_conv2d_s8_dw_pad4(zz, wt, acc);
-                }
-            }
-        }
-    }
-    yp[ch] = mcu_conv2d_s8_requant(rq, plain, acc[0], ch);
-    yp[ch + 1] = mcu_conv2d_s8_requant(rq, plain, acc[1], ch + 1);
-    yp[ch + 2] = mcu_conv2d_s8_requant(rq, plain, acc[2], ch + 2);
-    yp[ch + 3] = mcu_conv2d_s8_requant(rq, plain, acc[3], ch + 3);
-}
-#endif
-
-/* Depthwise path. Weights in blocks of four channels (the last block holds c % 4 when that is not 0), each block
- * tap by tap with its channels innermost. Output pixels in row-major order, channels ascending within a pixel, each
- * output written after its window is read (mcucomp/ops/_overlap.py depthwise_nhwc). Every window runs from the
- * folded bias, taps in the padding as x_zp; four channels at a time on DSP cores, one at a time elsewhere (and for
- * the last c % 4). w_zp is NULL (weights with zero points take the general path). */
-static void mcu_conv2d_s8_depthwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
-{
-    const mcu_conv_geom *g = &p->g;
-    const mcu_requant rq = p->rq;
-    const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out, taps = g->k_h * g->k_w;
-    const int32_t plain = mcu_requant_is_plain(&rq, c);
-    const int32_t zp = p->x_zp;
-    int32_t q, win[6]; /* window start y, x; valid kernel rows lo, hi; valid kernel columns lo, hi */
-    int32_t off[MCU_CONV2D_S8_DW_TAPS];
-    for (q = 0; q < pixels; ++q) {
-        const int32_t start = mcu_conv2d_s8_window_start(g, q, &win[0], &win[1]);
-        const int8_t *xw = x + (size_t)(start - win[0] * g->w_in - win[1]) * c; /* the image */
-        int8_t *yp = y + (size_t)q * c;
-        int32_t ch = 0, ky, kx, border, tabled;
-        mcu_conv2d_s8_valid_taps(win[0], g->h_in, g->k_h, g->dil_h, &win[2], &win[3]);
-        mcu_conv2d_s8_valid_taps(win[1], g->w_in, g->k_w, g->dil_w, &win[4], &win[5]);
-        border = !(win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w);
-        tabled = border && taps <= MCU_CONV2D_S8_DW_TAPS;
-        if (tabled) {
-            mcu_conv2d_s8_dw_offsets(g, win, off);
-        }
-#if defined(__ARM_FEATURE_DSP)
-        for (; ch + 4 <= c; ch += 4) {
-            mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, tabled ? off : NULL, yp, &rq, plain);
-        }
-#endif
-        if (!border) {
-            /* inside the input: pointer steps only (ARMv6-M: LDRSB with a register offset, few live values) */
-            const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
-            for (; ch < c; ++ch) {
-                const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
-                const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
-                const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
-                int32_t acc = p->kbias[ch];
-                for (ky = 0; ky < g->k_h; ++ky, xr += rs) {
-                    const int8_t *xt = xr;
-                    for (kx = 0; kx < g->k_w; ++kx, xt += cs, wt += width) {
-                        acc += *xt * *wt;
-                    }
-                }
-                yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
-            }
-            continue;
-        }
-        for (; tabled && ch < c; ++ch) { /* border window: one table entry per tap */
-            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
-            const int8_t *wt = p->w + (size_t)block * taps + (ch - block), *xc = xw + ch;
-            int32_t acc = p->kbias[ch];
-            for (kx = 0; kx < taps; ++kx, wt += width) {
-                acc += (off[kx] >= 0 ? xc[off[kx]] : zp) * *wt;
-            }
-            yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
-        }
-        for (; ch < c; ++ch) {
-            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
-            const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
-            int32_t acc = p->kbias[ch];
-            for (ky = 0; ky < g->k_h; ++ky) {
-                const int32_t iy = win[0] + ky * g->dil_h;
-                for (kx = 0; kx < g->k_w; ++kx, wt += width) {
-                    const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
-                    acc += (inside ? xw[((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch] : p->x_zp) * wt[0];
-                }
-            }
-            yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
-        }
-    }
-}
-
 void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, void *scratch)
 {
     switch (p->path) {
@@ -978,7 +1236,7 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch);
         break;
     case MCU_CONV2D_S8_DEPTHWISE:
-        mcu_conv2d_s8_depthwise(p, x, y);
+        mcu_conv2d_s8_dw(p, x, y);
         break;
     case MCU_CONV2D_S8_DIRECT:
         mcu_conv2d_s8_direct(p, x, y);

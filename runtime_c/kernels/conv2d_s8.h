@@ -6,7 +6,7 @@
 #define MCU_CONV2D_S8_GENERAL 0   /* any geometry and groups; no scratch */
 #define MCU_CONV2D_S8_DEPTHWISE 1 /* group == c_in == c_out; no scratch */
 #define MCU_CONV2D_S8_POINTWISE 2 /* 1x1, unpadded, group 1, any stride; no scratch */
-#define MCU_CONV2D_S8_IM2COL 3    /* group 1; scratch: two pixels' windows (c_in * k_h * k_w each) */
+#define MCU_CONV2D_S8_IM2COL 3    /* group 1; scratch: two pixels' windows (c_in * k_h * k_w each, rounded up to 4) */
 #define MCU_CONV2D_S8_DIRECT 4    /* group 1; no scratch: windows read in place, padding from zrow */
 #define MCU_CONV2D_S8_LOCAL 5     /* group 1, two windows of at most MCU_CONV2D_S8_LOCAL_COL bytes: im2col on the stack */
 
@@ -24,6 +24,74 @@ typedef struct {
     const int32_t *kbias; /* bias[oc] - x_zp * sum_k (w[oc][k] - w_zp[oc]), per output channel */
     const int8_t *zrow;   /* direct path: k_w * c_in bytes of x_zp (the padding's taps); else NULL */
 } mcu_conv2d_s8_params;
+
+/* Helpers shared by conv2d_s8.c and conv2d_s8_dw.c. */
+
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+
+/** Four int8 from any address as one word (an unaligned LDR on cores with the DSP extension). */
+static inline int32_t mcu_conv2d_s8_load4(const int8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/** Bytes 1 and 3 of v sign-extended into two int16 lanes: one SXTB16 with ROR #8 (gcc does not fold the rotation
+ * of the ACLE form into the instruction, which costs one more in the inner loops). */
+static inline int32_t mcu_conv2d_s8_odd(int32_t v)
+{
+#if defined(__GNUC__)
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+    return r;
+#else
+    const uint32_t u = (uint32_t)v;
+    return __sxtb16((int32_t)((u >> 8) | (u << 24)));
+#endif
+}
+
+#endif
+
+/* GCC otherwise keeps the per-output requantization out of line (one call per output). */
+#if defined(__GNUC__)
+#define MCU_CONV2D_S8_INLINE __attribute__((always_inline)) inline
+#else
+#define MCU_CONV2D_S8_INLINE inline
+#endif
+
+/** mcu_requant_apply out of line (conv2d_s8.c): fixed mode, div, or scales that are not finite (the inlined loops
+ * stay small). */
+int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch);
+
+/** Requantize the accumulator of output channel ch: plain = mcu_requant_is_plain(rq, c_out), decided once per call;
+ * the plain case inline (a few instructions), the others by a call. */
+static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
+{
+#if defined(__arm__) && !defined(__ARM_FP) /* soft float: fixed mode (the default there) with double rounding inline */
+    (void)plain;
+    if (rq->mult != NULL && !rq->single_round) {
+        return (int8_t)mcu_requant_fixed_double(rq, acc, ch);
+    }
+    return mcu_conv2d_s8_requant_any(rq, acc, ch);
+#else
+    return plain ? (int8_t)mcu_requant_plain(rq, acc, ch) : mcu_conv2d_s8_requant_any(rq, acc, ch);
+#endif
+}
+
+/* Taps lo .. hi - 1 of a k-tap window starting at `start` (dilation dil) fall inside an input of length len. */
+static inline void mcu_conv2d_s8_valid_taps(int32_t start, int32_t len, int32_t k, int32_t dil, int32_t *lo, int32_t *hi)
+{
+    *lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
+    *hi = len - start <= 0 ? 0 : (len - start + dil - 1) / dil;
+    if (*hi > k) {
+        *hi = k;
+    }
+    if (*lo > *hi) {
+        *lo = *hi;
+    }
+}
 
 /** int8 convolution, channels-last (x: N,H,W,C_in; y: N,H_out,W_out,C_out), groups, dilations, pads: int32
  * accumulate, requantize. scratch: NULL, or the path's scratch (see MCU_CONV2D_S8_*). */

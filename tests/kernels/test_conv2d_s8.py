@@ -44,6 +44,9 @@ CASES = [
     ConvCase((1, 10, 7, 6), 10, (3, 3), pads=[1, 1, 1, 1], group=10),  # depthwise 3x3: 4 + 4 + 2 channels
     ConvCase((1, 7, 8, 9), 7, (2, 3), strides=[1, 2], pads=[0, 1, 1, 1], group=7),  # depthwise, not 3x3
     ConvCase((1, 16, 6, 6), 8, (1, 1), strides=[2, 2]),  # pointwise, strided
+    ConvCase((1, 32, 5, 3), 7, (1, 1)),  # pointwise, k % 16 == 0: the DSP block loop, a lone channel, a lone pixel
+    ConvCase((1, 16, 6, 7), 4, (3, 3), pads=[1, 1, 1, 1]),  # im2col k = 144; direct: kernel rows of 48 in one loop
+    ConvCase((1, 8, 3, 5), 6, (1, 1)),  # pointwise k = 8: the DSP block loop's 4-tap steps without its 16-tap loop
 ]
 
 #: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
