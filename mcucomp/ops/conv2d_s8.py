@@ -15,8 +15,12 @@ from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 #: MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
 PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5}
 
-#: Border windows of at most this many taps get a tap-offset table (MCU_CONV2D_S8_DW_TAPS in conv2d_s8.c).
-DW_TABLE_TAPS = 25
+#: The depthwise path's windows have at most this many taps (MCU_CONV2D_S8_DW_TAPS in conv2d_s8_dw.c: per-pixel tap
+#: tables on the stack); larger kernels take the general path.
+DW_TAPS = 25
+
+#: Channels up to which the depthwise path runs pixel pairs (MCU_CONV2D_S8_DW_DEFER in conv2d_s8_dw.c).
+DW_DEFER = 256
 
 #: Stack bytes of the local path's two windows (MCU_CONV2D_S8_LOCAL_COL in runtime_c/kernels/conv2d_s8.h).
 LOCAL_COL = 96
@@ -39,10 +43,15 @@ def kernel_volume(node: Node, g: Graph) -> int:
     return int(np.prod(onnx_shape(g, node.inputs[1])[1:]))
 
 
+def kernel_taps(node: Node) -> int:
+    """k_h * k_w (k for a 1-D conv)."""
+    return int(np.prod(node.attrs["kernel"]))
+
+
 def fast_path(node: Node, g: Graph) -> str:
     """The path a conv takes when its scratch is granted: pointwise or im2col GEMM (group 1), depthwise (weights
-    without zero points), general."""
-    if depthwise(node, g) and node.attrs.get("w_zp") is None:
+    without zero points, at most DW_TAPS taps), general."""
+    if depthwise(node, g) and node.attrs.get("w_zp") is None and kernel_taps(node) <= DW_TAPS:
         return "depthwise"
     if node.attrs.get("group", 1) != 1:
         return "general"
@@ -59,19 +68,23 @@ def conv_path(node: Node, g: Graph) -> str:
     return path
 
 
+#: Bytes of x_zp the paths that read the padding from a row of it take: direct, a kernel row's taps (k_w * c_in);
+#: depthwise, one tap (c_in).
+ZROW = {"direct": lambda node, g: node.attrs["kernel"][-1] * onnx_shape(g, node.inputs[0])[1],
+        "depthwise": lambda node, g: onnx_shape(g, node.inputs[0])[1]}
+
 #: Scratch bytes of the paths that take one: two pixels' windows (im2col).
 SCRATCH = {"im2col": lambda node, g: 2 * kernel_volume(node, g)}
 
 
 def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
-    """The weights in the order the path reads them: depthwise in blocks of four channels (the last block holds the
-    c % 4 left), each block tap by tap with its channels innermost; every other path output channel by output
+    """The weights in the order the path reads them: depthwise tap by tap, the channels of a tap contiguous (one row
+    per tap, C bytes); every other path output channel by output
     channel, each as kernel row, kernel column, input channel (NHWC windows)."""
     w = g.const(node.inputs[1]).astype(np.int8)
     w4 = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2]) if w.ndim == 3 else w
     if path == "depthwise":
-        by_channel = w4.reshape(w4.shape[0], -1)
-        return np.concatenate([by_channel[b:b + 4].T.reshape(-1) for b in range(0, len(by_channel), 4)])
+        return np.ascontiguousarray(w4.reshape(w4.shape[0], -1).T).reshape(-1)
     return np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(-1)
 
 
@@ -100,6 +113,19 @@ def im2col_gather_rows(geom: dict) -> dict[str, int]:
     return {"rows_copied": geom["n"] * valid_y * whole,
             "rows_checked": geom["n"] * valid_y * (geom["w_out"] - whole),
             "rows_padded": geom["n"] * (geom["h_out"] * geom["k_h"] - valid_y) * geom["w_out"]}
+
+
+def depthwise_terms(geom: dict, win) -> dict[str, int]:
+    """The depthwise loops (conv2d_s8_dw.c): per pixel a tap table (one add a tap inside the input, checked taps at
+    the border); per pixel pair (or lone pixel) run, the four-channel quads (DSP) and the C % 4 left (elsewhere:
+    every channel) over every tap, and the second pixel's C bytes copied from the stack."""
+    c, pixels = geom["c_out"], geom["n"] * win.pixels
+    pairs = pixels // 2 if c <= DW_DEFER else 0
+    runs = pixels - pairs
+    return {"pixels": pixels, "tables_inside": geom["n"] * win.inside_pixels,
+            "tables_border_taps": (pixels - geom["n"] * win.inside_pixels) * win.taps, "runs": runs,
+            "quads": runs * (c // 4), "quad_taps": runs * (c // 4) * win.taps, "tails": runs * (c % 4),
+            "tail_taps": runs * (c % 4) * win.taps, "deferred": pairs * c}
 
 
 class Conv2dS8(KernelOp):
@@ -134,16 +160,15 @@ class Conv2dS8(KernelOp):
         scratch = SCRATCH[path](node, g) if path in SCRATCH else 0
         arrays[f"{node.name}_wpack"] = packed_weights(node, g, path)
         arrays[f"{node.name}_kbias"] = folded_bias(g, node)
-        if path == "direct":
-            arrays[f"{node.name}_zrow"] = np.full(node.attrs["kernel"][1] * onnx_shape(g, node.inputs[0])[1],
-                                                  node.attrs["x_zp"], np.int8)
+        if path in ZROW:
+            arrays[f"{node.name}_zrow"] = np.full(ZROW[path](node, g), node.attrs["x_zp"], np.int8)
         return KernelCall(
             self.name,
             [("g", window_geom(node, g, group=node.attrs.get("group", 1))), ("x_zp", node.attrs["x_zp"]),
              ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields),
              ("path", PATHS[path]), ("down", int(descending(node, g))), ("w", ArrayRef(f"{node.name}_wpack")),
              ("kbias", ArrayRef(f"{node.name}_kbias")),
-             ("zrow", ArrayRef(f"{node.name}_zrow") if path == "direct" else "NULL")],
+             ("zrow", ArrayRef(f"{node.name}_zrow") if path in ZROW else "NULL")],
             # the C signature ends in `void *scratch`: codegen appends it when scratch > 0, else it is NULL
             [node.inputs[0], node.outputs[0]] + ([] if scratch else [None]),
             arrays,
@@ -158,8 +183,7 @@ class Conv2dS8(KernelOp):
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one k-long dot
         (direct: one per kernel row) in quads and a tail;
-        depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap from a
-        per-pixel tap-offset table (DSP: four channels a tap); general:
+        depthwise(3x3): see depthwise_terms; general:
         per output every tap, checked."""
         call = self.call(node, g)
         p = params_dict(call)
@@ -180,18 +204,8 @@ class Conv2dS8(KernelOp):
             return path, {**terms, **gemm}
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
         if path == "depthwise":
-            inside = geom["n"] * win.inside_pixels
-            c = geom["c_out"]
-            name = "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise"
-            border = geom["n"] * win.pixels - inside
-            # a border window of at most 25 taps gets its tap-offset table, then (DSP) four channels a tap and the
-            # c % 4 left (elsewhere: every channel) one channel a tap
-            tabled = border if win.taps <= DW_TABLE_TAPS else 0
-            return name, {**terms, "pixels": geom["n"] * win.pixels, "inside_quads": inside * (c // 4),
-                          "inside_quad_taps": inside * (c // 4) * win.taps, "inside_tail": inside * (c % 4),
-                          "inside_tail_taps": inside * (c % 4) * win.taps, "border_taps": border * c * win.taps,
-                          "border_table_taps": tabled * win.taps, "border_quad_taps": tabled * (c // 4) * win.taps,
-                          "border_tail_taps": tabled * (c % 4) * win.taps}
+            return ("depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise"), {
+                **terms, **depthwise_terms(geom, win)}
         cin_g = geom["c_in"] // geom["group"]
         return "general", {**terms, "pixels": geom["n"] * win.pixels, "taps": taps_out,
                            "tap_channels": taps_out * cin_g}

@@ -1,172 +1,249 @@
 #include "conv2d_s8_dw.h"
 
-#if defined(__ARM_FEATURE_DSP)
-/** One depthwise tap for four adjacent channels: acc[c] += x[c] * w[c], c = 0..3 (lanes of SXTB16, SMLAxy). */
-static inline void mcu_conv2d_s8_dw_tap4(const int8_t *xt, const int8_t *wt, int32_t acc[4])
+/* Depthwise path of conv2d_s8 (group == c_in == c_out = C, channels-last, weights without zero points). Weights tap
+ * by tap, the C channels of a tap contiguous (mcucomp/ops/conv2d_s8.py packed_weights). Every window runs from the
+ * folded bias; a tap in the padding reads p->zrow (C bytes of x_zp), so every tap is one pointer from a per-pixel
+ * table plus the channel, and no inner loop checks a border.
+ *
+ * Output pixels go in pairs (q, q + 1), row-major over N, H_out, W_out (a pair may span two rows): each weight word
+ * is loaded and extended once for both pixels. Channels ascend (four at a time on DSP cores, then the C % 4 left one
+ * by one); pixel q's outputs are written as soon as both windows' channels are read, pixel q + 1's are kept on the
+ * stack and copied after the pair, so no write lands earlier than pixel by pixel would put it
+ * (mcucomp/ops/_overlap.py depthwise_nhwc). With C above MCU_CONV2D_S8_DW_DEFER the pixels go one by one. */
+
+/* Most taps of a window (the per-pixel tables; mcucomp/ops/conv2d_s8.py DW_TAPS: larger kernels take the general
+ * path), and most channels of a pair (the second pixel's outputs on the stack). */
+#define MCU_CONV2D_S8_DW_TAPS 25
+#define MCU_CONV2D_S8_DW_DEFER 256
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define MCU_CONV2D_S8_DW_UNROLL _Pragma("GCC unroll 9")
+#else
+#define MCU_CONV2D_S8_DW_UNROLL
+#endif
+
+/** tab[t]: tap t's channel 0 in the window starting at input (iy0, ix0) of image xi (kernel-row-major), or p->zrow
+ * for a tap in the padding. rel: the taps' offsets from the window start (used when the window is inside). */
+static void mcu_conv2d_s8_dw_table(const mcu_conv2d_s8_params *p, const int8_t *xi, int32_t iy0, int32_t ix0,
+                                   const int32_t *rel, const int8_t **tab)
 {
-    const int32_t xv = mcu_conv2d_s8_load4(xt), wv = mcu_conv2d_s8_load4(wt);
-    const int32_t xe = __sxtb16(xv), xo = mcu_conv2d_s8_odd(xv), we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c = g->c_in, taps = g->k_h * g->k_w;
+    int32_t ky, kx, t;
+    if (iy0 >= 0 && ix0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in &&
+        ix0 + (g->k_w - 1) * g->dil_w < g->w_in) {
+        const int8_t *start = xi + ((size_t)iy0 * g->w_in + ix0) * c;
+        for (t = 0; t < taps; ++t) {
+            tab[t] = start + rel[t];
+        }
+        return;
+    }
+    for (ky = 0; ky < g->k_h; ++ky) {
+        const int32_t iy = iy0 + ky * g->dil_h, row_in = iy >= 0 && iy < g->h_in;
+        for (kx = 0; kx < g->k_w; ++kx) {
+            const int32_t ix = ix0 + kx * g->dil_w;
+            *tab++ = row_in && ix >= 0 && ix < g->w_in ? xi + ((size_t)iy * g->w_in + ix) * c : p->zrow;
+        }
+    }
+}
+
+#if defined(__ARM_FEATURE_DSP)
+/** Bytewise signed max(v, lo): SSUB8 sets a GE flag per byte where v >= lo, SEL picks by them (inline asm with GCC,
+ * which could otherwise drop or move the SSUB8 whose result is unused). */
+static inline uint32_t mcu_conv2d_s8_dw_max8(uint32_t v, uint32_t lo)
+{
+#if defined(__GNUC__)
+    uint32_t r;
+    __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(v), "r"(lo) : "cc");
+    return r;
+#else
+    (void)__ssub8(v, lo);
+    return __sel(v, lo);
+#endif
+}
+
+/** Bytewise signed min(v, hi). */
+static inline uint32_t mcu_conv2d_s8_dw_min8(uint32_t v, uint32_t hi)
+{
+#if defined(__GNUC__)
+    uint32_t r;
+    __asm__("ssub8 %0, %2, %1\n\tsel %0, %1, %2" : "=&r"(r) : "r"(v), "r"(hi) : "cc");
+    return r;
+#else
+    (void)__ssub8(hi, v);
+    return __sel(v, hi);
+#endif
+}
+
+/** One tap of four channels for both pixels: px, pz the two windows' tap pointers, pw the weights' tap row, each
+ * read at +ch and split into lanes (0, 2) and (1, 3) by SXTB16; a: pixel 0's four accumulators, b: pixel 1's. With
+ * GCC one asm block that also does the loads, so its operands take 13 registers and the eight accumulators stay in
+ * registers (gcc spills some of them otherwise). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, const int8_t *const *pz,
+                                                      const int8_t *const *pw, int32_t ch, int32_t acc[8])
+{
+#if defined(__GNUC__)
+    int32_t t, u, v, w;
+    __asm__("ldr %[t], %[pw]\n\t"
+            "ldr %[u], %[px]\n\t"
+            "ldr %[t], [%[t], %[ch]]\n\t"
+            "ldr %[u], [%[u], %[ch]]\n\t"
+            "sxtb16 %[w], %[t], ror #8\n\t"
+            "sxtb16 %[t], %[t]\n\t"
+            "sxtb16 %[v], %[u]\n\t"
+            "sxtb16 %[u], %[u], ror #8\n\t"
+            "smlabb %[a0], %[v], %[t], %[a0]\n\t"
+            "smlatt %[a2], %[v], %[t], %[a2]\n\t"
+            "ldr %[v], %[pz]\n\t"
+            "smlabb %[a1], %[u], %[w], %[a1]\n\t"
+            "smlatt %[a3], %[u], %[w], %[a3]\n\t"
+            "ldr %[v], [%[v], %[ch]]\n\t"
+            "sxtb16 %[u], %[v]\n\t"
+            "sxtb16 %[v], %[v], ror #8\n\t"
+            "smlabb %[b0], %[u], %[t], %[b0]\n\t"
+            "smlatt %[b2], %[u], %[t], %[b2]\n\t"
+            "smlabb %[b1], %[v], %[w], %[b1]\n\t"
+            "smlatt %[b3], %[v], %[w], %[b3]"
+            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [b0] "+r"(acc[4]),
+              [b1] "+r"(acc[5]), [b2] "+r"(acc[6]), [b3] "+r"(acc[7]), [t] "=&r"(t), [u] "=&r"(u), [v] "=&r"(v),
+              [w] "=&r"(w)
+            : [px] "m"(*px), [pz] "m"(*pz), [pw] "m"(*pw), [ch] "r"(ch)
+            : "memory");
+#else
+    const int32_t xv = mcu_conv2d_s8_load4(*px + ch), zv = mcu_conv2d_s8_load4(*pz + ch);
+    const int32_t wv = mcu_conv2d_s8_load4(*pw + ch);
+    const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv), xe = __sxtb16(xv), xo = mcu_conv2d_s8_odd(xv);
+    const int32_t ze = __sxtb16(zv), zo = mcu_conv2d_s8_odd(zv);
     acc[0] = __smlabb(xe, we, acc[0]);
     acc[1] = __smlabb(xo, wo, acc[1]);
     acc[2] = __smlatt(xe, we, acc[2]);
     acc[3] = __smlatt(xo, wo, acc[3]);
+    acc[4] = __smlabb(ze, we, acc[4]);
+    acc[5] = __smlabb(zo, wo, acc[5]);
+    acc[6] = __smlatt(ze, we, acc[6]);
+    acc[7] = __smlatt(zo, wo, acc[7]);
+#endif
 }
 
-/** One depthwise tap in the padding for four adjacent channels: acc[c] += x_zp * w[c] (zz: x_zp in the bottom
- * lane). */
-static inline void mcu_conv2d_s8_dw_pad4(int32_t zz, const int8_t *wt, int32_t acc[4])
+/** Four accumulators (channels ch .. ch + 3) requantized and packed little-endian into one word. Plain float mode
+ * (sc: channel ch's scale, step 1 per channel or 0 per tensor): (float)acc * scale rounded half to even (VCVTR), zp
+ * added saturating, SSAT to int8, then [qmin, qmax] four bytes at once (SSUB8 + SEL: both bounds are int8, so this
+ * equals clamping before the SSAT); lims: qmin and qmax in every byte. Otherwise mcu_requant_apply per lane. */
+static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq, int32_t plain, int32_t ch,
+                                                           const float *sc, int32_t step, const uint32_t lims[2],
+                                                           int32_t a0, int32_t a1, int32_t a2, int32_t a3)
 {
-    const int32_t wv = mcu_conv2d_s8_load4(wt);
-    const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
-    acc[0] = __smlabb(zz, we, acc[0]);
-    acc[1] = __smlabb(zz, wo, acc[1]);
-    acc[2] = __smlabt(zz, we, acc[2]);
-    acc[3] = __smlabt(zz, wo, acc[3]);
+    if (plain) {
+        const int32_t zp = rq->zp;
+        const int32_t r0 = __ssat(__qadd(mcu_round_even_sat((float)a0 * sc[0]), zp), 8);
+        const int32_t r1 = __ssat(__qadd(mcu_round_even_sat((float)a1 * sc[step]), zp), 8);
+        const int32_t r2 = __ssat(__qadd(mcu_round_even_sat((float)a2 * sc[2 * step]), zp), 8);
+        const int32_t r3 = __ssat(__qadd(mcu_round_even_sat((float)a3 * sc[3 * step]), zp), 8);
+        const uint32_t v = __uxtb16(((uint32_t)r0 & 0xffffu) | (uint32_t)r2 << 16) |
+                           __uxtb16(((uint32_t)r1 & 0xffffu) | (uint32_t)r3 << 16) << 8;
+        return mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]);
+    }
+    return (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a0, ch) |
+           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a1, ch + 1) << 8 |
+           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a2, ch + 2) << 16 |
+           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a3, ch + 3) << 24;
 }
 #endif
 
-/* Depthwise border windows of at most this many taps get a per-pixel table of tap offsets
- * (mcu_conv2d_s8_dw_offsets). */
-#define MCU_CONV2D_S8_DW_TAPS 25
+/* tab layout: pixel 0's taps, pixel 1's taps, the weights' tap rows, MCU_CONV2D_S8_DW_TAPS apart. */
+#define MCU_CONV2D_S8_DW_X0 0
+#define MCU_CONV2D_S8_DW_X1 MCU_CONV2D_S8_DW_TAPS
+#define MCU_CONV2D_S8_DW_W (2 * MCU_CONV2D_S8_DW_TAPS)
 
-/** off[t]: offset from the image xw of tap t's first channel, -1 for a tap in the padding (kernel-row-major). */
-static void mcu_conv2d_s8_dw_offsets(const mcu_conv_geom *g, const int32_t win[6], int32_t *off)
+/** Every channel of both pixels of a pair (a lone pixel: both tables its own), taps: a constant 9 gets the tap loop
+ * unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
+ * multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the channel. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
+                                                       int32_t plain, const int8_t *const *tab, int32_t taps,
+                                                       int8_t *y0, int8_t *y1)
 {
-    int32_t ky, kx;
-    for (ky = 0; ky < g->k_h; ++ky) {
-        const int32_t row = (win[0] + ky * g->dil_h) * g->w_in + win[1];
-        for (kx = 0; kx < g->k_w; ++kx) {
-            const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
-            *off++ = inside ? (row + kx * g->dil_w) * g->c_in : -1;
-        }
-    }
-}
-
+    const int32_t c = p->g.c_in;
+    int32_t ch = 0, t;
 #if defined(__ARM_FEATURE_DSP)
-/* Four channels (ch .. ch + 3) of one depthwise output pixel on DSP cores; wt: their weight block, four per tap;
- * off: the border window's tap offsets (mcu_conv2d_s8_dw_offsets), or NULL. */
-static void mcu_conv2d_s8_dw_quad(const mcu_conv2d_s8_params *p, const int8_t *xw, const int8_t *wt, int32_t ch,
-                                  const int32_t win[6], const int32_t *off, int8_t *yp, const mcu_requant *rq,
-                                  int32_t plain)
-{
-    const mcu_conv_geom *g = &p->g;
-    const size_t c = (size_t)g->c_in;
-    int32_t acc[4], ky, kx;
-    acc[0] = p->kbias[ch];
-    acc[1] = p->kbias[ch + 1];
-    acc[2] = p->kbias[ch + 2];
-    acc[3] = p->kbias[ch + 3];
-    if (win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w && g->k_w == 3) {
-        /* inside the input, three taps a row: no checks, one row per iteration */
-        const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
-        const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
-        for (ky = 0; ky < g->k_h; ++ky, xr += rs, wt += 12) {
-            mcu_conv2d_s8_dw_tap4(xr, wt, acc);
-            mcu_conv2d_s8_dw_tap4(xr + cs, wt + 4, acc);
-            mcu_conv2d_s8_dw_tap4(xr + 2 * cs, wt + 8, acc);
+    const int32_t step = rq->per_channel ? 1 : 0;
+    const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
+    for (; ch + 4 <= c; ch += 4) {
+        int32_t acc[8];
+        uint32_t v;
+        acc[0] = acc[4] = p->kbias[ch];
+        acc[1] = acc[5] = p->kbias[ch + 1];
+        acc[2] = acc[6] = p->kbias[ch + 2];
+        acc[3] = acc[7] = p->kbias[ch + 3];
+        MCU_CONV2D_S8_DW_UNROLL
+        for (t = 0; t < taps; ++t) {
+            mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_X1 + t,
+                                 tab + MCU_CONV2D_S8_DW_W + t, ch, acc);
         }
-    } else if (off != NULL) { /* border window: one table entry per tap, no index arithmetic */
-        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu), taps = g->k_h * g->k_w;
-        const int8_t *xc = xw + ch;
-        for (ky = 0; ky < taps; ++ky, wt += 4) {
-            if (off[ky] >= 0) {
-                mcu_conv2d_s8_dw_tap4(xc + off[ky], wt, acc);
-            } else {
-                mcu_conv2d_s8_dw_pad4(zz, wt, acc);
-            }
-        }
-    } else {
-        const int32_t zz = (int32_t)((uint32_t)p->x_zp & 0xffffu); /* x_zp in the bottom lane */
-        for (ky = 0; ky < g->k_h; ++ky) {
-            const int32_t iy = win[0] + ky * g->dil_h;
-            for (kx = 0; kx < g->k_w; ++kx, wt += 4) {
-                if (ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5]) {
-                    mcu_conv2d_s8_dw_tap4(xw + ((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch, wt, acc);
-                } else {
-                    mcu_conv2d_s8_dw_pad4(zz, wt, acc);
-                }
-            }
-        }
+        v = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
+        memcpy(y0 + ch, &v, 4);
+        v = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[4], acc[5], acc[6], acc[7]);
+        memcpy(y1 + ch, &v, 4);
     }
-    yp[ch] = mcu_conv2d_s8_requant(rq, plain, acc[0], ch);
-    yp[ch + 1] = mcu_conv2d_s8_requant(rq, plain, acc[1], ch + 1);
-    yp[ch + 2] = mcu_conv2d_s8_requant(rq, plain, acc[2], ch + 2);
-    yp[ch + 3] = mcu_conv2d_s8_requant(rq, plain, acc[3], ch + 3);
-}
 #endif
+    /* ARMv6-M (and the C % 4 left on DSP cores): one channel of both pixels; LDRSB takes a register offset, so the
+     * channel index serves every table entry */
+    for (; ch < c; ++ch) {
+        int32_t a = p->kbias[ch], b = a;
+        for (t = 0; t < taps; ++t) {
+            const int32_t w = tab[MCU_CONV2D_S8_DW_W + t][ch];
+            a += tab[MCU_CONV2D_S8_DW_X0 + t][ch] * w;
+            b += tab[MCU_CONV2D_S8_DW_X1 + t][ch] * w;
+        }
+        y0[ch] = mcu_conv2d_s8_requant(rq, plain, a, ch);
+        y1[ch] = mcu_conv2d_s8_requant(rq, plain, b, ch);
+    }
+}
 
-/* Depthwise path. Weights in blocks of four channels (the last block holds c % 4 when that is not 0), each block
- * tap by tap with its channels innermost. Output pixels in row-major order, channels ascending within a pixel, each
- * output written after its window is read (mcucomp/ops/_overlap.py depthwise_nhwc). Every window runs from the
- * folded bias, taps in the padding as x_zp; four channels at a time on DSP cores, one at a time elsewhere (and for
- * the last c % 4). w_zp is NULL (weights with zero points take the general path). */
 void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
-    const mcu_requant rq = p->rq;
-    const int32_t c = g->c_in, plane = g->h_out * g->w_out, pixels = g->n * plane, taps = g->k_h * g->k_w;
-    const int32_t plain = mcu_requant_is_plain(&rq, c);
-    const int32_t zp = p->x_zp;
-    int32_t q, win[6]; /* window start y, x; valid kernel rows lo, hi; valid kernel columns lo, hi */
-    int32_t off[MCU_CONV2D_S8_DW_TAPS];
-    for (q = 0; q < pixels; ++q) {
-        const int32_t n = q / plane, r = q % plane;
-        const int8_t *xw = x + (size_t)n * g->h_in * g->w_in * c; /* the image */
-        int8_t *yp = y + (size_t)q * c;
-        win[0] = (r / g->w_out) * g->stride_h - g->pad_t;
-        win[1] = (r % g->w_out) * g->stride_w - g->pad_l;
-        int32_t ch = 0, ky, kx, border, tabled;
-        mcu_conv2d_s8_valid_taps(win[0], g->h_in, g->k_h, g->dil_h, &win[2], &win[3]);
-        mcu_conv2d_s8_valid_taps(win[1], g->w_in, g->k_w, g->dil_w, &win[4], &win[5]);
-        border = !(win[2] == 0 && win[3] == g->k_h && win[4] == 0 && win[5] == g->k_w);
-        tabled = border && taps <= MCU_CONV2D_S8_DW_TAPS;
-        if (tabled) {
-            mcu_conv2d_s8_dw_offsets(g, win, off);
+    const mcu_requant rq = p->rq; /* a local copy: the int8 stores could alias p, which stops hoisting */
+    const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out, paired = c <= MCU_CONV2D_S8_DW_DEFER;
+    const int32_t plain = mcu_requant_is_plain(&rq, c), taps = g->k_h * g->k_w;
+    const size_t image = (size_t)g->h_in * g->w_in * c;
+    const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
+    int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];
+    int32_t q = 0, n = 0, oy = 0, ox = 0, ky, kx, i;
+    for (ky = 0; ky < g->k_h; ++ky) {
+        for (kx = 0; kx < g->k_w; ++kx) {
+            rel[ky * g->k_w + kx] = (ky * g->dil_h * g->w_in + kx * g->dil_w) * c;
+            tab[MCU_CONV2D_S8_DW_W + ky * g->k_w + kx] = p->w + (size_t)(ky * g->k_w + kx) * c;
         }
-#if defined(__ARM_FEATURE_DSP)
-        for (; ch + 4 <= c; ch += 4) {
-            mcu_conv2d_s8_dw_quad(p, xw, p->w + (size_t)ch * taps, ch, win, tabled ? off : NULL, yp, &rq, plain);
-        }
-#endif
-        if (!border) {
-            /* inside the input: pointer steps only (ARMv6-M: LDRSB with a register offset, few live values) */
-            const size_t rs = (size_t)g->dil_h * g->w_in * c, cs = (size_t)g->dil_w * c;
-            for (; ch < c; ++ch) {
-                const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
-                const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
-                const int8_t *xr = xw + ((size_t)win[0] * g->w_in + win[1]) * c + ch;
-                int32_t acc = p->kbias[ch];
-                for (ky = 0; ky < g->k_h; ++ky, xr += rs) {
-                    const int8_t *xt = xr;
-                    for (kx = 0; kx < g->k_w; ++kx, xt += cs, wt += width) {
-                        acc += *xt * *wt;
-                    }
-                }
-                yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
-            }
-            continue;
-        }
-        for (; tabled && ch < c; ++ch) { /* border window: one table entry per tap */
-            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
-            const int8_t *wt = p->w + (size_t)block * taps + (ch - block), *xc = xw + ch;
-            int32_t acc = p->kbias[ch];
-            for (kx = 0; kx < taps; ++kx, wt += width) {
-                acc += (off[kx] >= 0 ? xc[off[kx]] : zp) * *wt;
-            }
-            yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
-        }
-        for (; ch < c; ++ch) {
-            const int32_t block = ch & ~3, width = c - block < 4 ? c - block : 4;
-            const int8_t *wt = p->w + (size_t)block * taps + (ch - block);
-            int32_t acc = p->kbias[ch];
-            for (ky = 0; ky < g->k_h; ++ky) {
-                const int32_t iy = win[0] + ky * g->dil_h;
-                for (kx = 0; kx < g->k_w; ++kx, wt += width) {
-                    const int32_t inside = ky >= win[2] && ky < win[3] && kx >= win[4] && kx < win[5];
-                    acc += (inside ? xw[((size_t)iy * g->w_in + win[1] + kx * g->dil_w) * c + ch] : p->x_zp) * wt[0];
+    }
+    while (q < pixels) {
+        const int32_t two = paired && q + 1 < pixels;
+        int8_t *y0 = y + (size_t)q * c;
+        for (i = 0; i < 2; ++i) { /* the pixels' tables (a lone pixel's twice); (n, oy, ox) steps to the next */
+            mcu_conv2d_s8_dw_table(p, x + n * image, oy * g->stride_h - g->pad_t, ox * g->stride_w - g->pad_l, rel,
+                                   tab + i * MCU_CONV2D_S8_DW_TAPS);
+            if (i < two && ++ox == g->w_out) {
+                ox = 0;
+                if (++oy == g->h_out) {
+                    oy = 0;
+                    ++n;
                 }
             }
-            yp[ch] = mcu_conv2d_s8_requant(&rq, plain, acc, ch);
+        }
+        if (taps == 9) {
+            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, two ? (int8_t *)defer : y0);
+        } else {
+            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, two ? (int8_t *)defer : y0);
+        }
+        if (two) {
+            memcpy(y0 + c, defer, (size_t)c);
+        }
+        q += 1 + two;
+        if (++ox == g->w_out) { /* the next pair's first pixel */
+            ox = 0;
+            if (++oy == g->h_out) {
+                oy = 0;
+                ++n;
+            }
         }
     }
 }
