@@ -253,8 +253,20 @@ def pixelwise_nhwc(node: Node, g: Graph, pairs: bool, gathered: bool) -> Overlap
     return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
 
 
+def depthwise_ring() -> OverlapMargin:
+    """conv2d_s8's in-place depthwise variant (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): exactly in place (y == x).
+    It runs block b (channels 4b .. 4b + 3) over every pixel q before block b + 1 and writes (q, b) over x's bytes
+    (q, b) only, after copying them to the ring; later reads of block b from pixels below the current one come from
+    the ring (it holds the last DW_RING pixels, and windows reach at most pad_t * W + pad_l < DW_RING back), reads of
+    pixels at or above it from x, untouched so far; blocks above b are untouched until their turn. Any shift d != 0
+    lands a write on bytes of another block or pixel still to be read from x, hence floor = margin = 0."""
+    return OverlapMargin(0, floor=0)
+
+
 def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin:
     """conv2d_s8 by path, as proved above."""
+    if path == "depthwise_ring":
+        return depthwise_ring()
     if path == "pointwise":
         return pointwise_nhwc(node, g)
     if path == "depthwise":

@@ -13,11 +13,14 @@ from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 
 #: MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
-PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5}
+PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5, "depthwise_ring": 6}
 
 #: The depthwise path's windows have at most this many taps (MCU_CONV2D_S8_DW_TAPS in conv2d_s8_dw.c: per-pixel tap
 #: tables on the stack); larger kernels take the general path.
 DW_TAPS = 25
+
+#: Ring slots (pixels) of the in-place depthwise variant (MCU_CONV2D_S8_DW_RING in conv2d_s8_dw.c).
+DW_RING = 64
 
 #: Channels up to which the depthwise path runs pixel pairs (MCU_CONV2D_S8_DW_DEFER in conv2d_s8_dw.c).
 DW_DEFER = 256
@@ -59,19 +62,35 @@ def fast_path(node: Node, g: Graph) -> str:
     return "pointwise" if list(a["kernel"]) == [1, 1] and not any(a["pads"]) else "im2col"
 
 
+def ring_lag(node: Node, g: Graph) -> int | None:
+    """Input pixels a window reaches below its own output pixel (pad_t * W + pad_l) when the depthwise path could
+    run in place with a ring (stride 1, output grid == input grid, the lag below DW_RING); None otherwise."""
+    geom = dict(window_geom(node, g))
+    same_grid = (geom["h_out"], geom["w_out"]) == (geom["h_in"], geom["w_in"])
+    if fast_path(node, g) != "depthwise" or (geom["stride_h"], geom["stride_w"]) != (1, 1) or not same_grid:
+        return None
+    lag = geom["pad_t"] * geom["w_in"] + geom["pad_l"]
+    return lag if lag < DW_RING else None
+
+
 def conv_path(node: Node, g: Graph) -> str:
-    """The path the C takes: the fast one, or when memory.choose_scratch denied the im2col scratch, `local` (im2col
-    with two windows of at most LOCAL_COL bytes on the stack) or `direct` (group 1, windows read in place)."""
+    """The path the C takes: the fast one, or when memory.choose_scratch denied the optional extra (the im2col
+    scratch; the depthwise path's overlap margin), `local` (im2col with two windows of at most LOCAL_COL bytes on the
+    stack), `direct` (group 1, windows read in place) or `depthwise_ring` (in place, a ring of the overwritten
+    inputs on the stack)."""
     path = fast_path(node, g)
     if node.attrs.get("scratch", True) is False and path in SCRATCH:
         return "local" if SCRATCH[path](node, g) <= LOCAL_COL else "direct"
+    if node.attrs.get("scratch", True) is False and path == "depthwise" and ring_lag(node, g) is not None:
+        return "depthwise_ring"
     return path
 
 
 #: Bytes of x_zp the paths that read the padding from a row of it take: direct, a kernel row's taps (k_w * c_in);
 #: depthwise, one tap (c_in).
 ZROW = {"direct": lambda node, g: node.attrs["kernel"][-1] * onnx_shape(g, node.inputs[0])[1],
-        "depthwise": lambda node, g: onnx_shape(g, node.inputs[0])[1]}
+        "depthwise": lambda node, g: onnx_shape(g, node.inputs[0])[1],
+        "depthwise_ring": lambda node, g: onnx_shape(g, node.inputs[0])[1]}
 
 #: Scratch bytes of the paths that take one: two pixels' windows (im2col).
 SCRATCH = {"im2col": lambda node, g: 2 * kernel_volume(node, g)}
@@ -83,7 +102,7 @@ def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
     channel, each as kernel row, kernel column, input channel (NHWC windows)."""
     w = g.const(node.inputs[1]).astype(np.int8)
     w4 = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2]) if w.ndim == 3 else w
-    if path == "depthwise":
+    if path in ("depthwise", "depthwise_ring"):
         return np.ascontiguousarray(w4.reshape(w4.shape[0], -1).T).reshape(-1)
     return np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(-1)
 
@@ -128,6 +147,15 @@ def depthwise_terms(geom: dict, win) -> dict[str, int]:
             "tail_taps": runs * (c % 4) * win.taps, "deferred": pairs * c}
 
 
+def ring_terms(geom: dict, win) -> dict[str, int]:
+    """The in-place depthwise loops: per four-channel block and pixel every tap checked (inside or padding, ring
+    or input), one MAC per channel of the block per tap, the block's input bytes copied to the ring."""
+    c, pixels = geom["c_out"], geom["n"] * win.pixels
+    blocks = -(-c // 4)
+    return {"block_pixels": blocks * pixels, "block_taps": blocks * pixels * win.taps,
+            "channel_taps": c * pixels * win.taps}
+
+
 class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
@@ -144,8 +172,9 @@ class Conv2dS8(KernelOp):
         return spatial_rank(node, g) <= 2
 
     def scratch_optional(self, node: Node, g: Graph) -> bool:
-        """The im2col path's scratch: without it, the direct path."""
-        return fast_path(node, g) in SCRATCH
+        """The im2col path's scratch: without it, the local or direct path; the depthwise path's negative overlap
+        margin (pixel pairs read windows reaching (W + 1) pixels back): without it, the ring variant (in place)."""
+        return fast_path(node, g) in SCRATCH or ring_lag(node, g) is not None
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_conv2d_s8(params, x, y, scratch|NULL): packed weights and the folded bias are in the params."""
@@ -203,9 +232,9 @@ class Conv2dS8(KernelOp):
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
-        if path == "depthwise":
-            return ("depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise"), {
-                **terms, **depthwise_terms(geom, win)}
+        if path in ("depthwise", "depthwise_ring"):
+            name = path.replace("depthwise", "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise")
+            return name, {**terms, **(depthwise_terms(geom, win) if path == "depthwise" else ring_terms(geom, win))}
         cin_g = geom["c_in"] // geom["group"]
         return "general", {**terms, "pixels": geom["n"] * win.pixels, "taps": taps_out,
                            "tap_channels": taps_out * cin_g}

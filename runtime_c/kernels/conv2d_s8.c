@@ -382,6 +382,7 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch);
         break;
     case MCU_CONV2D_S8_DEPTHWISE:
+    case MCU_CONV2D_S8_DEPTHWISE_RING:
         mcu_conv2d_s8_dw(p, x, y);
         break;
     case MCU_CONV2D_S8_DIRECT:

@@ -9,6 +9,7 @@
 #define MCU_CONV2D_S8_IM2COL 3    /* group 1; scratch: two pixels' windows (c_in * k_h * k_w each) */
 #define MCU_CONV2D_S8_DIRECT 4    /* group 1; no scratch: windows read in place, padding from zrow */
 #define MCU_CONV2D_S8_LOCAL 5     /* group 1, two windows of at most MCU_CONV2D_S8_LOCAL_COL bytes: im2col on the stack */
+#define MCU_CONV2D_S8_DEPTHWISE_RING 6 /* depthwise in place (y == x), stride 1 on the same grid; no scratch */
 
 /* Stack bytes of the local path's two gathered windows (mcucomp/ops/conv2d_s8.py LOCAL_COL). */
 #define MCU_CONV2D_S8_LOCAL_COL 96

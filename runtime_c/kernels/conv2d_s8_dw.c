@@ -199,6 +199,68 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
     }
 }
 
+/* The in-place variant (MCU_CONV2D_S8_DEPTHWISE_RING; y at x, stride 1, output grid == input grid, n * H * W pixels
+ * row-major): blocks of four channels (the last holds C % 4), one block over every pixel before the next, pixel q's
+ * block written over its own input bytes. A window reads input pixels from q - L on (L = pad_t * W + pad_l, below
+ * MCU_CONV2D_S8_DW_RING); those below q are already overwritten, so before writing pixel q the block's input bytes
+ * of q go to a ring on the stack (slot q % MCU_CONV2D_S8_DW_RING) and every read of a pixel below q comes from there
+ * (mcucomp/ops/_overlap.py depthwise_ring; y may also lie apart from x). Slower than the pixel-pair path; the planner takes it only where that
+ * path's overlap margin would grow the arena. */
+#define MCU_CONV2D_S8_DW_RING 64
+
+/** One block of pixel q (iy0, ix0: its window's first tap) from x, the ring and zrow; wd: the block's channels. */
+static void mcu_conv2d_s8_dw_ring_pixel(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *ring,
+                                        int32_t b, int32_t wd, int32_t q, int32_t image, int32_t iy0, int32_t ix0,
+                                        int32_t acc[4])
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c = g->c_in;
+    int32_t ky, kx, k;
+    const int8_t *w = p->w + b;
+    for (ky = 0; ky < g->k_h; ++ky) {
+        const int32_t iy = iy0 + ky * g->dil_h, row_in = iy >= 0 && iy < g->h_in;
+        for (kx = 0; kx < g->k_w; ++kx, w += c) {
+            const int32_t ix = ix0 + kx * g->dil_w, at = image + iy * g->w_in + ix;
+            const int8_t *xt = !row_in || ix < 0 || ix >= g->w_in ? p->zrow + b
+                               : at < q ? ring + (at % MCU_CONV2D_S8_DW_RING) * 4 : x + (size_t)at * c + b;
+            for (k = 0; k < wd; ++k) {
+                acc[k] += xt[k] * w[k];
+            }
+        }
+    }
+}
+
+/** The in-place variant (see above). */
+static void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const mcu_requant rq = p->rq;
+    const int32_t c = g->c_in, plain = mcu_requant_is_plain(&rq, c), plane = g->h_in * g->w_in;
+    int8_t ring[MCU_CONV2D_S8_DW_RING * 4];
+    int32_t b, n, oy, ox, k;
+    for (b = 0; b < c; b += 4) {
+        const int32_t wd = c - b < 4 ? c - b : 4;
+        for (n = 0; n < g->n; ++n) {
+            for (oy = 0; oy < g->h_out; ++oy) {
+                for (ox = 0; ox < g->w_out; ++ox) {
+                    const int32_t q = n * plane + oy * g->w_in + ox;
+                    const int8_t *xq = x + (size_t)q * c + b;
+                    int8_t *yq = y + (size_t)q * c + b;
+                    int32_t acc[4];
+                    for (k = 0; k < wd; ++k) {
+                        acc[k] = p->kbias[b + k];
+                    }
+                    mcu_conv2d_s8_dw_ring_pixel(p, x, ring, b, wd, q, n * plane, oy - g->pad_t, ox - g->pad_l, acc);
+                    memcpy(ring + (q % MCU_CONV2D_S8_DW_RING) * 4, xq, (size_t)wd);
+                    for (k = 0; k < wd; ++k) {
+                        yq[k] = mcu_conv2d_s8_requant(&rq, plain, acc[k], b + k);
+                    }
+                }
+            }
+        }
+    }
+}
+
 void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
@@ -209,6 +271,10 @@ void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
     const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];
     int32_t q = 0, n = 0, oy = 0, ox = 0, ky, kx, i;
+    if (p->path == MCU_CONV2D_S8_DEPTHWISE_RING) {
+        mcu_conv2d_s8_dw_ring(p, x, y);
+        return;
+    }
     for (ky = 0; ky < g->k_h; ++ky) {
         for (kx = 0; kx < g->k_w; ++kx) {
             rel[ky * g->k_w + kx] = (ky * g->dil_h * g->w_in + kx * g->dil_w) * c;
