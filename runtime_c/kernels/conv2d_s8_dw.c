@@ -75,53 +75,31 @@ static inline uint32_t mcu_conv2d_s8_dw_min8(uint32_t v, uint32_t hi)
 #endif
 }
 
-/** One tap of four channels for both pixels: px, pz the two windows' tap pointers, pw the weights' tap row, each
- * read at +ch and split into lanes (0, 2) and (1, 3) by SXTB16; a: pixel 0's four accumulators, b: pixel 1's. With
- * GCC one asm block that also does the loads, so its operands take 13 registers and the eight accumulators stay in
- * registers (gcc spills some of them otherwise). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, const int8_t *const *pz,
-                                                      const int8_t *const *pw, int32_t ch, int32_t acc[8])
+/** One tap of four channels of one pixel: the window's word at *px + ch split into lanes (0, 2) and (1, 3) by
+ * SXTB16 times the weights' lanes we, wo (SMLABB / SMLATT) into acc[0..3]. With GCC an asm block of few operands:
+ * in plain C gcc spills some of the pair's eight accumulators in the unrolled tap loop. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, int32_t ch, int32_t we, int32_t wo,
+                                                      int32_t acc[4])
 {
 #if defined(__GNUC__)
-    int32_t t, u, v, w;
-    __asm__("ldr %[t], %[pw]\n\t"
-            "ldr %[u], %[px]\n\t"
-            "ldr %[t], [%[t], %[ch]]\n\t"
+    int32_t u, v;
+    __asm__("ldr %[u], %[px]\n\t"
             "ldr %[u], [%[u], %[ch]]\n\t"
-            "sxtb16 %[w], %[t], ror #8\n\t"
-            "sxtb16 %[t], %[t]\n\t"
             "sxtb16 %[v], %[u]\n\t"
             "sxtb16 %[u], %[u], ror #8\n\t"
-            "smlabb %[a0], %[v], %[t], %[a0]\n\t"
-            "smlatt %[a2], %[v], %[t], %[a2]\n\t"
-            "ldr %[v], %[pz]\n\t"
-            "smlabb %[a1], %[u], %[w], %[a1]\n\t"
-            "smlatt %[a3], %[u], %[w], %[a3]\n\t"
-            "ldr %[v], [%[v], %[ch]]\n\t"
-            "sxtb16 %[u], %[v]\n\t"
-            "sxtb16 %[v], %[v], ror #8\n\t"
-            "smlabb %[b0], %[u], %[t], %[b0]\n\t"
-            "smlatt %[b2], %[u], %[t], %[b2]\n\t"
-            "smlabb %[b1], %[v], %[w], %[b1]\n\t"
-            "smlatt %[b3], %[v], %[w], %[b3]"
-            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [b0] "+r"(acc[4]),
-              [b1] "+r"(acc[5]), [b2] "+r"(acc[6]), [b3] "+r"(acc[7]), [t] "=&r"(t), [u] "=&r"(u), [v] "=&r"(v),
-              [w] "=&r"(w)
-            : [px] "m"(*px), [pz] "m"(*pz), [pw] "m"(*pw), [ch] "r"(ch)
+            "smlabb %[a0], %[v], %[we], %[a0]\n\t"
+            "smlatt %[a2], %[v], %[we], %[a2]\n\t"
+            "smlabb %[a1], %[u], %[wo], %[a1]\n\t"
+            "smlatt %[a3], %[u], %[wo], %[a3]"
+            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [u] "=&r"(u), [v] "=&r"(v)
+            : [px] "m"(*px), [ch] "r"(ch), [we] "r"(we), [wo] "r"(wo)
             : "memory");
 #else
-    const int32_t xv = mcu_conv2d_s8_load4(*px + ch), zv = mcu_conv2d_s8_load4(*pz + ch);
-    const int32_t wv = mcu_conv2d_s8_load4(*pw + ch);
-    const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv), xe = __sxtb16(xv), xo = mcu_conv2d_s8_odd(xv);
-    const int32_t ze = __sxtb16(zv), zo = mcu_conv2d_s8_odd(zv);
+    const int32_t xv = mcu_conv2d_s8_load4(*px + ch), xe = __sxtb16(xv), xo = mcu_conv2d_s8_odd(xv);
     acc[0] = __smlabb(xe, we, acc[0]);
     acc[1] = __smlabb(xo, wo, acc[1]);
     acc[2] = __smlatt(xe, we, acc[2]);
     acc[3] = __smlatt(xo, wo, acc[3]);
-    acc[4] = __smlabb(ze, we, acc[4]);
-    acc[5] = __smlabb(zo, wo, acc[5]);
-    acc[6] = __smlatt(ze, we, acc[6]);
-    acc[7] = __smlatt(zo, wo, acc[7]);
 #endif
 }
 
@@ -176,8 +154,10 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
         acc[3] = acc[7] = p->kbias[ch + 3];
         MCU_CONV2D_S8_DW_UNROLL
         for (t = 0; t < taps; ++t) {
-            mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_X1 + t,
-                                 tab + MCU_CONV2D_S8_DW_W + t, ch, acc);
+            const int32_t wv = mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_W + t] + ch);
+            const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
+            mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X0 + t, ch, we, wo, acc);
+            mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X1 + t, ch, we, wo, acc + 4);
         }
         v = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
         memcpy(y0 + ch, &v, 4);
