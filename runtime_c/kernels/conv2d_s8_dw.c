@@ -169,6 +169,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
      * channel index serves every table entry */
     for (; ch < c; ++ch) {
         int32_t a = p->kbias[ch], b = a;
+        MCU_CONV2D_S8_DW_UNROLL
         for (t = 0; t < taps; ++t) {
             const int32_t w = tab[MCU_CONV2D_S8_DW_W + t][ch];
             a += tab[MCU_CONV2D_S8_DW_X0 + t][ch] * w;
