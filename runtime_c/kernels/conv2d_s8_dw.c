@@ -183,30 +183,38 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
 /* The in-place variant (MCU_CONV2D_S8_DEPTHWISE_RING; y at x, stride 1, output grid == input grid, n * H * W pixels
  * row-major): blocks of four channels (the last holds C % 4), one block over every pixel before the next, pixel q's
  * block written over its own input bytes. A window reads input pixels from q - L on (L = pad_t * W + pad_l, below
- * MCU_CONV2D_S8_DW_RING); those below q are already overwritten, so before writing pixel q the block's input bytes
- * of q go to a ring on the stack (slot q % MCU_CONV2D_S8_DW_RING) and every read of a pixel below q comes from there
+ * MCU_CONV2D_S8_DW_RING, a power of two); those below q are already overwritten, so before writing pixel q the
+ * block's input bytes of q go to a ring on the stack (slot q % MCU_CONV2D_S8_DW_RING) and every read of a pixel
+ * below q comes from there
  * (mcucomp/ops/_overlap.py depthwise_ring; y may also lie apart from x). Slower than the pixel-pair path; the planner takes it only where that
  * path's overlap margin would grow the arena. */
 #define MCU_CONV2D_S8_DW_RING 64
 
-/** One block of pixel q (iy0, ix0: its window's first tap) from x, the ring and zrow; wd: the block's channels. */
-static void mcu_conv2d_s8_dw_ring_pixel(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *ring,
-                                        int32_t b, int32_t wd, int32_t q, int32_t image, int32_t iy0, int32_t ix0,
-                                        int32_t acc[4])
+/** tab[t]: where tap t of pixel q's window (first tap at input (iy0, ix0) of the image starting at pixel `image`)
+ * finds block b: the ring slot for an input pixel below q, else x, or zrow in the padding. off[t]: tap t's input
+ * pixel minus q for a window inside the input (then no checks). */
+static void mcu_conv2d_s8_dw_ring_table(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *ring,
+                                        int32_t b, int32_t q, int32_t image, int32_t iy0, int32_t ix0,
+                                        const int32_t *off, const int8_t **tab)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t c = g->c_in;
-    int32_t ky, kx, k;
-    const int8_t *w = p->w + b;
+    const int32_t c = g->c_in, taps = g->k_h * g->k_w;
+    int32_t ky, kx, t;
+    if (iy0 >= 0 && ix0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in &&
+        ix0 + (g->k_w - 1) * g->dil_w < g->w_in) {
+        const int8_t *xq = x + (size_t)q * c + b;
+        for (t = 0; t < taps; ++t) {
+            const int32_t d = off[t];
+            tab[t] = d < 0 ? ring + ((q + d) & (MCU_CONV2D_S8_DW_RING - 1)) * 4 : xq + d * c;
+        }
+        return;
+    }
     for (ky = 0; ky < g->k_h; ++ky) {
         const int32_t iy = iy0 + ky * g->dil_h, row_in = iy >= 0 && iy < g->h_in;
-        for (kx = 0; kx < g->k_w; ++kx, w += c) {
+        for (kx = 0; kx < g->k_w; ++kx) {
             const int32_t ix = ix0 + kx * g->dil_w, at = image + iy * g->w_in + ix;
-            const int8_t *xt = !row_in || ix < 0 || ix >= g->w_in ? p->zrow + b
-                               : at < q ? ring + (at % MCU_CONV2D_S8_DW_RING) * 4 : x + (size_t)at * c + b;
-            for (k = 0; k < wd; ++k) {
-                acc[k] += xt[k] * w[k];
-            }
+            *tab++ = !row_in || ix < 0 || ix >= g->w_in ? p->zrow + b
+                     : at < q ? ring + (at & (MCU_CONV2D_S8_DW_RING - 1)) * 4 : x + (size_t)at * c + b;
         }
     }
 }
@@ -217,24 +225,58 @@ static void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_params *p, const int8_t *x
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
     const int32_t c = g->c_in, plain = mcu_requant_is_plain(&rq, c), plane = g->h_in * g->w_in;
+    const int32_t taps = g->k_h * g->k_w;
+    const int8_t *tab[MCU_CONV2D_S8_DW_TAPS];
     int8_t ring[MCU_CONV2D_S8_DW_RING * 4];
-    int32_t b, n, oy, ox, k;
+    int32_t off[MCU_CONV2D_S8_DW_TAPS], b, n, oy, ox, k, t;
+#if defined(__ARM_FEATURE_DSP)
+    const int32_t step = rq.per_channel ? 1 : 0;
+    const uint32_t lims[2] = {(uint32_t)(uint8_t)rq.qmin * 0x01010101u, (uint32_t)(uint8_t)rq.qmax * 0x01010101u};
+#endif
+    for (t = 0; t < taps; ++t) {
+        off[t] = (t / g->k_w * g->dil_h - g->pad_t) * g->w_in + t % g->k_w * g->dil_w - g->pad_l;
+    }
     for (b = 0; b < c; b += 4) {
         const int32_t wd = c - b < 4 ? c - b : 4;
         for (n = 0; n < g->n; ++n) {
             for (oy = 0; oy < g->h_out; ++oy) {
                 for (ox = 0; ox < g->w_out; ++ox) {
                     const int32_t q = n * plane + oy * g->w_in + ox;
-                    const int8_t *xq = x + (size_t)q * c + b;
-                    int8_t *yq = y + (size_t)q * c + b;
+                    const int8_t *w = p->w + b;
+                    int8_t *slot = ring + (q & (MCU_CONV2D_S8_DW_RING - 1)) * 4;
                     int32_t acc[4];
+                    mcu_conv2d_s8_dw_ring_table(p, x, ring, b, q, n * plane, oy - g->pad_t, ox - g->pad_l, off,
+                                                tab);
+#if defined(__ARM_FEATURE_DSP)
+                    if (wd == 4) { /* its own accumulators: constant indices keep them in registers */
+                        int32_t a4[4];
+                        uint32_t v;
+                        a4[0] = p->kbias[b];
+                        a4[1] = p->kbias[b + 1];
+                        a4[2] = p->kbias[b + 2];
+                        a4[3] = p->kbias[b + 3];
+                        for (t = 0; t < taps; ++t, w += c) {
+                            const int32_t wv = mcu_conv2d_s8_load4(w);
+                            mcu_conv2d_s8_dw_tap(tab + t, 0, __sxtb16(wv), mcu_conv2d_s8_odd(wv), a4);
+                        }
+                        memcpy(slot, x + (size_t)q * c + b, 4);
+                        v = mcu_conv2d_s8_dw_pack(&rq, plain, b, rq.scale + b * step, step, lims, a4[0], a4[1], a4[2],
+                                                  a4[3]);
+                        memcpy(y + (size_t)q * c + b, &v, 4);
+                        continue;
+                    }
+#endif
                     for (k = 0; k < wd; ++k) {
                         acc[k] = p->kbias[b + k];
                     }
-                    mcu_conv2d_s8_dw_ring_pixel(p, x, ring, b, wd, q, n * plane, oy - g->pad_t, ox - g->pad_l, acc);
-                    memcpy(ring + (q % MCU_CONV2D_S8_DW_RING) * 4, xq, (size_t)wd);
+                    for (t = 0; t < taps; ++t, w += c) {
+                        for (k = 0; k < wd; ++k) {
+                            acc[k] += tab[t][k] * w[k];
+                        }
+                    }
+                    memcpy(slot, x + (size_t)q * c + b, (size_t)wd);
                     for (k = 0; k < wd; ++k) {
-                        yq[k] = mcu_conv2d_s8_requant(&rq, plain, acc[k], b + k);
+                        y[(size_t)q * c + b + k] = mcu_conv2d_s8_requant(&rq, plain, acc[k], b + k);
                     }
                 }
             }
