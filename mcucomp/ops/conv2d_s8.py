@@ -148,12 +148,15 @@ def depthwise_terms(geom: dict, win) -> dict[str, int]:
 
 
 def ring_terms(geom: dict, win) -> dict[str, int]:
-    """The in-place depthwise loops: per four-channel block and pixel every tap checked (inside or padding, ring
-    or input), one MAC per channel of the block per tap, the block's input bytes copied to the ring."""
+    """The in-place depthwise loops (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): per four-channel block and pixel a tap
+    table (one entry a tap; checked at the border) and the ring copy; over every tap, the full blocks four channels
+    at a time (DSP; elsewhere one by one) and the C % 4 left one by one."""
     c, pixels = geom["c_out"], geom["n"] * win.pixels
     blocks = -(-c // 4)
-    return {"block_pixels": blocks * pixels, "block_taps": blocks * pixels * win.taps,
-            "channel_taps": c * pixels * win.taps}
+    border = pixels - geom["n"] * win.inside_pixels
+    return {"block_pixels": blocks * pixels, "table_taps": blocks * pixels * win.taps,
+            "border_table_taps": blocks * border * win.taps, "quad_taps": (c // 4) * pixels * win.taps,
+            "tail_taps": (c % 4) * pixels * win.taps}
 
 
 class Conv2dS8(KernelOp):

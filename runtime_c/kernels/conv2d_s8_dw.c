@@ -147,7 +147,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
     for (; ch + 4 <= c; ch += 4) {
         int32_t acc[8];
-        uint32_t v;
+        uint32_t v0, v1;
         acc[0] = acc[4] = p->kbias[ch];
         acc[1] = acc[5] = p->kbias[ch + 1];
         acc[2] = acc[6] = p->kbias[ch + 2];
@@ -159,10 +159,11 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
             mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X0 + t, ch, we, wo, acc);
             mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X1 + t, ch, we, wo, acc + 4);
         }
-        v = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
-        memcpy(y0 + ch, &v, 4);
-        v = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[4], acc[5], acc[6], acc[7]);
-        memcpy(y1 + ch, &v, 4);
+        /* both words before either store: the scale loads are shared (a store could alias them) */
+        v0 = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
+        v1 = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[4], acc[5], acc[6], acc[7]);
+        memcpy(y0 + ch, &v0, 4);
+        memcpy(y1 + ch, &v1, 4);
     }
 #endif
     /* ARMv6-M (and the C % 4 left on DSP cores): one channel of both pixels; LDRSB takes a register offset, so the
