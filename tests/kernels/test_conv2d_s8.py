@@ -44,6 +44,8 @@ CASES = [
     ConvCase((1, 10, 7, 6), 10, (3, 3), pads=[1, 1, 1, 1], group=10),  # depthwise 3x3: 4 + 4 + 2 channels
     ConvCase((1, 7, 8, 9), 7, (2, 3), strides=[1, 2], pads=[0, 1, 1, 1], group=7),  # depthwise, not 3x3
     ConvCase((1, 16, 6, 6), 8, (1, 1), strides=[2, 2]),  # pointwise, strided
+    # depthwise 3x3 above DW_DEFER channels (pixels one by one), c % 4 == 2; stride 2: never the ring variant
+    ConvCase((1, 262, 5, 4), 262, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=262),
 ]
 
 #: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
