@@ -16,6 +16,7 @@
 #define MCU_CONV2D_S8_DW_TAPS 25
 #define MCU_CONV2D_S8_DW_DEFER 256
 
+/* The tap loops unrolled where the tap count is the constant 9 (3x3), so the tables are read at fixed offsets. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define MCU_CONV2D_S8_DW_UNROLL _Pragma("GCC unroll 9")
 #else
