@@ -49,6 +49,17 @@ static void mcu_conv2d_s8_dw_table(const mcu_conv2d_s8_params *p, const int8_t *
 }
 
 #if defined(__ARM_FEATURE_DSP)
+/** acc[c] += x[c] * w[c] for four channels: x split into lanes (0, 2) and (1, 3) by SXTB16, the weights' lanes we, wo
+ * (SMLABB / SMLATT). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_mac4(int32_t x, int32_t we, int32_t wo, int32_t acc[4])
+{
+    const int32_t xe = __sxtb16(x), xo = mcu_conv2d_s8_odd(x);
+    acc[0] = __smlabb(xe, we, acc[0]);
+    acc[1] = __smlabb(xo, wo, acc[1]);
+    acc[2] = __smlatt(xe, we, acc[2]);
+    acc[3] = __smlatt(xo, wo, acc[3]);
+}
+
 /** Bytewise signed max(v, lo): SSUB8 sets a GE flag per byte where v >= lo, SEL picks by them (inline asm with GCC,
  * which could otherwise drop or move the SSUB8 whose result is unused). */
 static inline uint32_t mcu_conv2d_s8_dw_max8(uint32_t v, uint32_t lo)
@@ -96,11 +107,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, i
             : [px] "m"(*px), [ch] "r"(ch), [we] "r"(we), [wo] "r"(wo)
             : "memory");
 #else
-    const int32_t xv = mcu_conv2d_s8_load4(*px + ch), xe = __sxtb16(xv), xo = mcu_conv2d_s8_odd(xv);
-    acc[0] = __smlabb(xe, we, acc[0]);
-    acc[1] = __smlabb(xo, wo, acc[1]);
-    acc[2] = __smlatt(xe, we, acc[2]);
-    acc[3] = __smlatt(xo, wo, acc[3]);
+    mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(*px + ch), we, wo, acc);
 #endif
 }
 
@@ -186,37 +193,27 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
  * row-major): blocks of four channels (the last holds C % 4), one block over every pixel before the next, pixel q's
  * block written over its own input bytes. A window reads input pixels from q - L on (L = pad_t * W + pad_l, below
  * MCU_CONV2D_S8_DW_RING, a power of two); those below q are already overwritten, so before writing pixel q the
- * block's input bytes of q go to a ring on the stack (slot q % MCU_CONV2D_S8_DW_RING) and every read of a pixel
- * below q comes from there
- * (mcucomp/ops/_overlap.py depthwise_ring; y may also lie apart from x). Slower than the pixel-pair path; the planner takes it only where that
- * path's overlap margin would grow the arena. */
+ * block's input bytes of q go to a ring on the stack (slots q % MCU_CONV2D_S8_DW_RING and that plus
+ * MCU_CONV2D_S8_DW_RING: the second copy keeps the window's ring taps at fixed offsets from the upper slot of q)
+ * and every read of a pixel below q comes from there (mcucomp/ops/_overlap.py depthwise_ring; y may also lie apart
+ * from x). Slower than the pixel-pair path; the planner takes it only where that path's overlap margin would grow
+ * the arena. */
 #define MCU_CONV2D_S8_DW_RING 64
 
 /** tab[t]: where tap t of pixel q's window (first tap at input (iy0, ix0) of the image starting at pixel `image`)
- * finds block b: the ring slot for an input pixel below q, else x, or zrow in the padding. off[t]: tap t's input
- * pixel minus q for a window inside the input (then no checks). */
+ * finds block b: the ring slot for an input pixel below q, else x, or zrow in the padding. */
 static void mcu_conv2d_s8_dw_ring_table(const mcu_conv2d_s8_params *p, const int8_t *x, const int8_t *ring,
                                         int32_t b, int32_t q, int32_t image, int32_t iy0, int32_t ix0,
-                                        const int32_t *off, const int8_t **tab)
+                                        const int8_t **tab)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t c = g->c_in, taps = g->k_h * g->k_w;
-    int32_t ky, kx, t;
-    if (iy0 >= 0 && ix0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in &&
-        ix0 + (g->k_w - 1) * g->dil_w < g->w_in) {
-        const int8_t *xq = x + (size_t)q * c + b;
-        for (t = 0; t < taps; ++t) {
-            const int32_t d = off[t];
-            tab[t] = d < 0 ? ring + ((q + d) & (MCU_CONV2D_S8_DW_RING - 1)) * 4 : xq + d * c;
-        }
-        return;
-    }
+    int32_t ky, kx;
     for (ky = 0; ky < g->k_h; ++ky) {
         const int32_t iy = iy0 + ky * g->dil_h, row_in = iy >= 0 && iy < g->h_in;
         for (kx = 0; kx < g->k_w; ++kx) {
             const int32_t ix = ix0 + kx * g->dil_w, at = image + iy * g->w_in + ix;
             *tab++ = !row_in || ix < 0 || ix >= g->w_in ? p->zrow + b
-                     : at < q ? ring + (at & (MCU_CONV2D_S8_DW_RING - 1)) * 4 : x + (size_t)at * c + b;
+                     : at < q ? ring + (at & (MCU_CONV2D_S8_DW_RING - 1)) * 4 : x + (size_t)at * g->c_in + b;
         }
     }
 }
@@ -229,45 +226,62 @@ static void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_params *p, const int8_t *x
     const int32_t c = g->c_in, plain = mcu_requant_is_plain(&rq, c), plane = g->h_in * g->w_in;
     const int32_t taps = g->k_h * g->k_w;
     const int8_t *tab[MCU_CONV2D_S8_DW_TAPS];
-    int8_t ring[MCU_CONV2D_S8_DW_RING * 4];
-    int32_t off[MCU_CONV2D_S8_DW_TAPS], b, n, oy, ox, k, t;
+    int8_t ring[2 * MCU_CONV2D_S8_DW_RING * 4];
+    int32_t b, n, oy, ox, k, t;
 #if defined(__ARM_FEATURE_DSP)
-    const int32_t step = rq.per_channel ? 1 : 0;
+    const int32_t step = rq.per_channel ? 1 : 0, last_row = (g->k_h - 1) * g->dil_h, last_col = (g->k_w - 1) * g->dil_w;
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq.qmin * 0x01010101u, (uint32_t)(uint8_t)rq.qmax * 0x01010101u};
-#endif
+    int32_t rel[MCU_CONV2D_S8_DW_TAPS], ring_taps = 0, acc4[4];
+    /* a window inside the input: tap t reads input pixel q + d(t), d rising with t; the taps below q (a prefix)
+     * come from the ring, 4 bytes a pixel, the others from x, c bytes a pixel */
     for (t = 0; t < taps; ++t) {
-        off[t] = (t / g->k_w * g->dil_h - g->pad_t) * g->w_in + t % g->k_w * g->dil_w - g->pad_l;
+        const int32_t d = (t / g->k_w * g->dil_h - g->pad_t) * g->w_in + t % g->k_w * g->dil_w - g->pad_l;
+        ring_taps += d < 0;
+        rel[t] = d < 0 ? d * 4 : d * c;
     }
+#endif
     for (b = 0; b < c; b += 4) {
         const int32_t wd = c - b < 4 ? c - b : 4;
         for (n = 0; n < g->n; ++n) {
             for (oy = 0; oy < g->h_out; ++oy) {
                 for (ox = 0; ox < g->w_out; ++ox) {
                     const int32_t q = n * plane + oy * g->w_in + ox;
-                    const int8_t *w = p->w + b;
+                    const int8_t *w = p->w + b, *xq = x + (size_t)q * c + b;
                     int8_t *slot = ring + (q & (MCU_CONV2D_S8_DW_RING - 1)) * 4;
+                    const int32_t iy0 = oy - g->pad_t, ix0 = ox - g->pad_l;
                     int32_t acc[4];
-                    mcu_conv2d_s8_dw_ring_table(p, x, ring, b, q, n * plane, oy - g->pad_t, ox - g->pad_l, off,
-                                                tab);
 #if defined(__ARM_FEATURE_DSP)
                     if (wd == 4) { /* its own accumulators: constant indices keep them in registers */
-                        int32_t a4[4];
+                        const int8_t *ringq = slot + MCU_CONV2D_S8_DW_RING * 4;
                         uint32_t v;
-                        a4[0] = p->kbias[b];
-                        a4[1] = p->kbias[b + 1];
-                        a4[2] = p->kbias[b + 2];
-                        a4[3] = p->kbias[b + 3];
-                        for (t = 0; t < taps; ++t, w += c) {
-                            const int32_t wv = mcu_conv2d_s8_load4(w);
-                            mcu_conv2d_s8_dw_tap(tab + t, 0, __sxtb16(wv), mcu_conv2d_s8_odd(wv), a4);
+                        acc4[0] = p->kbias[b];
+                        acc4[1] = p->kbias[b + 1];
+                        acc4[2] = p->kbias[b + 2];
+                        acc4[3] = p->kbias[b + 3];
+                        if (iy0 >= 0 && ix0 >= 0 && iy0 + last_row < g->h_in && ix0 + last_col < g->w_in) {
+                            /* inside: the ring taps (a prefix) at fixed offsets from ringq, the others from xq */
+                            for (t = 0; t < taps; ++t, w += c) {
+                                const int32_t wv = mcu_conv2d_s8_load4(w);
+                                const int32_t xv = mcu_conv2d_s8_load4((t < ring_taps ? ringq : xq) + rel[t]);
+                                mcu_conv2d_s8_dw_mac4(xv, __sxtb16(wv), mcu_conv2d_s8_odd(wv), acc4);
+                            }
+                        } else {
+                            mcu_conv2d_s8_dw_ring_table(p, x, ring, b, q, n * plane, iy0, ix0, tab);
+                            for (t = 0; t < taps; ++t, w += c) {
+                                const int32_t wv = mcu_conv2d_s8_load4(w);
+                                mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(tab[t]), __sxtb16(wv),
+                                                      mcu_conv2d_s8_odd(wv), acc4);
+                            }
                         }
-                        memcpy(slot, x + (size_t)q * c + b, 4);
-                        v = mcu_conv2d_s8_dw_pack(&rq, plain, b, rq.scale + b * step, step, lims, a4[0], a4[1], a4[2],
-                                                  a4[3]);
+                        memcpy(slot, xq, 4);
+                        memcpy(slot + MCU_CONV2D_S8_DW_RING * 4, xq, 4);
+                        v = mcu_conv2d_s8_dw_pack(&rq, plain, b, rq.scale + b * step, step, lims, acc4[0], acc4[1],
+                                                  acc4[2], acc4[3]);
                         memcpy(y + (size_t)q * c + b, &v, 4);
                         continue;
                     }
 #endif
+                    mcu_conv2d_s8_dw_ring_table(p, x, ring, b, q, n * plane, iy0, ix0, tab);
                     for (k = 0; k < wd; ++k) {
                         acc[k] = p->kbias[b + k];
                     }
@@ -276,7 +290,8 @@ static void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_params *p, const int8_t *x
                             acc[k] += tab[t][k] * w[k];
                         }
                     }
-                    memcpy(slot, x + (size_t)q * c + b, (size_t)wd);
+                    memcpy(slot, xq, (size_t)wd);
+                    memcpy(slot + MCU_CONV2D_S8_DW_RING * 4, xq, (size_t)wd);
                     for (k = 0; k < wd; ++k) {
                         y[(size_t)q * c + b + k] = mcu_conv2d_s8_requant(&rq, plain, acc[k], b + k);
                     }
