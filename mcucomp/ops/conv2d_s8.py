@@ -148,14 +148,15 @@ def depthwise_terms(geom: dict, win) -> dict[str, int]:
 
 
 def ring_terms(geom: dict, win) -> dict[str, int]:
-    """The in-place depthwise loops (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): per four-channel block and pixel a tap
-    table (one entry a tap; checked at the border) and the ring copy; over every tap, the full blocks four channels
-    at a time (DSP; elsewhere one by one) and the C % 4 left one by one."""
+    """The in-place depthwise loops (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): per four-channel block and pixel the ring
+    copy and the requantization; a tap table (checked taps) for border windows and the C % 4 left (elsewhere: every
+    window); over every tap the full blocks four channels at a time (DSP; elsewhere one by one, from the table) and
+    the C % 4 left one by one."""
     c, pixels = geom["c_out"], geom["n"] * win.pixels
     blocks = -(-c // 4)
     border = pixels - geom["n"] * win.inside_pixels
-    return {"block_pixels": blocks * pixels, "table_taps": blocks * pixels * win.taps,
-            "border_table_taps": blocks * border * win.taps, "quad_taps": (c // 4) * pixels * win.taps,
+    return {"block_pixels": blocks * pixels, "border_table_taps": blocks * border * win.taps,
+            "tail_table_taps": (c % 4 > 0) * (pixels - border) * win.taps, "quad_taps": (c // 4) * pixels * win.taps,
             "tail_taps": (c % 4) * pixels * win.taps}
 
 
