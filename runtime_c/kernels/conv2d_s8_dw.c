@@ -141,7 +141,7 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
 #define MCU_CONV2D_S8_DW_X1 MCU_CONV2D_S8_DW_TAPS
 #define MCU_CONV2D_S8_DW_W (2 * MCU_CONV2D_S8_DW_TAPS)
 
-/** Every channel of both pixels of a pair (a lone pixel: both tables its own), taps: a constant 9 gets the tap loop
+/** Every channel of both pixels of a pair, taps: a constant 9 gets the tap loop
  * unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
  * multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the channel. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
@@ -186,6 +186,43 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
         }
         y0[ch] = mcu_conv2d_s8_requant(rq, plain, a, ch);
         y1[ch] = mcu_conv2d_s8_requant(rq, plain, b, ch);
+    }
+}
+
+/** One pixel alone (an odd last one, or every pixel above MCU_CONV2D_S8_DW_DEFER channels), every channel: the
+ * pair's loops for pixel 0 only. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
+                                                      int32_t plain, const int8_t *const *tab, int32_t taps,
+                                                      int8_t *y0)
+{
+    const int32_t c = p->g.c_in;
+    int32_t ch = 0, t;
+#if defined(__ARM_FEATURE_DSP)
+    const int32_t step = rq->per_channel ? 1 : 0;
+    const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
+    for (; ch + 4 <= c; ch += 4) {
+        int32_t acc[4];
+        uint32_t v;
+        acc[0] = p->kbias[ch];
+        acc[1] = p->kbias[ch + 1];
+        acc[2] = p->kbias[ch + 2];
+        acc[3] = p->kbias[ch + 3];
+        MCU_CONV2D_S8_DW_UNROLL
+        for (t = 0; t < taps; ++t) {
+            const int32_t wv = mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_W + t] + ch);
+            mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X0 + t, ch, __sxtb16(wv), mcu_conv2d_s8_odd(wv), acc);
+        }
+        v = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
+        memcpy(y0 + ch, &v, 4);
+    }
+#endif
+    for (; ch < c; ++ch) {
+        int32_t a = p->kbias[ch];
+        MCU_CONV2D_S8_DW_UNROLL
+        for (t = 0; t < taps; ++t) {
+            a += tab[MCU_CONV2D_S8_DW_X0 + t][ch] * tab[MCU_CONV2D_S8_DW_W + t][ch];
+        }
+        y0[ch] = mcu_conv2d_s8_requant(rq, plain, a, ch);
     }
 }
 
@@ -324,10 +361,10 @@ void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
     while (q < pixels) {
         const int32_t two = paired && q + 1 < pixels;
         int8_t *y0 = y + (size_t)q * c;
-        for (i = 0; i < 2; ++i) { /* the pixels' tables (a lone pixel's twice); (n, oy, ox) steps to the next */
+        for (i = 0; i <= two; ++i) { /* the pixels' tables; (n, oy, ox) steps to the next pixel */
             mcu_conv2d_s8_dw_table(p, x + n * image, oy * g->stride_h - g->pad_t, ox * g->stride_w - g->pad_l, rel,
                                    tab + i * MCU_CONV2D_S8_DW_TAPS);
-            if (i < two && ++ox == g->w_out) {
+            if (++ox == g->w_out) {
                 ox = 0;
                 if (++oy == g->h_out) {
                     oy = 0;
@@ -335,21 +372,18 @@ void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
                 }
             }
         }
-        if (taps == 9) {
-            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, two ? (int8_t *)defer : y0);
+        if (two && taps == 9) {
+            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, (int8_t *)defer);
+        } else if (two) {
+            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer);
+        } else if (taps == 9) {
+            mcu_conv2d_s8_dw_one(p, &rq, plain, tab, 9, y0);
         } else {
-            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, two ? (int8_t *)defer : y0);
+            mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
         }
         if (two) {
             memcpy(y0 + c, defer, (size_t)c);
         }
         q += 1 + two;
-        if (++ox == g->w_out) { /* the next pair's first pixel */
-            ox = 0;
-            if (++oy == g->h_out) {
-                oy = 0;
-                ++n;
-            }
-        }
     }
 }
