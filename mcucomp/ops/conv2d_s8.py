@@ -136,15 +136,17 @@ def im2col_gather_rows(geom: dict) -> dict[str, int]:
 
 def depthwise_terms(geom: dict, win) -> dict[str, int]:
     """The depthwise loops (conv2d_s8_dw.c): per pixel a tap table (one add a tap inside the input, checked taps at
-    the border); per pixel pair (or lone pixel) run, the four-channel quads (DSP) and the C % 4 left (elsewhere:
-    every channel) over every tap, and the second pixel's C bytes copied from the stack."""
+    the border); per pixel pair the four-channel quads (DSP) and the C % 4 left (elsewhere: every channel) over every
+    tap for both pixels, and the second pixel's C bytes copied from the stack; the same loops for one pixel alone
+    (an odd last one, or every pixel above DW_DEFER channels)."""
     c, pixels = geom["c_out"], geom["n"] * win.pixels
     pairs = pixels // 2 if c <= DW_DEFER else 0
-    runs = pixels - pairs
+    lone = pixels - 2 * pairs
     return {"pixels": pixels, "tables_inside": geom["n"] * win.inside_pixels,
-            "tables_border_taps": (pixels - geom["n"] * win.inside_pixels) * win.taps, "runs": runs,
-            "quads": runs * (c // 4), "quad_taps": runs * (c // 4) * win.taps, "tails": runs * (c % 4),
-            "tail_taps": runs * (c % 4) * win.taps, "deferred": pairs * c}
+            "tables_border_taps": (pixels - geom["n"] * win.inside_pixels) * win.taps, "pairs": pairs,
+            "pair_quad_taps": pairs * (c // 4) * win.taps, "pair_tail_taps": pairs * (c % 4) * win.taps,
+            "deferred": pairs * c, "lone": lone, "lone_quad_taps": lone * (c // 4) * win.taps,
+            "lone_tail_taps": lone * (c % 4) * win.taps}
 
 
 def ring_terms(geom: dict, win) -> dict[str, int]:
