@@ -121,6 +121,37 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
 {
     if (plain) {
         const int32_t zp = rq->zp;
+#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__)
+        /* the same conversions, multiplies and VCVTR as mcu_round_even_sat's, with two values per core<->FPU
+         * transfer (VMOV of a register pair) */
+        const float s0 = sc[0], s1 = sc[step], s2 = sc[2 * step], s3 = sc[3 * step];
+        __asm__("vmov s0, s1, %[a0], %[a1]\n\t"
+                "vmov s2, s3, %[a2], %[a3]\n\t"
+                "vcvt.f32.s32 s0, s0\n\t"
+                "vcvt.f32.s32 s1, s1\n\t"
+                "vcvt.f32.s32 s2, s2\n\t"
+                "vcvt.f32.s32 s3, s3\n\t"
+                "vmul.f32 s0, s0, %[s0]\n\t"
+                "vmul.f32 s1, s1, %[s1]\n\t"
+                "vmul.f32 s2, s2, %[s2]\n\t"
+                "vmul.f32 s3, s3, %[s3]\n\t"
+                "vcvtr.s32.f32 s0, s0\n\t"
+                "vcvtr.s32.f32 s1, s1\n\t"
+                "vcvtr.s32.f32 s2, s2\n\t"
+                "vcvtr.s32.f32 s3, s3\n\t"
+                "vmov %[a0], %[a1], s0, s1\n\t"
+                "vmov %[a2], %[a3], s2, s3"
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3)
+                : [s0] "t"(s0), [s1] "t"(s1), [s2] "t"(s2), [s3] "t"(s3)
+                : "s0", "s1", "s2", "s3");
+        {
+            const int32_t r0 = __ssat(__qadd(a0, zp), 8), r1 = __ssat(__qadd(a1, zp), 8);
+            const int32_t r2 = __ssat(__qadd(a2, zp), 8), r3 = __ssat(__qadd(a3, zp), 8);
+            const uint32_t v = __uxtb16(((uint32_t)r0 & 0xffffu) | (uint32_t)r2 << 16) |
+                               __uxtb16(((uint32_t)r1 & 0xffffu) | (uint32_t)r3 << 16) << 8;
+            return mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]);
+        }
+#else
         const int32_t r0 = __ssat(__qadd(mcu_round_even_sat((float)a0 * sc[0]), zp), 8);
         const int32_t r1 = __ssat(__qadd(mcu_round_even_sat((float)a1 * sc[step]), zp), 8);
         const int32_t r2 = __ssat(__qadd(mcu_round_even_sat((float)a2 * sc[2 * step]), zp), 8);
@@ -128,6 +159,7 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
         const uint32_t v = __uxtb16(((uint32_t)r0 & 0xffffu) | (uint32_t)r2 << 16) |
                            __uxtb16(((uint32_t)r1 & 0xffffu) | (uint32_t)r3 << 16) << 8;
         return mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]);
+#endif
     }
     return (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a0, ch) |
            (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a1, ch + 1) << 8 |
