@@ -111,6 +111,37 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, i
 #endif
 }
 
+/** The first pixel's tap together with the tap's weights: both table entries loaded before the two words (the
+ * loads pipeline), the weight word split into *we, *wo for the second pixel's mcu_conv2d_s8_dw_tap. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tapw(const int8_t *const *px, const int8_t *const *pw, int32_t ch,
+                                                       int32_t *we, int32_t *wo, int32_t acc[4])
+{
+#if defined(__GNUC__)
+    int32_t u, v;
+    __asm__("ldr %[e], %[pw]\n\t"
+            "ldr %[u], %[px]\n\t"
+            "ldr %[e], [%[e], %[ch]]\n\t"
+            "ldr %[u], [%[u], %[ch]]\n\t"
+            "sxtb16 %[o], %[e], ror #8\n\t"
+            "sxtb16 %[e], %[e]\n\t"
+            "sxtb16 %[v], %[u]\n\t"
+            "sxtb16 %[u], %[u], ror #8\n\t"
+            "smlabb %[a0], %[v], %[e], %[a0]\n\t"
+            "smlatt %[a2], %[v], %[e], %[a2]\n\t"
+            "smlabb %[a1], %[u], %[o], %[a1]\n\t"
+            "smlatt %[a3], %[u], %[o], %[a3]"
+            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [u] "=&r"(u), [v] "=&r"(v),
+              [e] "=&r"(*we), [o] "=&r"(*wo)
+            : [px] "m"(*px), [pw] "m"(*pw), [ch] "r"(ch)
+            : "memory");
+#else
+    const int32_t wv = mcu_conv2d_s8_load4(*pw + ch);
+    *we = __sxtb16(wv);
+    *wo = mcu_conv2d_s8_odd(wv);
+    mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(*px + ch), *we, *wo, acc);
+#endif
+}
+
 /** Four accumulators (channels ch .. ch + 3) requantized and packed little-endian into one word. Plain float mode
  * (sc: channel ch's scale, step 1 per channel or 0 per tensor): (float)acc * scale rounded half to even (VCVTR), zp
  * added saturating, SSAT to int8, then [qmin, qmax] four bytes at once (SSUB8 + SEL: both bounds are int8, so this
@@ -194,9 +225,8 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
         acc[3] = acc[7] = p->kbias[ch + 3];
         MCU_CONV2D_S8_DW_UNROLL
         for (t = 0; t < taps; ++t) {
-            const int32_t wv = mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_W + t] + ch);
-            const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
-            mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X0 + t, ch, we, wo, acc);
+            int32_t we, wo;
+            mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
             mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X1 + t, ch, we, wo, acc + 4);
         }
         /* both words before either store: the scale loads are shared (a store could alias them) */
@@ -241,8 +271,8 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params
         acc[3] = p->kbias[ch + 3];
         MCU_CONV2D_S8_DW_UNROLL
         for (t = 0; t < taps; ++t) {
-            const int32_t wv = mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_W + t] + ch);
-            mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X0 + t, ch, __sxtb16(wv), mcu_conv2d_s8_odd(wv), acc);
+            int32_t we, wo;
+            mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
         }
         v = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
         memcpy(y0 + ch, &v, 4);
