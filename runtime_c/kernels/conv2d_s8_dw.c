@@ -16,11 +16,26 @@
 #define MCU_CONV2D_S8_DW_TAPS 25
 #define MCU_CONV2D_S8_DW_DEFER 256
 
-/* The tap loops unrolled where the tap count is the constant 9 (3x3), so the tables are read at fixed offsets. */
+#if defined(__GNUC__)
+#define MCU_CONV2D_S8_DW_NOINLINE __attribute__((noinline))
+#else
+#define MCU_CONV2D_S8_DW_NOINLINE
+#endif
+
+/* The pair's tap loops are unrolled for 3x3 windows (nine taps, the tables read at fixed offsets); other windows
+ * and lone pixels take the rolled loops (less code). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define MCU_CONV2D_S8_DW_UNROLL _Pragma("GCC unroll 9")
 #else
 #define MCU_CONV2D_S8_DW_UNROLL
+#endif
+/* ARMv6-M: the one-channel loops are the main loops, unrolled by nine for any tap count (gcc then walks the tables
+ * with LDM, which schedules better than the fixed offsets of a fully unrolled 3x3); on DSP cores they only run the
+ * C % 4 left. */
+#if defined(__ARM_FEATURE_DSP)
+#define MCU_CONV2D_S8_DW_UNROLL_SCALAR
+#else
+#define MCU_CONV2D_S8_DW_UNROLL_SCALAR MCU_CONV2D_S8_DW_UNROLL
 #endif
 
 /** tab[t]: tap t's channel 0 in the window starting at input (iy0, ix0) of image xi (kernel-row-major), or p->zrow
@@ -204,8 +219,18 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
 #define MCU_CONV2D_S8_DW_X1 MCU_CONV2D_S8_DW_TAPS
 #define MCU_CONV2D_S8_DW_W (2 * MCU_CONV2D_S8_DW_TAPS)
 
-/** Every channel of both pixels of a pair, taps: a constant 9 gets the tap loop
- * unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
+#if defined(__ARM_FEATURE_DSP)
+/** Channels ch .. ch + 3 of tap t for both pixels: acc[0..3] pixel 0, acc[4..7] pixel 1. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *tab, int32_t t, int32_t ch,
+                                                           int32_t acc[8])
+{
+    int32_t we, wo;
+    mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
+    mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X1 + t, ch, we, wo, acc + 4);
+}
+#endif
+
+/** Every channel of both pixels of a pair, the 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
  * multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the channel. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
                                                        int32_t plain, const int8_t *const *tab, int32_t taps,
@@ -223,11 +248,15 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
         acc[1] = acc[5] = p->kbias[ch + 1];
         acc[2] = acc[6] = p->kbias[ch + 2];
         acc[3] = acc[7] = p->kbias[ch + 3];
-        MCU_CONV2D_S8_DW_UNROLL
-        for (t = 0; t < taps; ++t) {
-            int32_t we, wo;
-            mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
-            mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X1 + t, ch, we, wo, acc + 4);
+        if (taps == 9) {
+            MCU_CONV2D_S8_DW_UNROLL
+            for (t = 0; t < 9; ++t) {
+                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc);
+            }
+        } else {
+            for (t = 0; t < taps; ++t) {
+                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc);
+            }
         }
         /* both words before either store: the scale loads are shared (a store could alias them) */
         v0 = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
@@ -240,7 +269,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
      * channel index serves every table entry */
     for (; ch < c; ++ch) {
         int32_t a = p->kbias[ch], b = a;
-        MCU_CONV2D_S8_DW_UNROLL
+        MCU_CONV2D_S8_DW_UNROLL_SCALAR
         for (t = 0; t < taps; ++t) {
             const int32_t w = tab[MCU_CONV2D_S8_DW_W + t][ch];
             a += tab[MCU_CONV2D_S8_DW_X0 + t][ch] * w;
@@ -269,7 +298,6 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params
         acc[1] = p->kbias[ch + 1];
         acc[2] = p->kbias[ch + 2];
         acc[3] = p->kbias[ch + 3];
-        MCU_CONV2D_S8_DW_UNROLL
         for (t = 0; t < taps; ++t) {
             int32_t we, wo;
             mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
@@ -280,7 +308,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params
 #endif
     for (; ch < c; ++ch) {
         int32_t a = p->kbias[ch];
-        MCU_CONV2D_S8_DW_UNROLL
+        MCU_CONV2D_S8_DW_UNROLL_SCALAR
         for (t = 0; t < taps; ++t) {
             a += tab[MCU_CONV2D_S8_DW_X0 + t][ch] * tab[MCU_CONV2D_S8_DW_W + t][ch];
         }
@@ -318,7 +346,7 @@ static void mcu_conv2d_s8_dw_ring_table(const mcu_conv2d_s8_params *p, const int
 }
 
 /** The in-place variant (see above). */
-static void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
@@ -400,7 +428,9 @@ static void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_params *p, const int8_t *x
     }
 }
 
-void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+/** The pixel-pair path (see the top of the file). */
+static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8_params *p, const int8_t *x,
+                                                             int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores could alias p, which stops hoisting */
@@ -410,10 +440,6 @@ void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
     const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];
     int32_t q = 0, n = 0, oy = 0, ox = 0, ky, kx, i;
-    if (p->path == MCU_CONV2D_S8_DEPTHWISE_RING) {
-        mcu_conv2d_s8_dw_ring(p, x, y);
-        return;
-    }
     for (ky = 0; ky < g->k_h; ++ky) {
         for (kx = 0; kx < g->k_w; ++kx) {
             rel[ky * g->k_w + kx] = (ky * g->dil_h * g->w_in + kx * g->dil_w) * c;
@@ -434,12 +460,8 @@ void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
                 }
             }
         }
-        if (two && taps == 9) {
-            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, (int8_t *)defer);
-        } else if (two) {
+        if (two) {
             mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer);
-        } else if (taps == 9) {
-            mcu_conv2d_s8_dw_one(p, &rq, plain, tab, 9, y0);
         } else {
             mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
         }
@@ -447,5 +469,15 @@ void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
             memcpy(y0 + c, defer, (size_t)c);
         }
         q += 1 + two;
+    }
+}
+
+void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    /* two out-of-line paths: the stack holds the ring or the pair tables, never both */
+    if (p->path == MCU_CONV2D_S8_DEPTHWISE_RING) {
+        mcu_conv2d_s8_dw_ring(p, x, y);
+    } else {
+        mcu_conv2d_s8_dw_pairs(p, x, y);
     }
 }
