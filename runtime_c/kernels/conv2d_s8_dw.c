@@ -29,12 +29,14 @@
 #else
 #define MCU_CONV2D_S8_DW_UNROLL
 #endif
-/* ARMv6-M: the one-channel loops are the main loops, unrolled by nine for any tap count (gcc then walks the tables
- * with LDM, which schedules better than the fixed offsets of a fully unrolled 3x3); on DSP cores they only run the
+/* ARMv6-M: the one-channel loops are the main loops, unrolled (the pair called with a constant 9 for 3x3 windows)
+ * on DSP cores they only run the
  * C % 4 left. */
 #if defined(__ARM_FEATURE_DSP)
+#define MCU_CONV2D_S8_DW_DSP 1
 #define MCU_CONV2D_S8_DW_UNROLL_SCALAR
 #else
+#define MCU_CONV2D_S8_DW_DSP 0
 #define MCU_CONV2D_S8_DW_UNROLL_SCALAR MCU_CONV2D_S8_DW_UNROLL
 #endif
 
@@ -460,7 +462,9 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
                 }
             }
         }
-        if (two) {
+        if (two && !MCU_CONV2D_S8_DW_DSP && taps == 9) { /* ARMv6-M: the 3x3 instance unrolled */
+            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, (int8_t *)defer);
+        } else if (two) {
             mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer);
         } else {
             mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
