@@ -29,9 +29,8 @@
 #else
 #define MCU_CONV2D_S8_DW_UNROLL
 #endif
-/* ARMv6-M: the one-channel loops are the main loops, unrolled (the pair called with a constant 9 for 3x3 windows)
- * on DSP cores they only run the
- * C % 4 left. */
+/* ARMv6-M: the one-channel loops are the main loops, unrolled (the pair called with a constant 9 for 3x3 windows);
+ * on DSP cores they only run the C % 4 left. */
 #if defined(__ARM_FEATURE_DSP)
 #define MCU_CONV2D_S8_DW_DSP 1
 #define MCU_CONV2D_S8_DW_UNROLL_SCALAR
