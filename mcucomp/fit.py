@@ -37,8 +37,11 @@ def _kernel_entries(report: dict, core: dict) -> tuple[dict, list[str]]:
     prefix = report["name"] + "_"
     model_files = {f"{report['name']}.c", f"{report['name']}_weights.c"}
     used = sorted(f[len(prefix):-2] for f in report.get("files", []) if f.endswith(".c") and f not in model_files)
-    if not used:
-        used = sorted({layer["op"] for layer in report["layers"] if not layer["alias"]})
+    if not used:  # planned, not written yet: the layers' kernels and the runtime files they depend on
+        from .ops import REGISTRY
+
+        ops = {layer["op"] for layer in report["layers"] if not layer["alias"]}
+        used = sorted(ops | {dep for op in ops if op in REGISTRY for dep in REGISTRY[op].depends})
     largest = {k: max(e[k] for e in core["kernels"].values()) for k in ("code", "library", "stack")}
     missing = [op for op in used if op not in core["kernels"]]
     return {op: core["kernels"].get(op, largest) for op in used}, missing

@@ -167,9 +167,12 @@ def call_scratch(g: Graph, order: list[Node]) -> dict[str, int]:
 
 
 def choose_scratch(g: Graph, order: list[Node], io_in_arena: bool, alignment: int) -> None:
-    """Grant the scratches that only buy speed (KernelOp.scratch_optional) where the arena stays no larger than
-    with none of them: all when that holds, else one by one in schedule order, keeping each that does not grow it.
-    The others get node.attrs["scratch"] = False (their scratch-free variant), so every later stage sees one choice."""
+    """Grant the optional extras that only buy speed (KernelOp.scratch_optional: the im2col scratch, the depthwise
+    pixel-pair path's overlap margin) where the arena stays small: all when that is no larger than with none of
+    them, else one by one in schedule order, keeping each that does not grow it. A denied variant is not always the
+    smaller (the in-place depthwise ring overlaps its input only exactly), so the arena is also tried with all granted
+    and denied one by one, keeping each denial that shrinks it; the smaller of the two wins (a tie: the first).
+    The others get node.attrs["scratch"] = False (their variant without), so every later stage sees one choice."""
     optional = [node for node in order if REGISTRY[node.op].scratch_optional(node, g)]
 
     def arena(granted: list[Node]) -> int:
@@ -180,10 +183,16 @@ def choose_scratch(g: Graph, order: list[Node], io_in_arena: bool, alignment: in
     if not optional:
         return
     bound = arena([])
-    if arena(optional) <= bound:
-        return
-    granted: list[Node] = []
+    granted: list[Node] = list(optional)
+    if arena(optional) > bound:
+        granted = []
+        for node in optional:
+            if arena(granted + [node]) <= bound:
+                granted.append(node)
+    kept, smallest = list(optional), arena(optional)
     for node in optional:
-        if arena(granted + [node]) <= bound:
-            granted.append(node)
-    arena(granted)
+        trial = [k for k in kept if k is not node]
+        size = arena(trial)
+        if size < smallest:
+            kept, smallest = trial, size
+    arena(granted if arena(granted) <= smallest else kept)

@@ -203,15 +203,18 @@ def pointwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
 
 
 def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
-    """conv2d_s8's depthwise path (channels-last, int8, C = c_in = c_out bytes per pixel): output pixels q in
-    row-major order, within a pixel channels ascending (four at a time on DSP cores), output (q, c) written after
-    channel c of its window is read; windows wholly in the padding read nothing.
+    """conv2d_s8's depthwise path (channels-last, int8, C = c_in = c_out bytes per pixel; conv2d_s8_dw.c): output
+    pixel pairs (q, q + 1) in row-major order (single pixels above DW_DEFER channels), within a pair channels
+    ascending (four at a time on DSP cores), output (q, c) written after channel c of both windows is read, pixel
+    q + 1's outputs all written after the pair; windows wholly in the padding read nothing.
 
-    Let r(q) be the lowest input pixel q's window reads. When (q, c) is written, the reads still to come are
-    channels > c of q's window (bytes >= r(q)*C + c + 1; the four-channel block writes c..c+3 after reading them,
-    same bound) and the windows of later pixels (bytes >= F(q)*C, F(q) = min r(q') over q' > q). Byte q*C + c + d
-    (d = offset(y) - offset(x)) must stay below both: d <= (r(q) - q)*C and d <= F(q)*C - q*C - C for every q.
-    """
+    Pixel by pixel first: let r(q) be the lowest input pixel q's window reads. When (q, c) is written, the reads still
+    to come are channels > c of q's window (bytes >= r(q)*C + c + 1; the four-channel block writes c..c+3 after
+    reading them, same bound) and the windows of later pixels (bytes >= F(q)*C, F(q) = min r(q') over q' > q). Byte
+    q*C + c + d (d = offset(y) - offset(x)) must stay below both: d <= (r(q) - q)*C and d <= F(q)*C - q*C - C for
+    every q. The pairs need nothing more: (q, c) also precedes channels > c of window q + 1 (d <= (r(q + 1) - q)*C,
+    implied by d <= F(q)*C - q*C - C), and q + 1's bytes, written once both windows are read, precede only later
+    windows (d <= F(q + 1)*C - (q + 1)*C - C, the pixel-by-pixel bound of q + 1)."""
     geom = dict(window_geom(node, g))
     lowest = _nhwc_window_starts(geom)[0]
     c = geom["c_out"]
@@ -253,8 +256,20 @@ def pixelwise_nhwc(node: Node, g: Graph, pairs: bool, gathered: bool) -> Overlap
     return OverlapMargin(int(min(bounds.min(), size)) if len(bounds) else size)
 
 
+def depthwise_ring() -> OverlapMargin:
+    """conv2d_s8's in-place depthwise variant (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): exactly in place (y == x).
+    It runs block b (channels 4b .. 4b + 3) over every pixel q before block b + 1 and writes (q, b) over x's bytes
+    (q, b) only, after copying them to the ring; later reads of block b from pixels below the current one come from
+    the ring (it holds the last DW_RING pixels, and windows reach at most pad_t * W + pad_l < DW_RING back), reads of
+    pixels at or above it from x, untouched so far; blocks above b are untouched until their turn. Any shift d != 0
+    lands a write on bytes of another block or pixel still to be read from x, hence floor = margin = 0."""
+    return OverlapMargin(0, floor=0)
+
+
 def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin:
     """conv2d_s8 by path, as proved above."""
+    if path == "depthwise_ring":
+        return depthwise_ring()
     if path == "pointwise":
         return pointwise_nhwc(node, g)
     if path == "depthwise":

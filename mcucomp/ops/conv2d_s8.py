@@ -13,10 +13,17 @@ from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 
 #: MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
-PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5}
+PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5, "depthwise_ring": 6}
 
-#: Border windows of at most this many taps get a tap-offset table (MCU_CONV2D_S8_DW_TAPS in conv2d_s8.c).
-DW_TABLE_TAPS = 25
+#: The depthwise path's windows have at most this many taps (MCU_CONV2D_S8_DW_TAPS in conv2d_s8_dw.c: per-pixel tap
+#: tables on the stack); larger kernels take the general path.
+DW_TAPS = 25
+
+#: Ring slots (pixels) of the in-place depthwise variant (MCU_CONV2D_S8_DW_RING in conv2d_s8_dw.c).
+DW_RING = 64
+
+#: Channels up to which the depthwise path runs pixel pairs (MCU_CONV2D_S8_DW_DEFER in conv2d_s8_dw.c).
+DW_DEFER = 256
 
 #: Stack bytes of the local path's two windows (MCU_CONV2D_S8_LOCAL_COL in runtime_c/kernels/conv2d_s8.h).
 LOCAL_COL = 96
@@ -45,10 +52,15 @@ def column_taps(node: Node, g: Graph) -> int:
     return -(-kernel_volume(node, g) // 4) * 4
 
 
+def kernel_taps(node: Node) -> int:
+    """k_h * k_w (k for a 1-D conv)."""
+    return int(np.prod(node.attrs["kernel"]))
+
+
 def fast_path(node: Node, g: Graph) -> str:
     """The path a conv takes when its scratch is granted: pointwise or im2col GEMM (group 1), depthwise (weights
-    without zero points), general."""
-    if depthwise(node, g) and node.attrs.get("w_zp") is None:
+    without zero points, at most DW_TAPS taps), general."""
+    if depthwise(node, g) and node.attrs.get("w_zp") is None and kernel_taps(node) <= DW_TAPS:
         return "depthwise"
     if node.attrs.get("group", 1) != 1:
         return "general"
@@ -56,29 +68,48 @@ def fast_path(node: Node, g: Graph) -> str:
     return "pointwise" if list(a["kernel"]) == [1, 1] and not any(a["pads"]) else "im2col"
 
 
+def ring_lag(node: Node, g: Graph) -> int | None:
+    """Input pixels a window reaches below its own output pixel (pad_t * W + pad_l) when the depthwise path could
+    run in place with a ring (stride 1, output grid == input grid, the lag below DW_RING); None otherwise."""
+    geom = dict(window_geom(node, g))
+    same_grid = (geom["h_out"], geom["w_out"]) == (geom["h_in"], geom["w_in"])
+    if fast_path(node, g) != "depthwise" or (geom["stride_h"], geom["stride_w"]) != (1, 1) or not same_grid:
+        return None
+    lag = geom["pad_t"] * geom["w_in"] + geom["pad_l"]
+    return lag if lag < DW_RING else None
+
+
 def conv_path(node: Node, g: Graph) -> str:
-    """The path the C takes: the fast one, or when memory.choose_scratch denied the im2col scratch, `local` (im2col
-    with two windows of at most LOCAL_COL bytes on the stack) or `direct` (group 1, windows read in place)."""
+    """The path the C takes: the fast one, or when memory.choose_scratch denied the optional extra (the im2col
+    scratch; the depthwise path's overlap margin), `local` (im2col with two windows of at most LOCAL_COL bytes on the
+    stack), `direct` (group 1, windows read in place) or `depthwise_ring` (in place, a ring of the overwritten
+    inputs on the stack)."""
     path = fast_path(node, g)
     if node.attrs.get("scratch", True) is False and path in SCRATCH:
         return "local" if SCRATCH[path](node, g) <= LOCAL_COL else "direct"
+    if node.attrs.get("scratch", True) is False and path == "depthwise" and ring_lag(node, g) is not None:
+        return "depthwise_ring"
     return path
 
+
+#: Bytes of x_zp the paths that read the padding from a row of it take: direct, a kernel row's taps (k_w * c_in);
+#: depthwise, one tap (c_in).
+ZROW = {"direct": lambda node, g: node.attrs["kernel"][-1] * onnx_shape(g, node.inputs[0])[1],
+        "depthwise": lambda node, g: onnx_shape(g, node.inputs[0])[1],
+        "depthwise_ring": lambda node, g: onnx_shape(g, node.inputs[0])[1]}
 
 #: Scratch bytes of the paths that take one: two pixels' windows (im2col).
 SCRATCH = {"im2col": lambda node, g: 2 * column_taps(node, g)}
 
 
 def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
-    """The weights in the order the path reads them: depthwise in blocks of four channels (the last block holds the
-    c % 4 left), each block tap by tap with its channels innermost; every other path output channel by output
-    channel, each as kernel row, kernel column, input channel (NHWC windows); im2col and local rows padded with zeros
-    to column_taps."""
+    """The weights in the order the path reads them: depthwise tap by tap, the channels of a tap contiguous (one row
+    per tap, C bytes); every other path output channel by output channel, each as kernel row, kernel column, input
+    channel (NHWC windows); im2col and local rows padded with zeros to column_taps."""
     w = g.const(node.inputs[1]).astype(np.int8)
     w4 = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2]) if w.ndim == 3 else w
-    if path == "depthwise":
-        by_channel = w4.reshape(w4.shape[0], -1)
-        return np.concatenate([by_channel[b:b + 4].T.reshape(-1) for b in range(0, len(by_channel), 4)])
+    if path in ("depthwise", "depthwise_ring"):
+        return np.ascontiguousarray(w4.reshape(w4.shape[0], -1).T).reshape(-1)
     rows = np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(w4.shape[0], -1)
     if path in ("im2col", "local"):
         rows = np.pad(rows, ((0, 0), (0, column_taps(node, g) - rows.shape[1])))
@@ -112,6 +143,34 @@ def im2col_gather_rows(geom: dict) -> dict[str, int]:
             "rows_padded": geom["n"] * (geom["h_out"] * geom["k_h"] - valid_y) * geom["w_out"]}
 
 
+def depthwise_terms(geom: dict, win) -> dict[str, int]:
+    """The depthwise loops (conv2d_s8_dw.c): per pixel a tap table (one add a tap inside the input, checked taps at
+    the border); per pixel pair the four-channel quads (DSP) and the C % 4 left (elsewhere: every channel) over every
+    tap for both pixels, and the second pixel's C bytes copied from the stack; the same loops for one pixel alone
+    (an odd last one, or every pixel above DW_DEFER channels)."""
+    c, pixels = geom["c_out"], geom["n"] * win.pixels
+    pairs = pixels // 2 if c <= DW_DEFER else 0
+    lone = pixels - 2 * pairs
+    return {"pixels": pixels, "tables_inside": geom["n"] * win.inside_pixels,
+            "tables_border_taps": (pixels - geom["n"] * win.inside_pixels) * win.taps, "pairs": pairs,
+            "pair_quad_taps": pairs * (c // 4) * win.taps, "pair_tail_taps": pairs * (c % 4) * win.taps,
+            "deferred": pairs * c, "lone": lone, "lone_quad_taps": lone * (c // 4) * win.taps,
+            "lone_tail_taps": lone * (c % 4) * win.taps}
+
+
+def ring_terms(geom: dict, win) -> dict[str, int]:
+    """The in-place depthwise loops (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): per four-channel block and pixel the ring
+    copy and the requantization; a tap table (checked taps) for border windows and the C % 4 left (elsewhere: every
+    window); over every tap the full blocks four channels at a time (DSP; elsewhere one by one, from the table) and
+    the C % 4 left one by one."""
+    c, pixels = geom["c_out"], geom["n"] * win.pixels
+    blocks = -(-c // 4)
+    border = pixels - geom["n"] * win.inside_pixels
+    return {"block_pixels": blocks * pixels, "border_table_taps": blocks * border * win.taps,
+            "tail_table_taps": (c % 4 > 0) * (pixels - border) * win.taps, "quad_taps": (c // 4) * pixels * win.taps,
+            "tail_taps": (c % 4) * pixels * win.taps}
+
+
 class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
@@ -128,8 +187,9 @@ class Conv2dS8(KernelOp):
         return spatial_rank(node, g) <= 2
 
     def scratch_optional(self, node: Node, g: Graph) -> bool:
-        """The im2col path's scratch: without it, the direct path."""
-        return fast_path(node, g) in SCRATCH
+        """The im2col path's scratch: without it, the local or direct path; the depthwise path's negative overlap
+        margin (pixel pairs read windows reaching (W + 1) pixels back): without it, the ring variant (in place)."""
+        return fast_path(node, g) in SCRATCH or ring_lag(node, g) is not None
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_conv2d_s8(params, x, y, scratch|NULL): packed weights and the folded bias are in the params."""
@@ -144,16 +204,15 @@ class Conv2dS8(KernelOp):
         scratch = SCRATCH[path](node, g) if path in SCRATCH else 0
         arrays[f"{node.name}_wpack"] = packed_weights(node, g, path)
         arrays[f"{node.name}_kbias"] = folded_bias(g, node)
-        if path == "direct":
-            arrays[f"{node.name}_zrow"] = np.full(node.attrs["kernel"][1] * onnx_shape(g, node.inputs[0])[1],
-                                                  node.attrs["x_zp"], np.int8)
+        if path in ZROW:
+            arrays[f"{node.name}_zrow"] = np.full(ZROW[path](node, g), node.attrs["x_zp"], np.int8)
         return KernelCall(
             self.name,
             [("g", window_geom(node, g, group=node.attrs.get("group", 1))), ("x_zp", node.attrs["x_zp"]),
              ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields),
              ("path", PATHS[path]), ("down", int(descending(node, g))), ("w", ArrayRef(f"{node.name}_wpack")),
              ("kbias", ArrayRef(f"{node.name}_kbias")),
-             ("zrow", ArrayRef(f"{node.name}_zrow") if path == "direct" else "NULL")],
+             ("zrow", ArrayRef(f"{node.name}_zrow") if path in ZROW else "NULL")],
             # the C signature ends in `void *scratch`: codegen appends it when scratch > 0, else it is NULL
             [node.inputs[0], node.outputs[0]] + ([] if scratch else [None]),
             arrays,
@@ -168,8 +227,7 @@ class Conv2dS8(KernelOp):
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one k-long dot
         (direct: one per kernel row) in 16-tap iterations, 4-tap steps and a tail;
-        depthwise(3x3): windows inside the input by four channels (DSP) or one, border windows tap by tap from a
-        per-pixel tap-offset table (DSP: four channels a tap); general:
+        depthwise(3x3): see depthwise_terms; general:
         per output every tap, checked."""
         call = self.call(node, g)
         p = params_dict(call)
@@ -190,19 +248,9 @@ class Conv2dS8(KernelOp):
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
-        if path == "depthwise":
-            inside = geom["n"] * win.inside_pixels
-            c = geom["c_out"]
-            name = "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise"
-            border = geom["n"] * win.pixels - inside
-            # a border window of at most 25 taps gets its tap-offset table, then (DSP) four channels a tap and the
-            # c % 4 left (elsewhere: every channel) one channel a tap
-            tabled = border if win.taps <= DW_TABLE_TAPS else 0
-            return name, {**terms, "pixels": geom["n"] * win.pixels, "inside_quads": inside * (c // 4),
-                          "inside_quad_taps": inside * (c // 4) * win.taps, "inside_tail": inside * (c % 4),
-                          "inside_tail_taps": inside * (c % 4) * win.taps, "border_taps": border * c * win.taps,
-                          "border_table_taps": tabled * win.taps, "border_quad_taps": tabled * (c // 4) * win.taps,
-                          "border_tail_taps": tabled * (c % 4) * win.taps}
+        if path in ("depthwise", "depthwise_ring"):
+            name = path.replace("depthwise", "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise")
+            return name, {**terms, **(depthwise_terms(geom, win) if path == "depthwise" else ring_terms(geom, win))}
         cin_g = geom["c_in"] // geom["group"]
         return "general", {**terms, "pixels": geom["n"] * win.pixels, "taps": taps_out,
                            "tap_channels": taps_out * cin_g}

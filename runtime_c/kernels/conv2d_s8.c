@@ -7,18 +7,6 @@
  * the definition (mcucomp/intref/conv2d_s8.py). Integer sums are exact: the order of the terms is free, so the SIMD
  * loops below equal the portable ones bit for bit. */
 
-int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch)
-{
-    return (int8_t)mcu_requant_apply(rq, acc, ch);
-}
-
-/* GCC otherwise inlines the GEMM variants and the out-of-line helpers into one function that spills. */
-#if defined(__GNUC__)
-#define MCU_CONV2D_S8_OUTLINE __attribute__((noinline))
-#else
-#define MCU_CONV2D_S8_OUTLINE
-#endif
-
 /* The DSP GEMM's inline assembly takes all fourteen allocatable registers: GCC only finds them when optimizing
  * (unoptimized builds keep r7 for the frame), so those builds run the portable loops. */
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__OPTIMIZE__)
@@ -1236,6 +1224,7 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch);
         break;
     case MCU_CONV2D_S8_DEPTHWISE:
+    case MCU_CONV2D_S8_DEPTHWISE_RING:
         mcu_conv2d_s8_dw(p, x, y);
         break;
     case MCU_CONV2D_S8_DIRECT:

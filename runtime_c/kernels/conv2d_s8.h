@@ -9,6 +9,7 @@
 #define MCU_CONV2D_S8_IM2COL 3    /* group 1; scratch: two pixels' windows (c_in * k_h * k_w each, rounded up to 4) */
 #define MCU_CONV2D_S8_DIRECT 4    /* group 1; no scratch: windows read in place, padding from zrow */
 #define MCU_CONV2D_S8_LOCAL 5     /* group 1, two windows of at most MCU_CONV2D_S8_LOCAL_COL bytes: im2col on the stack */
+#define MCU_CONV2D_S8_DEPTHWISE_RING 6 /* depthwise in place (y == x), stride 1 on the same grid; no scratch */
 
 /* Stack bytes of the local path's two gathered windows (mcucomp/ops/conv2d_s8.py LOCAL_COL). */
 #define MCU_CONV2D_S8_LOCAL_COL 96
@@ -54,16 +55,22 @@ static inline int32_t mcu_conv2d_s8_odd(int32_t v)
 
 #endif
 
-/* GCC otherwise keeps the per-output requantization out of line (one call per output). */
+/* GCC otherwise keeps the per-output requantization out of line (one call per output) or inlines the rare modes. */
 #if defined(__GNUC__)
 #define MCU_CONV2D_S8_INLINE __attribute__((always_inline)) inline
+#define MCU_CONV2D_S8_OUTLINE __attribute__((noinline, unused))
 #else
 #define MCU_CONV2D_S8_INLINE inline
+#define MCU_CONV2D_S8_OUTLINE
 #endif
 
-/** mcu_requant_apply out of line (conv2d_s8.c): fixed mode, div, or scales that are not finite (the inlined loops
- * stay small). */
-int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch);
+/** mcu_requant_apply out of line: fixed mode, div, or scales that are not finite (the inlined loops stay small).
+ * Static in each file, so gcc knows which registers the call leaves alone (an extern call costs the GEMM loops
+ * spills); `unused` for the files that include this header without calling it. */
+static MCU_CONV2D_S8_OUTLINE int8_t mcu_conv2d_s8_requant_any(const mcu_requant *rq, int32_t acc, int32_t ch)
+{
+    return (int8_t)mcu_requant_apply(rq, acc, ch);
+}
 
 /** Requantize the accumulator of output channel ch: plain = mcu_requant_is_plain(rq, c_out), decided once per call;
  * the plain case inline (a few instructions), the others by a call. */
