@@ -110,7 +110,13 @@ def _compatible(problem: Problem, a: int, b: int, xa: int, xb: int) -> bool:
     return False
 
 
-def overlap_units(problem: Problem) -> tuple[list[list[int]], list[int]]:
+def floored(problem: Problem, src: int, dst: int) -> bool:
+    """True when the permission src -> dst has a floor above 0: dst may overlap src only starting above it."""
+    low = problem.shifts(src, dst)[0]  # type: ignore[index]
+    return low is not None and low > 0
+
+
+def overlap_units(problem: Problem, floored_links: bool = True) -> tuple[list[list[int]], list[int]]:
     """Roots joined by permissions, each group with fixed relative offsets (normalized to >= 0), as units to place.
 
     Inside a group every permitted pair overlaps as far as its window allows (the shift nearest 0). A chain of
@@ -118,6 +124,10 @@ def overlap_units(problem: Problem) -> tuple[list[list[int]], list[int]]:
     its members must be placed together, the first one high enough for the last one to fit above 0. A group whose
     offsets would make two other members collide is split back into single roots. Returns the units (lists of
     roots) and every root's offset relative to its unit's base.
+
+    With floored_links False, a permission whose floor is above 0 joins no unit: its dst would sit at least the
+    floor above its src, so a short-lived src (a stem conv's input) would hold the whole staircase up by the floor
+    at the arena's peak; apart, the two may still overlap wherever placement finds room.
     """
     parent = list(range(len(problem)))
 
@@ -130,6 +140,8 @@ def overlap_units(problem: Problem) -> tuple[list[list[int]], list[int]]:
 
     links: dict[int, list[tuple[int, int]]] = {}
     for src, dst in problem.windows:
+        if not floored_links and floored(problem, src, dst):
+            continue
         parent[find(src)] = find(dst)
         shift = problem.best_shift(src, dst)
         links.setdefault(src, []).append((dst, shift))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bound import problem_lower_bound
-from .placement import FITS, orderings, overlap_units, place_units
+from .placement import FITS, floored, orderings, overlap_units, place_units
 from .problem import Buffer, Overlap, resolve
 from .search import search
 
@@ -32,6 +32,9 @@ def plan_arena(buffers: list[Buffer], alignment: int = 16, overlaps: tuple[Overl
     singles = ([[r] for r in range(len(problem))], [0] * len(problem))
     # overlap units first: on a tie, the plan that overlaps wherever it may wins
     groupings = {"overlap units, ": overlap_units(problem), "": singles} if problem.windows else {"": singles}
+    # tried last, so it wins only when strictly smaller: a floored input need not hold its whole chain up
+    if any(floored(problem, src, dst) for src, dst in problem.windows):
+        groupings["overlap units apart at floors, "] = overlap_units(problem, floored_links=False)
     best = None
     for unit_name, (units, rel) in groupings.items():
         for order_name, order in orderings(problem).items():

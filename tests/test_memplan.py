@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memplan import Buffer, Overlap, live_lower_bound, plan_arena
+from memplan.placement import FITS, orderings, overlap_units, place_units
 from memplan.problem import resolve
 from memplan.search import exhaustive
 
@@ -254,6 +255,36 @@ def test_a_depthwise_staircase_starts_high_enough_to_reach_the_bound():
     plan = plan_arena(buffers, 16, tuple(overlaps))
     assert plan.arena_size == plan.lower_bound == 496 + 8000
     assert check_plan(buffers, 16, tuple(overlaps)) == plan.arena_size
+
+
+def stem_and_residual_blocks() -> tuple[list[Buffer], tuple[Overlap, ...]]:
+    """MobileNetV2's start with int8 I/O: the stem conv may overlap its NHWC input only from 176 B up (floor), its
+    output stays live over an inverted residual block whose depthwise conv drifts 32 B down, and the next block's
+    expand (floor 32) and depthwise (-48) chain on from the residual Add."""
+    buffers = [Buffer("input", 12288, 0, 0), Buffer("x", 12288, 0, 1), Buffer("scratch", 64, 1, 1),
+               Buffer("stem", 16384, 1, 5), Buffer("expand", 65536, 2, 3), Buffer("relu", 65536, 3, 4),
+               Buffer("dw", 16384, 4, 5), Buffer("add", 16384, 5, 6), Buffer("expand2", 65536, 6, 7),
+               Buffer("dw2", 16384, 7, 8)]
+    overlaps = (Overlap("x", "stem", 12288, 172), Overlap("expand", "relu", 0, 0), Overlap("relu", "dw", -32),
+                Overlap("stem", "add", 0), Overlap("add", "expand2", 16384, 32), Overlap("expand2", "dw2", -48))
+    return buffers, overlaps
+
+
+def test_units_apart_at_floors_let_a_floored_input_leave_the_peak():
+    # Linked at the floor, the stem's input sits 176 B under the chain's lowest member, so the chain at the peak
+    # (stem over expand/relu over dw) starts 176 B up whatever the order; apart, greedy placement reaches the bound.
+    buffers, overlaps = stem_and_residual_blocks()
+    problem = resolve(buffers, overlaps, 16)
+    bound = live_lower_bound(buffers, 16, overlaps)
+    assert bound == 16384 + 65536 + 32
+
+    def greedy_best(units_rel) -> int:
+        return min(place_units(problem, order, fit, *units_rel)[1]
+                   for order in orderings(problem).values() for fit in FITS.values())
+
+    assert greedy_best(overlap_units(problem)) == bound + 176
+    assert greedy_best(overlap_units(problem, floored_links=False)) == bound
+    assert check_plan(buffers, 16, overlaps) == bound
 
 
 def test_permissions_for_the_same_pair_keep_the_wider_window():
