@@ -146,15 +146,17 @@ def im2col_gather_rows(geom: dict) -> dict[str, int]:
 def depthwise_terms(geom: dict, win) -> dict[str, int]:
     """The depthwise loops (conv2d_s8_dw.c): per pixel a tap table (one add a tap inside the input, checked taps at
     the border); per pixel pair the four-channel quads (DSP) and the C % 4 left (elsewhere: every channel) over every
-    tap for both pixels, and the second pixel's C bytes copied from the stack; the same loops for one pixel alone
-    (an odd last one, or every pixel above DW_DEFER channels)."""
+    tap for both pixels (each quad then requantized and stored: a cost per quad besides the one per tap), and the
+    second pixel's C bytes copied from the stack; the same loops for one pixel alone (an odd last one, or every
+    pixel above DW_DEFER channels)."""
     c, pixels = geom["c_out"], geom["n"] * win.pixels
     pairs = pixels // 2 if c <= DW_DEFER else 0
     lone = pixels - 2 * pairs
     return {"pixels": pixels, "tables_inside": geom["n"] * win.inside_pixels,
             "tables_border_taps": (pixels - geom["n"] * win.inside_pixels) * win.taps, "pairs": pairs,
-            "pair_quad_taps": pairs * (c // 4) * win.taps, "pair_tail_taps": pairs * (c % 4) * win.taps,
-            "deferred": pairs * c, "lone": lone, "lone_quad_taps": lone * (c // 4) * win.taps,
+            "pair_quads": pairs * (c // 4), "pair_quad_taps": pairs * (c // 4) * win.taps,
+            "pair_tail_taps": pairs * (c % 4) * win.taps, "deferred": pairs * c, "lone": lone,
+            "lone_quads": lone * (c // 4), "lone_quad_taps": lone * (c // 4) * win.taps,
             "lone_tail_taps": lone * (c % 4) * win.taps}
 
 
@@ -225,9 +227,9 @@ class Conv2dS8(KernelOp):
         return conv_s8_overlap(node, g, conv_path(node, g))
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one k-long dot
-        (direct: one per kernel row) in 16-tap iterations, 4-tap steps and a tail;
-        depthwise(3x3): see depthwise_terms; general:
+        """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one
+        k-long dot (direct: one per kernel row) in 16-tap iterations, 4-tap steps and a tail; depthwise(3x3): see
+        depthwise_terms; general:
         per output every tap, checked."""
         call = self.call(node, g)
         p = params_dict(call)

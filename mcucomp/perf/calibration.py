@@ -88,6 +88,8 @@ def _conv_choice(rng: np.random.Generator, shape: list[int], kind: str) -> dict:
     else:
         options = [(3, 3), (5, 5), (3, 1), (1, 3), (2, 2), (4, 4), (1, 1), (5, 3)]
         kernel = options[rng.integers(len(options))]
+        if kind == "depthwise" and rng.random() < 0.5:  # most depthwise convs in real models are 3x3 (own path)
+            kernel = (3, 3)
         kernel = (min(kernel[0], h), min(kernel[1], w))
         stride = int(rng.choice([1, 1, 2])) if min(h, w) >= 8 else 1
         pads = [int(rng.integers(0, k // 2 + 1)) for k in kernel] * 2
