@@ -304,3 +304,16 @@ def test_long_model_labels_show_name_ends_and_lines_stay_in_view(tmp_path):
         assert TOP + FONT <= y <= height, text.text
     ys = sorted(float(t.get("y")) for t in limit_labels)
     assert all(b - a >= FONT for a, b in zip(ys, ys[1:]))
+
+
+def test_uncalibrated_layer_names_are_shown_escaped():
+    """The estimate's caveat names the layers outside the calibration set through display_text: a bidi control or
+    a newline in a layer name reaches neither the terminal nor report.html raw."""
+    from mcucomp.report.tables import cycles_text
+
+    report = {"estimated_total_cycles": 1000,
+              "cycle_estimate": {"clock_hz": 1e8, "estimated_ms": 0.01, "note": "zero wait", "label": "estimated",
+                                 "uncalibrated_layers": ["a\u2067b", "c\nd"]}}
+    text = cycles_text(report)
+    assert "\u2067" not in text and "\n" not in text
+    assert "a\\u2067b" in text and "c\\x0Ad" in text

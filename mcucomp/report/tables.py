@@ -59,8 +59,9 @@ def cycles_text(report: dict) -> str:
         return f"n/a ({est['note']})"
     mhz = est["clock_hz"] / 1e6
     rough = est["uncalibrated_layers"]
+    shown = ", ".join(display_text(name) for name in rough[:3]) + (", ..." if len(rough) > 3 else "")
     caveat = (f"; {len(rough)} layer(s) of kernel paths outside the calibration set estimated from element counts "
-              f"only ({', '.join(rough[:3])}{', ...' if len(rough) > 3 else ''})" if rough else "")
+              f"only ({shown})" if rough else "")
     return f"{total:,} cycles = {est['estimated_ms']:.2f} ms at {mhz:g} MHz ({est['note']}); {est['label']}{caveat}"
 
 
