@@ -27,24 +27,33 @@
     "ldr %[x0o], [%[c0]], #" #INC "\n\t"                                                                               \
     "ldr %[x1o], [%[c1]], #" #INC "\n\t"                                                                               \
     "ldr %[wv], [%[w0]], #" #INC "\n\t"
+
+/* The column words split into even and odd lanes in place, then the first weight row's word ([wv]) against
+ * both: the MACs of accumulators a00, a01. */
+#define MCU_CONV2D_S8_MACS_ROW0                                                                                       \
+    "sxtb16 %[x0e], %[x0o]\n\t"                                                                                       \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                               \
+    "sxtb16 %[x1e], %[x1o]\n\t"                                                                                       \
+    "sxtb16 %[x1o], %[x1o], ror #8\n\t"                                                                               \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                         \
+    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                         \
+    "smlad %[a01], %[x1e], %[we], %[a01]\n\t"                                                                         \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                 \
+    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                         \
+    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"
+
+/* The second weight row's word (operand W, split in place) against both columns: a10, a11. */
+#define MCU_CONV2D_S8_MACS_ROW1(W)                                                                                    \
+    "sxtb16 %[we], " W "\n\t"                                                                                         \
+    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                         \
+    "smlad %[a11], %[x1e], %[we], %[a11]\n\t"                                                                         \
+    "sxtb16 " W ", " W ", ror #8\n\t"                                                                                 \
+    "smlad %[a10], %[x0o], " W ", %[a10]\n\t"                                                                         \
+    "smlad %[a11], %[x1o], " W ", %[a11]\n\t"
+
+/* One step's MACs; W1: the address of the second weight row's word. */
 #define MCU_CONV2D_S8_STEP_MACS(W1)                                                                                   \
-    "sxtb16 %[x0e], %[x0o]\n\t"                                                                                        \
-    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
-    "sxtb16 %[x1e], %[x1o]\n\t"                                                                                        \
-    "sxtb16 %[x1o], %[x1o], ror #8\n\t"                                                                                \
-    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
-    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                          \
-    "smlad %[a01], %[x1e], %[we], %[a01]\n\t"                                                                          \
-    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
-    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                          \
-    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"                                                                          \
-    "ldr %[wv], " W1 "\n\t"                                                                                            \
-    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
-    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                          \
-    "smlad %[a11], %[x1e], %[we], %[a11]\n\t"                                                                          \
-    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
-    "smlad %[a10], %[x0o], %[wv], %[a10]\n\t"                                                                          \
-    "smlad %[a11], %[x1o], %[wv], %[a11]\n\t"
+    MCU_CONV2D_S8_MACS_ROW0 "ldr %[wv], " W1 "\n\t" MCU_CONV2D_S8_MACS_ROW1("%[wv]")
 
 /* Four steps: 16 taps, the pointers advanced by 16. */
 #define MCU_CONV2D_S8_SIXTEEN                                                                                         \
@@ -60,26 +69,11 @@
 /* One 4-tap step when the second column and weight row lie k bytes after the first ([kc] holds k): the four
  * loads issue back to back, the second weight word in [wt]; the pointers advance by 4. */
 #define MCU_CONV2D_S8_STEPK                                                                                           \
-    "ldr %[x1o], [%[c0], %[kc]]\n\t"                                                                                   \
-    "ldr %[x0o], [%[c0]], #4\n\t"                                                                                      \
-    "ldr %[wt], [%[w0], %[kc]]\n\t"                                                                                    \
-    "ldr %[wv], [%[w0]], #4\n\t"                                                                                       \
-    "sxtb16 %[x0e], %[x0o]\n\t"                                                                                        \
-    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
-    "sxtb16 %[x1e], %[x1o]\n\t"                                                                                        \
-    "sxtb16 %[x1o], %[x1o], ror #8\n\t"                                                                                \
-    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
-    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                          \
-    "smlad %[a01], %[x1e], %[we], %[a01]\n\t"                                                                          \
-    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
-    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                          \
-    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"                                                                          \
-    "sxtb16 %[we], %[wt]\n\t"                                                                                          \
-    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                          \
-    "smlad %[a11], %[x1e], %[we], %[a11]\n\t"                                                                          \
-    "sxtb16 %[wt], %[wt], ror #8\n\t"                                                                                  \
-    "smlad %[a10], %[x0o], %[wt], %[a10]\n\t"                                                                          \
-    "smlad %[a11], %[x1o], %[wt], %[a11]\n\t"
+    "ldr %[x1o], [%[c0], %[kc]]\n\t"                                                                                  \
+    "ldr %[x0o], [%[c0]], #4\n\t"                                                                                     \
+    "ldr %[wt], [%[w0], %[kc]]\n\t"                                                                                   \
+    "ldr %[wv], [%[w0]], #4\n\t"                                                                                      \
+    MCU_CONV2D_S8_MACS_ROW0 MCU_CONV2D_S8_MACS_ROW1("%[wt]")
 
 /* The 2x2 block's 4-tap steps on DSP cores, in assembly because the compiler's schedule spills: the loop needs all
  * fourteen registers (4 accumulators, 4 column lane pairs, a weight word and its even lanes, 4 pointers), so the
