@@ -208,18 +208,29 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
  * cannot always give inline assembly every low register (unoptimized and -Os builds keep r7 for the frame). Four
  * taps a loop turn; the last k % 4 run first. */
 #define MCU_CONV2D_S8_REG_ARG __attribute__((unused)) /* read by the assembly from r0-r3 and the stack */
+/* The naked functions' entry and exit (AAPCS): r4-r7 and lr, then r8-r11 through the low registers, 36 bytes pushed;
+ * the exit restores them and returns. */
+#define MCU_CONV2D_S8_V6M_ENTER                                                                                      \
+    "push {r4, r5, r6, r7, lr}\n\t"                                                                                   \
+    "mov r4, r8\n\t"                                                                                                  \
+    "mov r5, r9\n\t"                                                                                                  \
+    "mov r6, r10\n\t"                                                                                                 \
+    "mov r7, r11\n\t"                                                                                                 \
+    "push {r4, r5, r6, r7}\n\t"
+#define MCU_CONV2D_S8_V6M_LEAVE                                                                                      \
+    "pop {r4, r5, r6, r7}\n\t"                                                                                        \
+    "mov r8, r4\n\t"                                                                                                  \
+    "mov r9, r5\n\t"                                                                                                  \
+    "mov r10, r6\n\t"                                                                                                 \
+    "mov r11, r7\n\t"                                                                                                 \
+    "pop {r4, r5, r6, r7, pc}\n\t"
 __attribute__((naked, noinline)) static void
 mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w1 MCU_CONV2D_S8_REG_ARG,
                          const int8_t *c0 MCU_CONV2D_S8_REG_ARG, const int8_t *c1 MCU_CONV2D_S8_REG_ARG,
                          int32_t k MCU_CONV2D_S8_REG_ARG, int32_t *acc MCU_CONV2D_S8_REG_ARG)
 {
     __asm__(".syntax unified\n\t" /* GCC hands Thumb-1 assembly over in divided syntax */
-            "push {r4, r5, r6, r7, lr}\n\t"
-            "mov r4, r8\n\t"
-            "mov r5, r9\n\t"
-            "mov r6, r10\n\t"
-            "mov r7, r11\n\t"
-            "push {r4, r5, r6, r7}\n\t" /* 36 bytes pushed: k at sp + 36, acc at sp + 40 */
+            MCU_CONV2D_S8_V6M_ENTER /* 36 bytes pushed: k at sp + 36, acc at sp + 40 */
             "ldr r4, [sp, #40]\n\t"
             "ldm r4, {r4, r5, r6, r7}\n\t"
             "mov r8, r4\n\t"
@@ -235,12 +246,7 @@ mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w
             "stm r4!, {r5, r6, r7}\n\t"
             "mov r5, r11\n\t"
             "str r5, [r4]\n\t"
-            "pop {r4, r5, r6, r7}\n\t"
-            "mov r8, r4\n\t"
-            "mov r9, r5\n\t"
-            "mov r10, r6\n\t"
-            "mov r11, r7\n\t"
-            "pop {r4, r5, r6, r7, pc}\n\t");
+            MCU_CONV2D_S8_V6M_LEAVE);
 }
 #else
 /* The 2x2 GEMM block without the DSP extension (host, Cortex-M3): four int32 dot products of length k. */
@@ -420,12 +426,7 @@ mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const 
                              int8_t *y0 MCU_CONV2D_S8_REG_ARG, int8_t *y1 MCU_CONV2D_S8_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
-            "push {r4, r5, r6, r7, lr}\n\t"
-            "mov r4, r8\n\t"
-            "mov r5, r9\n\t"
-            "mov r6, r10\n\t"
-            "mov r7, r11\n\t"
-            "push {r4, r5, r6, r7}\n\t"
+            MCU_CONV2D_S8_V6M_ENTER
             "sub sp, #16\n\t"
             "str r1, [sp, #0]\n\t"
             "str r2, [sp, #4]\n\t"
@@ -435,12 +436,7 @@ mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const 
             MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 4, "ldr r7, [sp, #0]\n\tldr r3, [r7, #0]\n\tldr r4, [r7, #4]\n\t", 52, 56)
             MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 8, "ldr r7, [sp, #0]\n\tldr r3, [r7, #8]\n\tldr r4, [r7, #12]\n\t", 52, 56)
             "add sp, #16\n\t"
-            "pop {r4, r5, r6, r7}\n\t"
-            "mov r8, r4\n\t"
-            "mov r9, r5\n\t"
-            "mov r10, r6\n\t"
-            "mov r11, r7\n\t"
-            "pop {r4, r5, r6, r7, pc}\n\t");
+            MCU_CONV2D_S8_V6M_LEAVE);
 }
 /* What mcu_conv2d_s8_gemm_v6m reads (offsets in its assembly). */
 typedef struct {
@@ -461,12 +457,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_co
                                                                     MCU_CONV2D_S8_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
-            "push {r4, r5, r6, r7, lr}\n\t"
-            "mov r4, r8\n\t"
-            "mov r5, r9\n\t"
-            "mov r6, r10\n\t"
-            "mov r7, r11\n\t"
-            "push {r4, r5, r6, r7}\n\t"
+            MCU_CONV2D_S8_V6M_ENTER
             "sub sp, #40\n\t"
             "str r0, [sp, #0]\n\t"
             "ldr r1, [r0, #24]\n\t"
@@ -525,12 +516,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_co
             "b 5b\n"
             "6:\n\t"
             "add sp, #40\n\t"
-            "pop {r4, r5, r6, r7}\n\t"
-            "mov r8, r4\n\t"
-            "mov r9, r5\n\t"
-            "mov r10, r6\n\t"
-            "mov r11, r7\n\t"
-            "pop {r4, r5, r6, r7, pc}\n\t");
+            MCU_CONV2D_S8_V6M_LEAVE);
 }
 #define MCU_CONV2D_S8_GEMM_V6M 1
 #undef MCU_CONV2D_S8_V6M_RQ_OUT
@@ -539,6 +525,8 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_co
 #undef MCU_CONV2D_S8_V6M_DOT
 #undef MCU_CONV2D_S8_V6M_TAP
 #undef MCU_CONV2D_S8_REG_ARG
+#undef MCU_CONV2D_S8_V6M_ENTER
+#undef MCU_CONV2D_S8_V6M_LEAVE
 #else
 /** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2, out of line: with the GEMM's live values
  * around it, GCC spills most of the requantization's. */
