@@ -781,6 +781,137 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     __asm__ volatile(MCU_CONV2D_S8_BLOCKS_HEAD MCU_CONV2D_S8_BLOCKS_SCALES MCU_CONV2D_S8_BLOCKS_TAIL
                      : [c0] "=&r"(c0), [c1] "=&r"(c1), [w0] "+r"(w0), [w1] "+r"(w1), MCU_CONV2D_S8_BLOCKS_OPERANDS);
 }
+
+/* The pointwise sweep (mcu_conv2d_s8_pw_sweep): the pixel pair's columns widened once to int16 lanes in the order
+ * SMLAD takes them (per 4 taps: pixel 0's even and odd lanes, then pixel 1's; mcu_conv2d_s8_pw_widen), so the 2x2
+ * block's 4-tap step loads them (no SXTB16 on the columns) and only splits the two weight words: six loads back to
+ * back (a post-indexed load is followed by one on another base, so each pipelines), four SXTB16, eight SMLAD. The
+ * second weight row lies k ([kc]) after the first. */
+#define MCU_CONV2D_S8_PW_STEP                                                                                         \
+    "ldr %[x0o], [%[px], #4]\n\t"                                                                                      \
+    "ldr %[x1e], [%[px], #8]\n\t"                                                                                      \
+    "ldr %[x1o], [%[px], #12]\n\t"                                                                                     \
+    "ldr %[wt], [%[w0], %[kc]]\n\t"                                                                                    \
+    "ldr %[x0e], [%[px]], #16\n\t"                                                                                     \
+    "ldr %[wv], [%[w0]], #4\n\t"                                                                                       \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
+    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1e], %[we], %[a01]\n\t"                                                                          \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"                                                                          \
+    "sxtb16 %[we], %[wt]\n\t"                                                                                          \
+    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1e], %[we], %[a11]\n\t"                                                                          \
+    "sxtb16 %[wt], %[wt], ror #8\n\t"                                                                                  \
+    "smlad %[a10], %[x0o], %[wt], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1o], %[wt], %[a11]\n\t"
+#define MCU_CONV2D_S8_PW_STEP2 MCU_CONV2D_S8_PW_STEP MCU_CONV2D_S8_PW_STEP
+#define MCU_CONV2D_S8_PW_STEP4 MCU_CONV2D_S8_PW_STEP2 MCU_CONV2D_S8_PW_STEP2
+#define MCU_CONV2D_S8_PW_STEP8 MCU_CONV2D_S8_PW_STEP4 MCU_CONV2D_S8_PW_STEP4
+
+/* The sweep over the channel pairs, STEPS: the 4-tap steps of one loop turn (k is a multiple of 4 * STEPS). Loop
+ * state in s16-s22 (a VMOV moves two core registers in the time of one LDR and nothing goes through memory): the
+ * folded biases and the scales of the next pair (s16, s17), its outputs in pixels 0 and 1 (s18, s19), zp and pixel
+ * 0's end (s20, s21), the widened columns' end (s22). Per pair: the biases start the accumulators, the step loop, the
+ * columns' pointer back by 4k, the weights on by k (past the second row); the requantization of
+ * mcu_requant_plain_s8 (VCVT, VMUL by the scale, VCVTR: round half to even, saturating; QADD zp, SSAT #8), each
+ * pixel's two bytes in one STRH. */
+#define MCU_CONV2D_S8_PW_SWEEP(STEPS)                                                                                 \
+    "vmov s16, s17, %[a00], %[a01]\n\t"                                                                                \
+    "vmov s18, s19, %[a10], %[a11]\n\t"                                                                                \
+    "vmov s20, s21, %[x0e], %[x0o]\n\t"                                                                                \
+    "vmov s22, %[x1e]\n"                                                                                               \
+    "2:\n\t"                                                                                                           \
+    "vmov %[we], %[wv], s16, s17\n\t"                                                                                  \
+    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
+    "vldmia %[wv]!, {s12-s13}\n\t"                                                                                     \
+    "vmov s16, s17, %[we], %[wv]\n\t"                                                                                  \
+    "mov %[a01], %[a00]\n\t"                                                                                           \
+    "mov %[a11], %[a10]\n"                                                                                             \
+    "1:\n\t" STEPS                                                                                                     \
+    "vmov %[we], s22\n\t"                                                                                              \
+    "cmp %[px], %[we]\n\t"                                                                                             \
+    "bne 1b\n\t"                                                                                                       \
+    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "add %[w0], %[w0], %[kc]\n\t"                                                                                      \
+    "vmov s8, s9, %[a00], %[a01]\n\t"                                                                                  \
+    "vmov s10, s11, %[a10], %[a11]\n\t"                                                                                \
+    "vcvt.f32.s32 s8, s8\n\t"                                                                                          \
+    "vcvt.f32.s32 s9, s9\n\t"                                                                                          \
+    "vcvt.f32.s32 s10, s10\n\t"                                                                                        \
+    "vcvt.f32.s32 s11, s11\n\t"                                                                                        \
+    "vmul.f32 s8, s8, s12\n\t"                                                                                         \
+    "vmul.f32 s9, s9, s12\n\t"                                                                                         \
+    "vmul.f32 s10, s10, s13\n\t"                                                                                       \
+    "vmul.f32 s11, s11, s13\n\t"                                                                                       \
+    "vcvtr.s32.f32 s8, s8\n\t"                                                                                         \
+    "vcvtr.s32.f32 s9, s9\n\t"                                                                                         \
+    "vcvtr.s32.f32 s10, s10\n\t"                                                                                       \
+    "vcvtr.s32.f32 s11, s11\n\t"                                                                                       \
+    "vmov %[a00], %[a01], s8, s9\n\t"                                                                                  \
+    "vmov %[a10], %[a11], s10, s11\n\t"                                                                                \
+    "vmov %[x0e], %[x0o], s20, s21\n\t"                                                                                \
+    "vmov %[we], %[wv], s18, s19\n\t"                                                                                  \
+    "qadd %[a00], %[a00], %[x0e]\n\t"                                                                                  \
+    "qadd %[a01], %[a01], %[x0e]\n\t"                                                                                  \
+    "qadd %[a10], %[a10], %[x0e]\n\t"                                                                                  \
+    "qadd %[a11], %[a11], %[x0e]\n\t"                                                                                  \
+    "ssat %[a00], #8, %[a00]\n\t"                                                                                      \
+    "ssat %[a01], #8, %[a01]\n\t"                                                                                      \
+    "ssat %[a10], #8, %[a10]\n\t"                                                                                      \
+    "ssat %[a11], #8, %[a11]\n\t"                                                                                      \
+    "bfi %[a00], %[a10], #8, #8\n\t"                                                                                   \
+    "bfi %[a01], %[a11], #8, #8\n\t"                                                                                   \
+    "strh %[a00], [%[we]], #2\n\t"                                                                                     \
+    "strh %[a01], [%[wv]], #2\n\t"                                                                                     \
+    "vmov s18, s19, %[we], %[wv]\n\t"                                                                                  \
+    "cmp %[we], %[x0o]\n\t"                                                                                            \
+    "bne 2b\n\t"
+
+/** Pixel pair (c0, c1)'s k taps (k % 4 == 0) as int16 lanes in mcu_conv2d_s8_pw_sweep's order. */
+static void mcu_conv2d_s8_pw_widen(const int8_t *c0, const int8_t *c1, int32_t k, int32_t *xq)
+{
+    int32_t i;
+    for (i = 0; i < k; i += 4, xq += 4) {
+        const int32_t v0 = mcu_conv2d_s8_load4(c0 + i), v1 = mcu_conv2d_s8_load4(c1 + i);
+        xq[0] = __sxtb16(v0);
+        xq[1] = mcu_conv2d_s8_odd(v0);
+        xq[2] = __sxtb16(v1);
+        xq[3] = mcu_conv2d_s8_odd(v1);
+    }
+}
+
+/** Output channels 0 .. 2 * pairs - 1 of a pixel pair whose k taps (k % 4 == 0) mcu_conv2d_s8_pw_widen put in xq,
+ * to y0 and y1, in mode MCU_CONV2D_S8_RQ_S8 with per-channel scales, w_zp NULL: one assembly loop over the pairs
+ * (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16, 8 or 4 taps as k allows. */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, const int32_t *xq, int32_t k,
+                                                         int32_t pairs, int8_t *y0, int8_t *y1)
+{
+    /* the loop state enters in the registers the loop then takes (all fourteen) */
+    int32_t a00 = (int32_t)(uintptr_t)p->kbias, a01 = (int32_t)(uintptr_t)p->rq.scale;
+    int32_t a10 = (int32_t)(uintptr_t)y0, a11 = (int32_t)(uintptr_t)y1;
+    int32_t x0e = p->rq.zp, x0o = (int32_t)(uintptr_t)(y0 + 2 * pairs), x1e = (int32_t)(uintptr_t)(xq + k);
+    int32_t x1o, wv, wt, we, kc = k;
+    const int32_t *px = xq;
+    const int8_t *w0 = p->w;
+#define MCU_CONV2D_S8_PW_OPERANDS                                                                                     \
+    : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x0e] "+r"(x0e), [x0o] "+r"(x0o),           \
+      [x1e] "+r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [wt] "=&r"(wt), [we] "=&r"(we), [px] "+r"(px),               \
+      [w0] "+r"(w0), [kc] "+r"(kc)                                                                                     \
+    :                                                                                                                  \
+    : "cc", "memory", "s8", "s9", "s10", "s11", "s12", "s13", "s16", "s17", "s18", "s19", "s20", "s21", "s22"
+    if (k % 32 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8) MCU_CONV2D_S8_PW_OPERANDS);
+    } else if (k % 16 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4) MCU_CONV2D_S8_PW_OPERANDS);
+    } else if (k % 8 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2) MCU_CONV2D_S8_PW_OPERANDS);
+    } else {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP) MCU_CONV2D_S8_PW_OPERANDS);
+    }
+#undef MCU_CONV2D_S8_PW_OPERANDS
+}
 #else
 #define MCU_CONV2D_S8_BLOCKS_ASM 0
 #endif
@@ -890,6 +1021,44 @@ static void mcu_conv2d_s8_pair(int32_t i, int32_t pixels, int32_t down, int32_t 
     *q1 = down ? pixels - 1 - a : b;
 }
 
+#if MCU_CONV2D_S8_BLOCKS_ASM
+/* Taps up to which the pointwise path widens a pixel pair's columns on the stack (4 bytes per tap). */
+#define MCU_CONV2D_S8_PW_TAPS 256
+
+/* The pointwise path through mcu_conv2d_s8_pw_sweep (mode MCU_CONV2D_S8_RQ_S8, per-channel scales, no w_zp,
+ * c_in % 4 == 0, c_in <= MCU_CONV2D_S8_PW_TAPS, c_out >= 2): pixel pairs in the order p->down says, each widened
+ * once (all its reads done before its first write), then swept; an odd last channel and a lone pixel through the
+ * GEMM block, which re-reads them in place (mcucomp/ops/_overlap.py pointwise_nhwc: the pair's own inputs stay
+ * unwritten). Stride 1: pixel q's inputs at q * c_in, no window arithmetic. */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pointwise_widened(const mcu_conv2d_s8_params *p, int32_t mode,
+                                                                  const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
+    const int32_t unit = g->stride_h == 1 && g->stride_w == 1, even = c_out & ~1;
+    int32_t xq[MCU_CONV2D_S8_PW_TAPS];
+    int32_t i, q0, q1, iy, ix;
+    for (i = 0; 2 * i < pixels; ++i) {
+        const int8_t *c0, *c1;
+        int8_t *y0, *y1;
+        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
+        c0 = x + (size_t)(unit ? q0 : mcu_conv2d_s8_window_start(g, q0, &iy, &ix)) * c_in;
+        c1 = x + (size_t)(unit ? q1 : mcu_conv2d_s8_window_start(g, q1, &iy, &ix)) * c_in;
+        y0 = y + (size_t)q0 * c_out;
+        y1 = y + (size_t)q1 * c_out;
+        if (q0 == q1) {
+            mcu_conv2d_s8_gemm(p, mode, c0, c1, c_in, y0, y1);
+            continue;
+        }
+        mcu_conv2d_s8_pw_widen(c0, c1, c_in, xq);
+        mcu_conv2d_s8_pw_sweep(p, xq, c_in, even / 2, y0, y1);
+        if (even != c_out) {
+            mcu_conv2d_s8_gemm_any(p, mode, c0, c1, c_in, even, y0, y1);
+        }
+    }
+}
+#endif
+
 /* Pointwise path: the GEMM reads each pixel's c_in inputs in place (contiguous channels-last), pixel pairs in the
  * order p->down says (mcucomp/ops/_overlap.py pointwise_nhwc). */
 static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
@@ -898,6 +1067,13 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
     const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, c_out);
     int32_t i, q0, q1, iy, ix;
+#if MCU_CONV2D_S8_BLOCKS_ASM
+    if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel && c_in % 4 == 0 &&
+        c_in <= MCU_CONV2D_S8_PW_TAPS && c_out >= 2) {
+        mcu_conv2d_s8_pointwise_widened(p, mode, x, y);
+        return;
+    }
+#endif
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         mcu_conv2d_s8_gemm(p, mode, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
