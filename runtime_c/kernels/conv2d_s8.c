@@ -912,6 +912,122 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
     }
 #undef MCU_CONV2D_S8_PW_OPERANDS
 }
+
+/* One 4-tap step of the one-pixel sweep: the pixel's widened lanes (pixel 0's of mcu_conv2d_s8_pw_widen, 16 bytes
+ * a step) against four weight rows at w0, w0 + k, w0 + 2k (k in [kc]) and w3 = w0 + 3k: five loads back to back,
+ * the fourth row's word once the first row's is used (its register), eight SXTB16, eight SMLAD. */
+#define MCU_CONV2D_S8_PW1_STEP                                                                                        \
+    "ldr %[xo], [%[px], #4]\n\t"                                                                                       \
+    "ldr %[wb], [%[w0], %[kc]]\n\t"                                                                                    \
+    "ldr %[wc], [%[w0], %[kc], lsl #1]\n\t"                                                                            \
+    "ldr %[xe], [%[px]], #16\n\t"                                                                                      \
+    "ldr %[wa], [%[w0]], #4\n\t"                                                                                       \
+    "sxtb16 %[we], %[wa]\n\t"                                                                                          \
+    "smlad %[a0], %[xe], %[we], %[a0]\n\t"                                                                             \
+    "sxtb16 %[wa], %[wa], ror #8\n\t"                                                                                  \
+    "smlad %[a0], %[xo], %[wa], %[a0]\n\t"                                                                             \
+    "ldr %[wa], [%[w3]], #4\n\t"                                                                                       \
+    "sxtb16 %[we], %[wb]\n\t"                                                                                          \
+    "smlad %[a1], %[xe], %[we], %[a1]\n\t"                                                                             \
+    "sxtb16 %[wb], %[wb], ror #8\n\t"                                                                                  \
+    "smlad %[a1], %[xo], %[wb], %[a1]\n\t"                                                                             \
+    "sxtb16 %[we], %[wc]\n\t"                                                                                          \
+    "smlad %[a2], %[xe], %[we], %[a2]\n\t"                                                                             \
+    "sxtb16 %[wc], %[wc], ror #8\n\t"                                                                                  \
+    "smlad %[a2], %[xo], %[wc], %[a2]\n\t"                                                                             \
+    "sxtb16 %[we], %[wa]\n\t"                                                                                          \
+    "smlad %[a3], %[xe], %[we], %[a3]\n\t"                                                                             \
+    "sxtb16 %[wa], %[wa], ror #8\n\t"                                                                                  \
+    "smlad %[a3], %[xo], %[wa], %[a3]\n\t"
+#define MCU_CONV2D_S8_PW1_STEP2 MCU_CONV2D_S8_PW1_STEP MCU_CONV2D_S8_PW1_STEP
+#define MCU_CONV2D_S8_PW1_STEP4 MCU_CONV2D_S8_PW1_STEP2 MCU_CONV2D_S8_PW1_STEP2
+#define MCU_CONV2D_S8_PW1_STEP8 MCU_CONV2D_S8_PW1_STEP4 MCU_CONV2D_S8_PW1_STEP4
+
+/* The one-pixel sweep over blocks of four channels, STEPS a loop turn (as MCU_CONV2D_S8_PW_SWEEP). State: the folded
+ * biases and scales of the next block (s16, s17), its output (s18), zp and the output's end (s20, s21), the widened
+ * lanes' end (s22). Per block: four biases by two LDRD, four scales by one VLDM, the step loop, the lanes back by 4k,
+ * the rows on by 3k (w0 to where w3 ended), the four outputs requantized as in MCU_CONV2D_S8_PW_SWEEP into one STR. */
+#define MCU_CONV2D_S8_PW1_SWEEP(STEPS)                                                                                \
+    "vmov s16, s17, %[a0], %[a1]\n\t"                                                                                  \
+    "vmov s18, %[a2]\n\t"                                                                                              \
+    "vmov s20, s21, %[a3], %[xe]\n\t"                                                                                  \
+    "vmov s22, %[xo]\n"                                                                                                \
+    "2:\n\t"                                                                                                           \
+    "vmov %[we], %[wa], s16, s17\n\t"                                                                                  \
+    "ldrd %[a2], %[a3], [%[we], #8]\n\t"                                                                               \
+    "ldrd %[a0], %[a1], [%[we]], #16\n\t"                                                                              \
+    "vldmia %[wa]!, {s12-s15}\n\t"                                                                                     \
+    "vmov s16, s17, %[we], %[wa]\n"                                                                                    \
+    "1:\n\t" STEPS                                                                                                     \
+    "vmov %[we], s22\n\t"                                                                                              \
+    "cmp %[px], %[we]\n\t"                                                                                             \
+    "bne 1b\n\t"                                                                                                       \
+    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "mov %[w0], %[w3]\n\t"                                                                                             \
+    "add %[w3], %[w3], %[kc], lsl #1\n\t"                                                                              \
+    "add %[w3], %[w3], %[kc]\n\t"                                                                                      \
+    "vmov s8, s9, %[a0], %[a1]\n\t"                                                                                    \
+    "vmov s10, s11, %[a2], %[a3]\n\t"                                                                                  \
+    "vcvt.f32.s32 s8, s8\n\t"                                                                                          \
+    "vcvt.f32.s32 s9, s9\n\t"                                                                                          \
+    "vcvt.f32.s32 s10, s10\n\t"                                                                                        \
+    "vcvt.f32.s32 s11, s11\n\t"                                                                                        \
+    "vmul.f32 s8, s8, s12\n\t"                                                                                         \
+    "vmul.f32 s9, s9, s13\n\t"                                                                                         \
+    "vmul.f32 s10, s10, s14\n\t"                                                                                       \
+    "vmul.f32 s11, s11, s15\n\t"                                                                                       \
+    "vcvtr.s32.f32 s8, s8\n\t"                                                                                         \
+    "vcvtr.s32.f32 s9, s9\n\t"                                                                                         \
+    "vcvtr.s32.f32 s10, s10\n\t"                                                                                       \
+    "vcvtr.s32.f32 s11, s11\n\t"                                                                                       \
+    "vmov %[a0], %[a1], s8, s9\n\t"                                                                                    \
+    "vmov %[a2], %[a3], s10, s11\n\t"                                                                                  \
+    "vmov %[wb], %[wc], s20, s21\n\t"                                                                                  \
+    "vmov %[we], s18\n\t"                                                                                              \
+    "qadd %[a0], %[a0], %[wb]\n\t"                                                                                     \
+    "qadd %[a1], %[a1], %[wb]\n\t"                                                                                     \
+    "qadd %[a2], %[a2], %[wb]\n\t"                                                                                     \
+    "qadd %[a3], %[a3], %[wb]\n\t"                                                                                     \
+    "ssat %[a0], #8, %[a0]\n\t"                                                                                        \
+    "ssat %[a1], #8, %[a1]\n\t"                                                                                        \
+    "ssat %[a2], #8, %[a2]\n\t"                                                                                        \
+    "ssat %[a3], #8, %[a3]\n\t"                                                                                        \
+    "bfi %[a0], %[a1], #8, #8\n\t"                                                                                     \
+    "bfi %[a0], %[a2], #16, #8\n\t"                                                                                    \
+    "bfi %[a0], %[a3], #24, #8\n\t"                                                                                    \
+    "str %[a0], [%[we]], #4\n\t"                                                                                       \
+    "vmov s18, %[we]\n\t"                                                                                              \
+    "cmp %[we], %[wc]\n\t"                                                                                             \
+    "bne 2b\n\t"
+
+/** Output channels 0 .. 4 * quads - 1 of one pixel whose k taps (k % 4 == 0) mcu_conv2d_s8_pw_widen put in xq (as
+ * pixel 0), to y, in the mode of mcu_conv2d_s8_pw_sweep: a matrix-vector loop, four weight rows against the pixel
+ * (MCU_CONV2D_S8_PW1_SWEEP; the 2x2 block would compute it twice). */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep1(const mcu_conv2d_s8_params *p, const int32_t *xq, int32_t k,
+                                                          int32_t quads, int8_t *y)
+{
+    /* the loop state enters in the registers the loop then takes (all fourteen) */
+    int32_t a0 = (int32_t)(uintptr_t)p->kbias, a1 = (int32_t)(uintptr_t)p->rq.scale, a2 = (int32_t)(uintptr_t)y;
+    int32_t a3 = p->rq.zp, xe = (int32_t)(uintptr_t)(y + 4 * quads), xo = (int32_t)(uintptr_t)(xq + k);
+    int32_t wa, wb, wc, we, kc = k;
+    const int32_t *px = xq;
+    const int8_t *w0 = p->w, *w3 = p->w + 3 * (size_t)k;
+#define MCU_CONV2D_S8_PW1_OPERANDS                                                                                    \
+    : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xe] "+r"(xe), [xo] "+r"(xo), [wa] "=&r"(wa),       \
+      [wb] "=&r"(wb), [wc] "=&r"(wc), [we] "=&r"(we), [px] "+r"(px), [w0] "+r"(w0), [w3] "+r"(w3), [kc] "+r"(kc)       \
+    :                                                                                                                  \
+    : "cc", "memory", "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s20", "s21", "s22"
+    if (k % 32 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP8) MCU_CONV2D_S8_PW1_OPERANDS);
+    } else if (k % 16 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP4) MCU_CONV2D_S8_PW1_OPERANDS);
+    } else if (k % 8 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP2) MCU_CONV2D_S8_PW1_OPERANDS);
+    } else {
+        __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP) MCU_CONV2D_S8_PW1_OPERANDS);
+    }
+#undef MCU_CONV2D_S8_PW1_OPERANDS
+}
 #else
 #define MCU_CONV2D_S8_BLOCKS_ASM 0
 #endif
@@ -1027,9 +1143,9 @@ static void mcu_conv2d_s8_pair(int32_t i, int32_t pixels, int32_t down, int32_t 
 
 /* The pointwise path through mcu_conv2d_s8_pw_sweep (mode MCU_CONV2D_S8_RQ_S8, per-channel scales, no w_zp,
  * c_in % 4 == 0, c_in <= MCU_CONV2D_S8_PW_TAPS, c_out >= 2): pixel pairs in the order p->down says, each widened
- * once (all its reads done before its first write), then swept; an odd last channel and a lone pixel through the
- * GEMM block, which re-reads them in place (mcucomp/ops/_overlap.py pointwise_nhwc: the pair's own inputs stay
- * unwritten). Stride 1: pixel q's inputs at q * c_in, no window arithmetic. */
+ * once (all its reads done before its first write), then swept; a lone pixel by the one-pixel sweep
+ * (mcu_conv2d_s8_pw_sweep1); an odd last channel (c_out % 4 for a lone pixel) through the GEMM block, which re-reads
+ * the inputs in place (mcucomp/ops/_overlap.py pointwise_nhwc: the pair's own inputs stay unwritten). Stride 1: pixel q's inputs at q * c_in, no window arithmetic. */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pointwise_widened(const mcu_conv2d_s8_params *p, int32_t mode,
                                                                   const int8_t *x, int8_t *y)
 {
@@ -1046,11 +1162,16 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pointwise_widened(const mcu_conv
         c1 = x + (size_t)(unit ? q1 : mcu_conv2d_s8_window_start(g, q1, &iy, &ix)) * c_in;
         y0 = y + (size_t)q0 * c_out;
         y1 = y + (size_t)q1 * c_out;
-        if (q0 == q1) {
-            mcu_conv2d_s8_gemm(p, mode, c0, c1, c_in, y0, y1);
+        mcu_conv2d_s8_pw_widen(c0, c1, c_in, xq);
+        if (q0 == q1) { /* a lone pixel: four channels a block, the rest through the GEMM block */
+            if (c_out >= 4) {
+                mcu_conv2d_s8_pw_sweep1(p, xq, c_in, c_out / 4, y0);
+            }
+            if (c_out % 4 != 0) {
+                mcu_conv2d_s8_gemm_any(p, mode, c0, c1, c_in, c_out & ~3, y0, y1);
+            }
             continue;
         }
-        mcu_conv2d_s8_pw_widen(c0, c1, c_in, xq);
         mcu_conv2d_s8_pw_sweep(p, xq, c_in, even / 2, y0, y1);
         if (even != c_out) {
             mcu_conv2d_s8_gemm_any(p, mode, c0, c1, c_in, even, y0, y1);
