@@ -810,6 +810,13 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 #define MCU_CONV2D_S8_PW_STEP4 MCU_CONV2D_S8_PW_STEP2 MCU_CONV2D_S8_PW_STEP2
 #define MCU_CONV2D_S8_PW_STEP8 MCU_CONV2D_S8_PW_STEP4 MCU_CONV2D_S8_PW_STEP4
 
+/* The step loop's test: another turn until the widened columns' end (s22). A sweep whose k is one turn (k == 8,
+ * 16) leaves it out. */
+#define MCU_CONV2D_S8_PW_TURN                                                                                         \
+    "vmov %[we], s22\n\t"                                                                                              \
+    "cmp %[px], %[we]\n\t"                                                                                             \
+    "bne 1b\n\t"
+
 /* The sweep over the channel pairs, STEPS: the 4-tap steps of one loop turn (k is a multiple of 4 * STEPS). Loop
  * state in s16-s22 (a VMOV moves two core registers in the time of one LDR and nothing goes through memory): the
  * folded biases and the scales of the next pair (s16, s17), its outputs in pixels 0 and 1 (s18, s19), zp and pixel
@@ -817,7 +824,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
  * columns' pointer back by 4k, the weights on by k (past the second row); the requantization of
  * mcu_requant_plain_s8 (VCVT, VMUL by the scale, VCVTR: round half to even, saturating; QADD zp, SSAT #8), each
  * pixel's two bytes in one STRH. */
-#define MCU_CONV2D_S8_PW_SWEEP(STEPS)                                                                                 \
+#define MCU_CONV2D_S8_PW_SWEEP(STEPS, TURN)                                                                           \
     "vmov s16, s17, %[a00], %[a01]\n\t"                                                                                \
     "vmov s18, s19, %[a10], %[a11]\n\t"                                                                                \
     "vmov s20, s21, %[x0e], %[x0o]\n\t"                                                                                \
@@ -829,10 +836,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "vmov s16, s17, %[we], %[wv]\n\t"                                                                                  \
     "mov %[a01], %[a00]\n\t"                                                                                           \
     "mov %[a11], %[a10]\n"                                                                                             \
-    "1:\n\t" STEPS                                                                                                     \
-    "vmov %[we], s22\n\t"                                                                                              \
-    "cmp %[px], %[we]\n\t"                                                                                             \
-    "bne 1b\n\t"                                                                                                       \
+    "1:\n\t" STEPS TURN                                                                                                \
     "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
     "add %[w0], %[w0], %[kc]\n\t"                                                                                      \
     "vmov s8, s9, %[a00], %[a01]\n\t"                                                                                  \
@@ -884,8 +888,8 @@ static void mcu_conv2d_s8_pw_widen(const int8_t *c0, const int8_t *c1, int32_t k
 
 /** Output channels 0 .. 2 * pairs - 1 of a pixel pair whose k taps (k % 4 == 0) mcu_conv2d_s8_pw_widen put in xq,
  * to y0 and y1, in mode MCU_CONV2D_S8_RQ_S8 with per-channel scales, w_zp NULL: one assembly loop over the pairs
- * (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16, 8 or 4 taps as k allows. */
-static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, const int32_t *xq, int32_t k,
+ * (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16, 8 or 4 taps as k allows (no loop for k = 8, 16). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, const int32_t *xq, int32_t k,
                                                          int32_t pairs, int8_t *y0, int8_t *y1)
 {
     /* the loop state enters in the registers the loop then takes (all fourteen) */
@@ -902,13 +906,21 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
     :                                                                                                                  \
     : "cc", "memory", "s8", "s9", "s10", "s11", "s12", "s13", "s16", "s17", "s18", "s19", "s20", "s21", "s22"
     if (k % 32 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_TURN)
+                             MCU_CONV2D_S8_PW_OPERANDS);
+    } else if (k == 16) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, "") MCU_CONV2D_S8_PW_OPERANDS);
     } else if (k % 16 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, MCU_CONV2D_S8_PW_TURN)
+                             MCU_CONV2D_S8_PW_OPERANDS);
+    } else if (k == 8) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, "") MCU_CONV2D_S8_PW_OPERANDS);
     } else if (k % 8 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, MCU_CONV2D_S8_PW_TURN)
+                             MCU_CONV2D_S8_PW_OPERANDS);
     } else {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN)
+                             MCU_CONV2D_S8_PW_OPERANDS);
     }
 #undef MCU_CONV2D_S8_PW_OPERANDS
 }
