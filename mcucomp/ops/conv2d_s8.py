@@ -28,6 +28,10 @@ DW_DEFER = 256
 #: Stack bytes of the local path's two windows (MCU_CONV2D_S8_LOCAL_COL in runtime_c/kernels/conv2d_s8.h).
 LOCAL_COL = 96
 
+#: Input channels up to which the pointwise path widens a pixel pair on the stack for the DSP sweeps
+#: (MCU_CONV2D_S8_PW_TAPS in conv2d_s8.c).
+PW_TAPS = 256
+
 
 def depthwise(node: Node, g: Graph) -> bool:
     """group == c_in == c_out (one input channel per output channel): the depthwise path."""
@@ -143,6 +147,39 @@ def im2col_gather_rows(geom: dict) -> dict[str, int]:
             "rows_padded": geom["n"] * (geom["h_out"] * geom["k_h"] - valid_y) * geom["w_out"]}
 
 
+def pointwise_swept(rq_fields: dict, w_zp, k: int, c_out: int) -> bool:
+    """Whether the pointwise path's C takes the sweeps on DSP cores with an FPU (mcu_conv2d_s8_pointwise_widened):
+    float requantization without div over the full int8 range, per-channel scales, no weight zero points,
+    k % 4 == 0, k <= PW_TAPS, c_out >= 2."""
+    full_range = (rq_fields["qmin"], rq_fields["qmax"]) == (-128, 127)
+    float_plain = rq_fields.get("mult", "NULL") == "NULL" and not rq_fields.get("div")
+    return (full_range and float_plain and rq_fields["per_channel"] == 1 and w_zp is None and k % 4 == 0
+            and k <= PW_TAPS and c_out >= 2)
+
+
+def sweep_turns(k: int) -> int:
+    """Step-loop tests of one sweep block (mcu_conv2d_s8_pw_sweep): one per turn of 32, 16, 8 or 4 taps (the largest
+    that divides k), none for k = 8, 16 (one turn, no loop)."""
+    if k in (8, 16):
+        return 0
+    return k // next(t for t in (32, 16, 8, 4) if k % t == 0)
+
+
+def sweep_terms(pixels: int, k: int, c_out: int) -> dict[str, int]:
+    """The pointwise sweeps' loops (conv2d_s8.c, DSP cores with an FPU): per pixel pair the widening (k / 4 steps),
+    per pair of channels one 2x2 block of k / 4 steps and sweep_turns tests; a lone pixel widened, then per four
+    channels one one-pixel block (k / 4 steps, k / (4 * unroll) tests, the same unroll); the odd last channel of a
+    pair and the c_out % 4 of a lone pixel through the GEMM block (`rest_blocks`, each one k-long dot)."""
+    pairs, lone = pixels // 2, pixels % 2
+    blocks, quads = pairs * (c_out // 2), lone * (c_out // 4)
+    unroll_turns = k // next(t for t in (32, 16, 8, 4) if k % t == 0)
+    rest = pairs * (c_out % 2) + lone * -(-(c_out % 4) // 2)
+    return {"sweep_pairs": pairs, "sweep_lone": lone, "sweep_widened": (pairs + lone) * (k // 4),
+            "sweep_blocks": blocks, "sweep_steps": blocks * (k // 4), "sweep_turns": blocks * sweep_turns(k),
+            "sweep1_blocks": quads, "sweep1_steps": quads * (k // 4), "sweep1_turns": quads * unroll_turns,
+            "rest_blocks": rest, "rest_sixteens": rest * (k // 16), "rest_quads": rest * (k % 16 // 4)}
+
+
 def depthwise_terms(geom: dict, win) -> dict[str, int]:
     """The depthwise loops (conv2d_s8_dw.c): per pixel a tap table (one add a tap inside the input, checked taps at
     the border); per pixel pair the four-channel quads (DSP) and the C % 4 left (elsewhere: every channel) over every
@@ -228,15 +265,18 @@ class Conv2dS8(KernelOp):
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one
-        k-long dot (direct: one per kernel row) in 16-tap iterations, 4-tap steps and a tail; depthwise(3x3): see
-        depthwise_terms; general:
-        per output every tap, checked."""
+        k-long dot (direct: one per kernel row) in 16-tap iterations, 4-tap steps and a tail; pointwise in the float
+        mode of pointwise_swept: see sweep_terms (the fixed mode and the other cores' GEMM block count as before);
+        depthwise(3x3): see depthwise_terms; general: per output every tap, checked."""
         call = self.call(node, g)
         p = params_dict(call)
         geom, win = p["g"], window(p["g"])
         path = conv_path(node, g)
         outputs = geom["n"] * geom["c_out"] * win.pixels
         terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
+        if path == "pointwise" and pointwise_swept(p["rq"], node.attrs.get("w_zp"), kernel_volume(node, g),
+                                                   geom["c_out"]):
+            return path, {**terms, **sweep_terms(geom["n"] * win.pixels, kernel_volume(node, g), geom["c_out"])}
         if path in ("pointwise", "im2col", "direct", "local"):
             k = column_taps(node, g) if path in ("im2col", "local") else kernel_volume(node, g)
             pairs = -(-geom["n"] * win.pixels // 2)
