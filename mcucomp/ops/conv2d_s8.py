@@ -158,25 +158,26 @@ def pointwise_swept(rq_fields: dict, w_zp, k: int, c_out: int) -> bool:
 
 
 def sweep_turns(k: int) -> int:
-    """Step-loop tests of one sweep block (mcu_conv2d_s8_pw_sweep): one per turn of 32, 16, 8 or 4 taps (the largest
+    """Step-loop tests of one sweep block (mcu_conv2d_s8_pw_sweep): one per turn of 32, 16 or 4 taps (the largest
     that divides k), none for k = 8, 16 (one turn, no loop)."""
     if k in (8, 16):
         return 0
-    return k // next(t for t in (32, 16, 8, 4) if k % t == 0)
+    return k // next(t for t in (32, 16, 4) if k % t == 0)
 
 
 def sweep_terms(pixels: int, k: int, c_out: int) -> dict[str, int]:
     """The pointwise sweeps' loops (conv2d_s8.c, DSP cores with an FPU): per pixel pair the widening (k / 4 steps),
     per pair of channels one 2x2 block of k / 4 steps and sweep_turns tests; a lone pixel widened, then per four
-    channels one one-pixel block (k / 4 steps, k / (4 * unroll) tests, the same unroll); the odd last channel of a
-    pair and the c_out % 4 of a lone pixel through the GEMM block (`rest_blocks`, each one k-long dot)."""
+    channels one one-pixel block (k / 4 steps, a test per 32 taps when k % 32 == 0, else per 4); the odd last
+    channel of a pair and the c_out % 4 of a lone pixel through the GEMM block (`rest_blocks`, one k-long dot
+    each)."""
     pairs, lone = pixels // 2, pixels % 2
     blocks, quads = pairs * (c_out // 2), lone * (c_out // 4)
-    unroll_turns = k // next(t for t in (32, 16, 8, 4) if k % t == 0)
+    turns1 = k // (32 if k % 32 == 0 else 4)
     rest = pairs * (c_out % 2) + lone * -(-(c_out % 4) // 2)
     return {"sweep_pairs": pairs, "sweep_lone": lone, "sweep_widened": (pairs + lone) * (k // 4),
             "sweep_blocks": blocks, "sweep_steps": blocks * (k // 4), "sweep_turns": blocks * sweep_turns(k),
-            "sweep1_blocks": quads, "sweep1_steps": quads * (k // 4), "sweep1_turns": quads * unroll_turns,
+            "sweep1_blocks": quads, "sweep1_steps": quads * (k // 4), "sweep1_turns": quads * turns1,
             "rest_blocks": rest, "rest_sixteens": rest * (k // 16), "rest_quads": rest * (k % 16 // 4)}
 
 

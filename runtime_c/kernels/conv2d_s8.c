@@ -892,7 +892,7 @@ static void mcu_conv2d_s8_pw_widen(const int8_t *c0, const int8_t *c1, int32_t k
 
 /** Output channels 0 .. 2 * pairs - 1 of a pixel pair whose k taps (k % 4 == 0) mcu_conv2d_s8_pw_widen put in xq,
  * to y0 and y1, in mode MCU_CONV2D_S8_RQ_S8 with per-channel scales, w_zp NULL: one assembly loop over the pairs
- * (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16, 8 or 4 taps as k allows (no loop for k = 8, 16). */
+ * (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16 or 4 taps as k allows (no loop for k = 8, 16). */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, const int32_t *xq, int32_t k,
                                                          int32_t pairs, int8_t *y0, int8_t *y1)
 {
@@ -919,9 +919,6 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_para
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (k == 8) {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, "") MCU_CONV2D_S8_PW_OPERANDS);
-    } else if (k % 8 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, MCU_CONV2D_S8_PW_TURN)
-                             MCU_CONV2D_S8_PW_OPERANDS);
     } else {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN)
                              MCU_CONV2D_S8_PW_OPERANDS);
@@ -1018,7 +1015,8 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_para
 
 /** Output channels 0 .. 4 * quads - 1 of one pixel whose k taps (k % 4 == 0) mcu_conv2d_s8_pw_widen put in xq (as
  * pixel 0), to y, in the mode of mcu_conv2d_s8_pw_sweep: a matrix-vector loop, four weight rows against the pixel
- * (MCU_CONV2D_S8_PW1_SWEEP; the 2x2 block would compute it twice). */
+ * (MCU_CONV2D_S8_PW1_SWEEP; the 2x2 block would compute it twice), 32 taps a turn when k allows, else 4 (one-pixel
+ * layers are rare: one unrolled copy). */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep1(const mcu_conv2d_s8_params *p, const int32_t *xq, int32_t k,
                                                           int32_t quads, int8_t *y)
 {
@@ -1035,10 +1033,6 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep1(const mcu_conv2d_s8_pa
     : "cc", "memory", "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s20", "s21", "s22"
     if (k % 32 == 0) {
         __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP8) MCU_CONV2D_S8_PW1_OPERANDS);
-    } else if (k % 16 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP4) MCU_CONV2D_S8_PW1_OPERANDS);
-    } else if (k % 8 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP2) MCU_CONV2D_S8_PW1_OPERANDS);
     } else {
         __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP) MCU_CONV2D_S8_PW1_OPERANDS);
     }
@@ -1158,10 +1152,11 @@ static void mcu_conv2d_s8_pair(int32_t i, int32_t pixels, int32_t down, int32_t 
 #define MCU_CONV2D_S8_PW_TAPS 256
 
 /* The pointwise path through mcu_conv2d_s8_pw_sweep (mode MCU_CONV2D_S8_RQ_S8, per-channel scales, no w_zp,
- * c_in % 4 == 0, c_in <= MCU_CONV2D_S8_PW_TAPS, c_out >= 2): pixel pairs in the order p->down says, each widened
+ * c_in % 4 == 0, c_in <= MCU_CONV2D_S8_PW_TAPS, c_out >= 2; mcucomp/ops/conv2d_s8.py pointwise_swept): pixel pairs in the order p->down says, each widened
  * once (all its reads done before its first write), then swept; a lone pixel by the one-pixel sweep
  * (mcu_conv2d_s8_pw_sweep1); an odd last channel (c_out % 4 for a lone pixel) through the GEMM block, which re-reads
- * the inputs in place (mcucomp/ops/_overlap.py pointwise_nhwc: the pair's own inputs stay unwritten). Stride 1: pixel q's inputs at q * c_in, no window arithmetic. */
+ * the inputs in place (mcucomp/ops/_overlap.py pointwise_nhwc: the pair's own inputs stay unwritten). Stride 1:
+ * pixel q's inputs at q * c_in, no window arithmetic. */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pointwise_widened(const mcu_conv2d_s8_params *p, int32_t mode,
                                                                   const int8_t *x, int8_t *y)
 {
