@@ -787,7 +787,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 }
 
 /* The pointwise sweep (mcu_conv2d_s8_pw_sweep): the pixel pair's columns widened once to int16 lanes in the order
- * SMLAD takes them (per 4 taps: pixel 0's even and odd lanes, then pixel 1's; mcu_conv2d_s8_pw_widen), so the 2x2
+ * SMLAD takes them (per 4 taps: pixel 0's even and odd lanes, then pixel 1's), so the 2x2
  * block's 4-tap step loads them (no SXTB16 on the columns) and only splits the two weight words: six loads back to
  * back (a post-indexed load is followed by one on another base, so each pipelines), four SXTB16, eight SMLAD. The
  * second weight row lies k ([kc]) after the first. */
@@ -821,19 +821,58 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "cmp %[px], %[we]\n\t"                                                                                             \
     "bne 1b\n\t"
 
-/* The sweep over the channel pairs, STEPS: the 4-tap steps of one loop turn (k is a multiple of 4 * STEPS). Loop
- * state in s16-s22 (a VMOV moves two core registers in the time of one LDR and nothing goes through memory): the
- * folded biases and the scales of the next pair (s16, s17), its outputs in pixels 0 and 1 (s18, s19), zp and pixel
- * 0's end (s20, s21), the widened columns' end (s22). Per pair: the biases start the accumulators, the step loop, the
- * columns' pointer back by 4k, the weights on by k (past the second row); the requantization of
- * mcu_requant_plain_s8 (VCVT, VMUL by the scale, VCVTR: round half to even, saturating; QADD zp, SSAT #8), each
- * pixel's two bytes in one STRH. */
+/* The sweep over the pixel pairs and, per pair, its channel pairs; STEPS: the 4-tap steps of one loop turn (k is a
+ * multiple of 4 * STEPS). Loop state in s14-s31 (a VMOV moves two core registers in the time of one LDR and nothing
+ * goes through memory): per channel pair the folded biases and scales of the next one (s16, s17), its outputs in
+ * pixels 0 and 1 (s18, s19), zp and pixel 0's end (s20, s21), the widened columns' end (s22); per pixel pair the
+ * pair's first input and pixel 1's offset from it (s14, s15), the pairs left (s23), the biases' and scales' start
+ * (s24, s25), the weights' start and c_out (s26, s27), the input step and 2 * channel pairs (s28, s29), the pair's
+ * output and the output step (s30, s31).
+ * Per pixel pair: both pixels widened to int16 lanes in the order the step loads them (per 4 taps: pixel 0's even
+ * and odd lanes, then pixel 1's; SXTB16, two STRD), all its reads before its first write. Per channel pair: the
+ * biases start the accumulators, the step loop, the columns' pointer back by 4k, the weights on by k (past the second
+ * row); the requantization of mcu_requant_plain_s8 (VCVT, VMUL by the scale, VCVTR: round half to even, saturating;
+ * QADD zp, SSAT #8), each pixel's two bytes in one STRH. */
 #define MCU_CONV2D_S8_PW_SWEEP(STEPS, TURN)                                                                           \
-    "vmov s16, s17, %[a00], %[a01]\n\t"                                                                                \
-    "vmov s18, s19, %[a10], %[a11]\n\t"                                                                                \
-    "vmov s20, s21, %[x0e], %[x0o]\n\t"                                                                                \
-    "vmov s22, %[x1e]\n"                                                                                               \
-    MCU_CONV2D_S8_ALIGN "2:\n\t"                                                                                       \
+    "vmov s24, s25, %[a00], %[a01]\n\t"                                                                                \
+    "vmov s30, s31, %[a10], %[a11]\n\t"                                                                                \
+    "vmov s26, s27, %[w0], %[x0o]\n\t"                                                                                 \
+    "vmov s14, s15, %[x1o], %[wt]\n\t"                                                                                 \
+    "vmov s28, s29, %[wv], %[we]\n\t"                                                                                  \
+    "vmov s20, %[x0e]\n\t"                                                                                             \
+    "vmov s23, %[x1e]\n\t"                                                                                             \
+    "add %[we], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "vmov s22, %[we]\n\t" MCU_CONV2D_S8_ALIGN                                                                          \
+    "3:\n\t"                                                                                                           \
+    "vmov %[x1o], %[wt], s14, s15\n\t"                                                                                 \
+    "vmov %[we], s22\n"                                                                                                \
+    "4:\n\t"                                                                                                           \
+    "ldr %[x0o], [%[x1o], %[wt]]\n\t"                                                                                  \
+    "ldr %[x0e], [%[x1o]], #4\n\t"                                                                                     \
+    "sxtb16 %[x1e], %[x0e]\n\t"                                                                                        \
+    "sxtb16 %[x0e], %[x0e], ror #8\n\t"                                                                                \
+    "sxtb16 %[a00], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "strd %[x1e], %[x0e], [%[px]], #16\n\t"                                                                            \
+    "strd %[a00], %[x0o], [%[px], #-8]\n\t"                                                                            \
+    "cmp %[px], %[we]\n\t"                                                                                             \
+    "bne 4b\n\t"                                                                                                       \
+    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "vmov %[a00], %[a01], s28, s29\n\t"                                                                                \
+    "sub %[x1o], %[x1o], %[kc]\n\t"                                                                                    \
+    "add %[x1o], %[x1o], %[a00]\n\t"                                                                                   \
+    "vmov s14, %[x1o]\n\t"                                                                                             \
+    "vmov %[a10], %[a11], s30, s31\n\t"                                                                                \
+    "vmov %[w0], %[wt], s26, s27\n\t"                                                                                  \
+    "add %[wt], %[a10], %[wt]\n\t"                                                                                     \
+    "add %[a01], %[a10], %[a01]\n\t"                                                                                   \
+    "vmov s18, s19, %[a10], %[wt]\n\t"                                                                                 \
+    "vmov s21, %[a01]\n\t"                                                                                             \
+    "add %[a10], %[a10], %[a11]\n\t"                                                                                   \
+    "vmov s30, %[a10]\n\t"                                                                                             \
+    "vmov %[a00], %[a01], s24, s25\n\t"                                                                                \
+    "vmov s16, s17, %[a00], %[a01]\n"                                                                                  \
+    "2:\n\t"                                                                                                           \
     "vmov %[we], %[wv], s16, s17\n\t"                                                                                  \
     "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
     "vldmia %[wv]!, {s12-s13}\n\t"                                                                                     \
@@ -875,9 +914,52 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "strh %[a01], [%[wv]], #2\n\t"                                                                                     \
     "vmov s18, s19, %[we], %[wv]\n\t"                                                                                  \
     "cmp %[we], %[x0o]\n\t"                                                                                            \
-    "bne 2b\n\t"
+    "bne 2b\n\t"                                                                                                       \
+    "vmov %[we], s23\n\t"                                                                                              \
+    "subs %[we], %[we], #1\n\t"                                                                                        \
+    "vmov s23, %[we]\n\t"                                                                                              \
+    "bne 3b\n\t"
 
-/** Pixel pair (c0, c1)'s k taps (k % 4 == 0) as int16 lanes in mcu_conv2d_s8_pw_sweep's order. */
+/** Output channels 0 .. 2 * cpairs - 1 of `pairs` pixel pairs, in mode MCU_CONV2D_S8_RQ_S8 with per-channel scales,
+ * w_zp NULL, k % 4 == 0, k <= MCU_CONV2D_S8_PW_TAPS: pair i reads its pixels at c0 + i * cstep and c0 + i * cstep +
+ * off (k bytes each) and writes y0 + i * ystep and that + c_out; xq: 4k bytes for the widened pair. One assembly
+ * loop (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16 or 4 taps as k allows (no loop for k = 8, 16). */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, int32_t *xq, const int8_t *c0,
+                                                         ptrdiff_t off, ptrdiff_t cstep, int32_t pairs, int8_t *y0,
+                                                         ptrdiff_t ystep)
+{
+    /* the loop state enters in the registers the loop then takes (all fourteen) */
+    int32_t a00 = (int32_t)(uintptr_t)p->kbias, a01 = (int32_t)(uintptr_t)p->rq.scale;
+    int32_t a10 = (int32_t)(uintptr_t)y0, a11 = (int32_t)ystep, x0e = p->rq.zp, x0o = p->g.c_out, x1e = pairs;
+    int32_t x1o = (int32_t)(uintptr_t)c0, wv = (int32_t)cstep, wt = (int32_t)off, we = p->g.c_out & ~1;
+    int32_t *px = xq;
+    const int8_t *w0 = p->w;
+    int32_t kc = p->g.c_in;
+#define MCU_CONV2D_S8_PW_OPERANDS                                                                                     \
+    : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x0e] "+r"(x0e), [x0o] "+r"(x0o),           \
+      [x1e] "+r"(x1e), [x1o] "+r"(x1o), [wv] "+r"(wv), [wt] "+r"(wt), [we] "+r"(we), [px] "+r"(px), [w0] "+r"(w0),     \
+      [kc] "+r"(kc)                                                                                                    \
+    :                                                                                                                  \
+    : "cc", "memory", "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21", \
+      "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
+    if (kc % 32 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_TURN)
+                             MCU_CONV2D_S8_PW_OPERANDS);
+    } else if (kc == 16) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, "") MCU_CONV2D_S8_PW_OPERANDS);
+    } else if (kc % 16 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, MCU_CONV2D_S8_PW_TURN)
+                             MCU_CONV2D_S8_PW_OPERANDS);
+    } else if (kc == 8) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, "") MCU_CONV2D_S8_PW_OPERANDS);
+    } else {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN)
+                             MCU_CONV2D_S8_PW_OPERANDS);
+    }
+#undef MCU_CONV2D_S8_PW_OPERANDS
+}
+
+/** Pixel pair (c0, c1)'s k taps (k % 4 == 0) as int16 lanes in the order of MCU_CONV2D_S8_PW_SWEEP's widening. */
 static void mcu_conv2d_s8_pw_widen(const int8_t *c0, const int8_t *c1, int32_t k, int32_t *xq)
 {
     int32_t i;
@@ -888,42 +970,6 @@ static void mcu_conv2d_s8_pw_widen(const int8_t *c0, const int8_t *c1, int32_t k
         xq[2] = __sxtb16(v1);
         xq[3] = mcu_conv2d_s8_odd(v1);
     }
-}
-
-/** Output channels 0 .. 2 * pairs - 1 of a pixel pair whose k taps (k % 4 == 0) mcu_conv2d_s8_pw_widen put in xq,
- * to y0 and y1, in mode MCU_CONV2D_S8_RQ_S8 with per-channel scales, w_zp NULL: one assembly loop over the pairs
- * (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16 or 4 taps as k allows (no loop for k = 8, 16). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, const int32_t *xq, int32_t k,
-                                                         int32_t pairs, int8_t *y0, int8_t *y1)
-{
-    /* the loop state enters in the registers the loop then takes (all fourteen) */
-    int32_t a00 = (int32_t)(uintptr_t)p->kbias, a01 = (int32_t)(uintptr_t)p->rq.scale;
-    int32_t a10 = (int32_t)(uintptr_t)y0, a11 = (int32_t)(uintptr_t)y1;
-    int32_t x0e = p->rq.zp, x0o = (int32_t)(uintptr_t)(y0 + 2 * pairs), x1e = (int32_t)(uintptr_t)(xq + k);
-    int32_t x1o, wv, wt, we, kc = k;
-    const int32_t *px = xq;
-    const int8_t *w0 = p->w;
-#define MCU_CONV2D_S8_PW_OPERANDS                                                                                     \
-    : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x0e] "+r"(x0e), [x0o] "+r"(x0o),           \
-      [x1e] "+r"(x1e), [x1o] "=&r"(x1o), [wv] "=&r"(wv), [wt] "=&r"(wt), [we] "=&r"(we), [px] "+r"(px),               \
-      [w0] "+r"(w0), [kc] "+r"(kc)                                                                                     \
-    :                                                                                                                  \
-    : "cc", "memory", "s8", "s9", "s10", "s11", "s12", "s13", "s16", "s17", "s18", "s19", "s20", "s21", "s22"
-    if (k % 32 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_TURN)
-                             MCU_CONV2D_S8_PW_OPERANDS);
-    } else if (k == 16) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, "") MCU_CONV2D_S8_PW_OPERANDS);
-    } else if (k % 16 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, MCU_CONV2D_S8_PW_TURN)
-                             MCU_CONV2D_S8_PW_OPERANDS);
-    } else if (k == 8) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, "") MCU_CONV2D_S8_PW_OPERANDS);
-    } else {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN)
-                             MCU_CONV2D_S8_PW_OPERANDS);
-    }
-#undef MCU_CONV2D_S8_PW_OPERANDS
 }
 
 /* One 4-tap step of the one-pixel sweep: the pixel's widened lanes (pixel 0's of mcu_conv2d_s8_pw_widen, 16 bytes
@@ -1161,31 +1207,37 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pointwise_widened(const mcu_conv
                                                                   const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
-    const int32_t unit = g->stride_h == 1 && g->stride_w == 1, even = c_out & ~1;
+    const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out, pairs = pixels / 2;
+    const int32_t unit = g->stride_h == 1 && g->stride_w == 1, even = c_out & ~1, step = p->down ? -2 : 2;
+    const int32_t first = p->down ? pixels - 2 : 0; /* the first pair (q, q + 1) (mcu_conv2d_s8_pair) */
     int32_t xq[MCU_CONV2D_S8_PW_TAPS];
-    int32_t i, q0, q1, iy, ix;
-    for (i = 0; 2 * i < pixels; ++i) {
-        const int8_t *c0, *c1;
-        int8_t *y0, *y1;
-        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        c0 = x + (size_t)(unit ? q0 : mcu_conv2d_s8_window_start(g, q0, &iy, &ix)) * c_in;
-        c1 = x + (size_t)(unit ? q1 : mcu_conv2d_s8_window_start(g, q1, &iy, &ix)) * c_in;
-        y0 = y + (size_t)q0 * c_out;
-        y1 = y + (size_t)q1 * c_out;
-        mcu_conv2d_s8_pw_widen(c0, c1, c_in, xq);
-        if (q0 == q1) { /* a lone pixel: four channels a block, the rest through the GEMM block */
-            if (c_out >= 4) {
-                mcu_conv2d_s8_pw_sweep1(p, xq, c_in, c_out / 4, y0);
+    int32_t q, iy, ix;
+    if (unit && even == c_out && pairs > 0) { /* every pair in one sweep: pixel q's inputs at q * c_in */
+        mcu_conv2d_s8_pw_sweep(p, xq, x + (ptrdiff_t)first * c_in, c_in, (ptrdiff_t)step * c_in, pairs,
+                               y + (ptrdiff_t)first * c_out, (ptrdiff_t)step * c_out);
+    } else {
+        for (q = first; q >= 0 && q + 1 < pixels; q += step) { /* one sweep a pair, the odd channel after it */
+            const int8_t *c0 = x + (size_t)mcu_conv2d_s8_window_start(g, q, &iy, &ix) * c_in;
+            const int8_t *c1 = x + (size_t)mcu_conv2d_s8_window_start(g, q + 1, &iy, &ix) * c_in;
+            int8_t *y0 = y + (size_t)q * c_out;
+            mcu_conv2d_s8_pw_sweep(p, xq, c0, c1 - c0, 0, 1, y0, 0);
+            if (even != c_out) {
+                mcu_conv2d_s8_gemm_any(p, mode, c0, c1, c_in, even, y0, y0 + c_out);
             }
-            if (c_out % 4 != 0) {
-                mcu_conv2d_s8_gemm_any(p, mode, c0, c1, c_in, c_out & ~3, y0, y1);
-            }
-            continue;
         }
-        mcu_conv2d_s8_pw_sweep(p, xq, c_in, even / 2, y0, y1);
-        if (even != c_out) {
-            mcu_conv2d_s8_gemm_any(p, mode, c0, c1, c_in, even, y0, y1);
+    }
+    if (pixels % 2 != 0) { /* the lone pixel: four channels a block, the rest through the GEMM block */
+        const int8_t *c0;
+        int8_t *y0;
+        q = p->down ? 0 : pixels - 1;
+        c0 = x + (size_t)mcu_conv2d_s8_window_start(g, q, &iy, &ix) * c_in;
+        y0 = y + (size_t)q * c_out;
+        mcu_conv2d_s8_pw_widen(c0, c0, c_in, xq);
+        if (c_out >= 4) {
+            mcu_conv2d_s8_pw_sweep1(p, xq, c_in, c_out / 4, y0);
+        }
+        if (c_out % 4 != 0) {
+            mcu_conv2d_s8_gemm_any(p, mode, c0, c0, c_in, c_out & ~3, y0, y0);
         }
     }
 }
