@@ -165,9 +165,10 @@ def sweep_turns(k: int) -> int:
     return k // next(t for t in (32, 16, 4) if k % t == 0)
 
 
-def sweep_terms(pixels: int, k: int, c_out: int) -> dict[str, int]:
-    """The pointwise sweeps' loops (conv2d_s8.c, DSP cores with an FPU): per pixel pair the widening (k / 4 steps),
-    per pair of channels one 2x2 block of k / 4 steps and sweep_turns tests; a lone pixel widened, then per four
+def sweep_terms(pixels: int, k: int, c_out: int, unit_stride: bool) -> dict[str, int]:
+    """The pointwise sweeps' loops (conv2d_s8.c, DSP cores with an FPU): one sweep call for all pixel pairs (unit
+    stride, even c_out) or one per pair; per pixel pair the widening (k / 4 steps), per pair of channels one 2x2
+    block of k / 4 steps and sweep_turns tests; a lone pixel widened, then per four
     channels one one-pixel block (k / 4 steps, a test per 32 taps when k % 32 == 0, else per 4); the odd last
     channel of a pair and the c_out % 4 of a lone pixel through the GEMM block (`rest_blocks`, one k-long dot
     each)."""
@@ -175,7 +176,8 @@ def sweep_terms(pixels: int, k: int, c_out: int) -> dict[str, int]:
     blocks, quads = pairs * (c_out // 2), lone * (c_out // 4)
     turns1 = k // (32 if k % 32 == 0 else 4)
     rest = pairs * (c_out % 2) + lone * -(-(c_out % 4) // 2)
-    return {"sweep_pairs": pairs, "sweep_lone": lone, "sweep_widened": (pairs + lone) * (k // 4),
+    calls = min(pairs, 1) if unit_stride and c_out % 2 == 0 else pairs
+    return {"sweep_calls": calls, "sweep_pairs": pairs, "sweep_lone": lone, "sweep_widened": (pairs + lone) * (k // 4),
             "sweep_blocks": blocks, "sweep_steps": blocks * (k // 4), "sweep_turns": blocks * sweep_turns(k),
             "sweep1_blocks": quads, "sweep1_steps": quads * (k // 4), "sweep1_turns": quads * turns1,
             "rest_blocks": rest, "rest_sixteens": rest * (k // 16), "rest_quads": rest * (k % 16 // 4)}
@@ -277,7 +279,8 @@ class Conv2dS8(KernelOp):
         terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
         if path == "pointwise" and pointwise_swept(p["rq"], node.attrs.get("w_zp"), kernel_volume(node, g),
                                                    geom["c_out"]):
-            return path, {**terms, **sweep_terms(geom["n"] * win.pixels, kernel_volume(node, g), geom["c_out"])}
+            unit = (geom["stride_h"], geom["stride_w"]) == (1, 1)
+            return path, {**terms, **sweep_terms(geom["n"] * win.pixels, kernel_volume(node, g), geom["c_out"], unit)}
         if path in ("pointwise", "im2col", "direct", "local"):
             k = column_taps(node, g) if path in ("im2col", "local") else kernel_volume(node, g)
             pairs = -(-geom["n"] * win.pixels // 2)
