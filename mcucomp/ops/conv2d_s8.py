@@ -150,11 +150,11 @@ def im2col_gather_rows(geom: dict) -> dict[str, int]:
 def pointwise_swept(rq_fields: dict, w_zp, k: int, c_out: int) -> bool:
     """Whether the pointwise path's C takes the sweeps on DSP cores with an FPU (mcu_conv2d_s8_pointwise_widened):
     float requantization without div over the full int8 range, per-channel scales, no weight zero points,
-    k % 4 == 0, k <= PW_TAPS, c_out >= 2."""
+    k % 4 == 0, k <= PW_TAPS, c_out >= 4."""
     full_range = (rq_fields["qmin"], rq_fields["qmax"]) == (-128, 127)
     float_plain = rq_fields.get("mult", "NULL") == "NULL" and not rq_fields.get("div")
     return (full_range and float_plain and rq_fields["per_channel"] == 1 and w_zp is None and k % 4 == 0
-            and k <= PW_TAPS and c_out >= 2)
+            and k <= PW_TAPS and c_out >= 4)
 
 
 def sweep_turns(k: int) -> int:
@@ -167,18 +167,18 @@ def sweep_turns(k: int) -> int:
 
 def sweep_terms(pixels: int, k: int, c_out: int, unit_stride: bool) -> dict[str, int]:
     """The pointwise sweeps' loops (conv2d_s8.c, DSP cores with an FPU): one sweep call for all pixel pairs (unit
-    stride, even c_out) or one per pair; per pixel pair the widening (k / 4 steps), per pair of channels one 2x2
-    block of k / 4 steps and sweep_turns tests; a lone pixel widened, then per four
-    channels one one-pixel block (k / 4 steps, a test per 32 taps when k % 32 == 0, else per 4); the odd last
-    channel of a pair and the c_out % 4 of a lone pixel through the GEMM block (`rest_blocks`, one k-long dot
+    stride, c_out % 4 == 0) or one per pair; per pixel pair the widening (k / 4 steps), per four channels one block
+    (two 2x2 blocks of k / 4 steps and sweep_turns tests each, eight values requantized); a lone pixel widened, then
+    per four channels one one-pixel block (k / 4 steps, a test per 32 taps when k % 32 == 0, else per 4); the
+    c_out % 4 channels of each pixel pair or lone pixel through the GEMM block (`rest_blocks`, one k-long dot
     each)."""
     pairs, lone = pixels // 2, pixels % 2
-    blocks, quads = pairs * (c_out // 2), lone * (c_out // 4)
+    blocks, quads = pairs * (c_out // 4), lone * (c_out // 4)
     turns1 = k // (32 if k % 32 == 0 else 4)
-    rest = pairs * (c_out % 2) + lone * -(-(c_out % 4) // 2)
-    calls = min(pairs, 1) if unit_stride and c_out % 2 == 0 else pairs
+    rest = (pairs + lone) * -(-(c_out % 4) // 2)
+    calls = min(pairs, 1) if unit_stride and c_out % 4 == 0 else pairs
     return {"sweep_calls": calls, "sweep_pairs": pairs, "sweep_lone": lone, "sweep_widened": (pairs + lone) * (k // 4),
-            "sweep_blocks": blocks, "sweep_steps": blocks * (k // 4), "sweep_turns": blocks * sweep_turns(k),
+            "sweep_blocks": blocks, "sweep_steps": blocks * (k // 2), "sweep_turns": blocks * 2 * sweep_turns(k),
             "sweep1_blocks": quads, "sweep1_steps": quads * (k // 4), "sweep1_turns": quads * turns1,
             "rest_blocks": rest, "rest_sixteens": rest * (k // 16), "rest_quads": rest * (k % 16 // 4)}
 

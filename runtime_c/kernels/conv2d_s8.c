@@ -816,23 +816,32 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 
 /* The step loop's test: another turn until the widened columns' end (s22). A sweep whose k is one turn (k == 8,
  * 16) leaves it out. */
-#define MCU_CONV2D_S8_PW_TURN                                                                                         \
+#define MCU_CONV2D_S8_PW_TURN(L)                                                                                      \
     "vmov %[we], s22\n\t"                                                                                              \
     "cmp %[px], %[we]\n\t"                                                                                             \
-    "bne 1b\n\t"
+    "bne " L "b\n\t"
+#define MCU_CONV2D_S8_PW_ONCE(L) /* k is one turn: no test */
 
-/* The sweep over the pixel pairs and, per pair, its channel pairs; STEPS: the 4-tap steps of one loop turn (k is a
- * multiple of 4 * STEPS). Loop state in s14-s31 (a VMOV moves two core registers in the time of one LDR and nothing
- * goes through memory): per channel pair the folded biases and scales of the next one (s16, s17), its outputs in
- * pixels 0 and 1 (s18, s19), zp and pixel 0's end (s20, s21), the widened columns' end (s22); per pixel pair the
- * pair's first input and pixel 1's offset from it (s14, s15), the pairs left (s23), the biases' and scales' start
- * (s24, s25), the weights' start and c_out (s26, s27), the input step and 2 * channel pairs (s28, s29), the pair's
- * output and the output step (s30, s31).
+/* Two values of one channel (A, B: operand names) plus zp ([x0e]), saturating, then clamped to int8. */
+#define MCU_CONV2D_S8_PW_SAT(A, B)                                                                                    \
+    "qadd %[" A "], %[" A "], %[x0e]\n\t"                                                                              \
+    "qadd %[" B "], %[" B "], %[x0e]\n\t"                                                                              \
+    "ssat %[" A "], #8, %[" A "]\n\t"                                                                                  \
+    "ssat %[" B "], #8, %[" B "]\n\t"
+
+/* The sweep over the pixel pairs and, per pair, its channels four at a time; STEPS: the 4-tap steps of one loop turn
+ * (k is a multiple of 4 * STEPS), TURN(label): the turn's test. Loop state in s14-s31 (a VMOV moves two core
+ * registers in the time of one LDR and nothing goes through memory): per channel block the folded biases and scales
+ * of the next one (s16, s17), its outputs in pixels 0 and 1 (s18, s19), zp and pixel 0's end (s20, s21), the widened
+ * columns' end (s22); per pixel pair the pair's first input and pixel 1's offset from it (s14, s15), the pairs left
+ * (s23), the biases' and scales' start (s24, s25), the weights' start and c_out (s26, s27), the input step and
+ * c_out - c_out % 4 (s28, s29), the pair's output and the output step (s30, s31).
  * Per pixel pair: both pixels widened to int16 lanes in the order the step loads them (per 4 taps: pixel 0's even
- * and odd lanes, then pixel 1's; SXTB16, two STRD), all its reads before its first write. Per channel pair: the
- * biases start the accumulators, the step loop, the columns' pointer back by 4k, the weights on by k (past the second
- * row); the requantization of mcu_requant_plain_s8 (VCVT, VMUL by the scale, VCVTR: round half to even, saturating;
- * QADD zp, SSAT #8), each pixel's two bytes in one STRH. */
+ * and odd lanes, then pixel 1's; SXTB16, two STRD), all its reads before its first write. Per block of four channels:
+ * two 2x2 blocks (channels 0, 1 then 2, 3; the biases start the accumulators, the step loop, the columns' pointer
+ * back by 4k, the weights on by k past the second row; the first block's sums parked in s8-s11), then the eight
+ * values requantized as mcu_requant_plain_s8 does (VCVT, VMUL by the scale, VCVTR: round half to even, saturating;
+ * QADD zp, SSAT #8) and each pixel's four bytes stored by one STR. */
 #define MCU_CONV2D_S8_PW_SWEEP(STEPS, TURN)                                                                           \
     "vmov s24, s25, %[a00], %[a01]\n\t"                                                                                \
     "vmov s30, s31, %[a10], %[a11]\n\t"                                                                                \
@@ -875,43 +884,63 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "2:\n\t"                                                                                                           \
     "vmov %[we], %[wv], s16, s17\n\t"                                                                                  \
     "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
-    "vldmia %[wv]!, {s12-s13}\n\t"                                                                                     \
+    "vldmia %[wv]!, {s0-s3}\n\t"                                                                                       \
     "vmov s16, s17, %[we], %[wv]\n\t"                                                                                  \
     "mov %[a01], %[a00]\n\t"                                                                                           \
     "mov %[a11], %[a10]\n"                                                                                             \
-    "1:\n\t" STEPS TURN                                                                                                \
+    "1:\n\t" STEPS TURN("1")                                                                                           \
     "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
     "add %[w0], %[w0], %[kc]\n\t"                                                                                      \
     "vmov s8, s9, %[a00], %[a01]\n\t"                                                                                  \
     "vmov s10, s11, %[a10], %[a11]\n\t"                                                                                \
+    "vmov %[we], s16\n\t"                                                                                              \
+    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
+    "vmov s16, %[we]\n\t"                                                                                              \
+    "mov %[a01], %[a00]\n\t"                                                                                           \
+    "mov %[a11], %[a10]\n"                                                                                             \
+    "5:\n\t" STEPS TURN("5")                                                                                           \
+    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "add %[w0], %[w0], %[kc]\n\t"                                                                                      \
+    "vmov s4, s5, %[a00], %[a01]\n\t"                                                                                  \
+    "vmov s6, s7, %[a10], %[a11]\n\t"                                                                                  \
     "vcvt.f32.s32 s8, s8\n\t"                                                                                          \
     "vcvt.f32.s32 s9, s9\n\t"                                                                                          \
     "vcvt.f32.s32 s10, s10\n\t"                                                                                        \
     "vcvt.f32.s32 s11, s11\n\t"                                                                                        \
-    "vmul.f32 s8, s8, s12\n\t"                                                                                         \
-    "vmul.f32 s9, s9, s12\n\t"                                                                                         \
-    "vmul.f32 s10, s10, s13\n\t"                                                                                       \
-    "vmul.f32 s11, s11, s13\n\t"                                                                                       \
+    "vcvt.f32.s32 s4, s4\n\t"                                                                                          \
+    "vcvt.f32.s32 s5, s5\n\t"                                                                                          \
+    "vcvt.f32.s32 s6, s6\n\t"                                                                                          \
+    "vcvt.f32.s32 s7, s7\n\t"                                                                                          \
+    "vmul.f32 s8, s8, s0\n\t"                                                                                          \
+    "vmul.f32 s9, s9, s0\n\t"                                                                                          \
+    "vmul.f32 s10, s10, s1\n\t"                                                                                        \
+    "vmul.f32 s11, s11, s1\n\t"                                                                                        \
+    "vmul.f32 s4, s4, s2\n\t"                                                                                          \
+    "vmul.f32 s5, s5, s2\n\t"                                                                                          \
+    "vmul.f32 s6, s6, s3\n\t"                                                                                          \
+    "vmul.f32 s7, s7, s3\n\t"                                                                                          \
     "vcvtr.s32.f32 s8, s8\n\t"                                                                                         \
     "vcvtr.s32.f32 s9, s9\n\t"                                                                                         \
     "vcvtr.s32.f32 s10, s10\n\t"                                                                                       \
     "vcvtr.s32.f32 s11, s11\n\t"                                                                                       \
-    "vmov %[a00], %[a01], s8, s9\n\t"                                                                                  \
-    "vmov %[a10], %[a11], s10, s11\n\t"                                                                                \
+    "vcvtr.s32.f32 s4, s4\n\t"                                                                                         \
+    "vcvtr.s32.f32 s5, s5\n\t"                                                                                         \
+    "vcvtr.s32.f32 s6, s6\n\t"                                                                                         \
+    "vcvtr.s32.f32 s7, s7\n\t"                                                                                         \
     "vmov %[x0e], %[x0o], s20, s21\n\t"                                                                                \
-    "vmov %[we], %[wv], s18, s19\n\t"                                                                                  \
-    "qadd %[a00], %[a00], %[x0e]\n\t"                                                                                  \
-    "qadd %[a01], %[a01], %[x0e]\n\t"                                                                                  \
-    "qadd %[a10], %[a10], %[x0e]\n\t"                                                                                  \
-    "qadd %[a11], %[a11], %[x0e]\n\t"                                                                                  \
-    "ssat %[a00], #8, %[a00]\n\t"                                                                                      \
-    "ssat %[a01], #8, %[a01]\n\t"                                                                                      \
-    "ssat %[a10], #8, %[a10]\n\t"                                                                                      \
-    "ssat %[a11], #8, %[a11]\n\t"                                                                                      \
+    "vmov %[a00], %[a01], s8, s9\n\t"                                                                                  \
+    "vmov %[a10], %[a11], s10, s11\n\t" MCU_CONV2D_S8_PW_SAT("a00", "a01") MCU_CONV2D_S8_PW_SAT("a10", "a11")      \
     "bfi %[a00], %[a10], #8, #8\n\t"                                                                                   \
     "bfi %[a01], %[a11], #8, #8\n\t"                                                                                   \
-    "strh %[a00], [%[we]], #2\n\t"                                                                                     \
-    "strh %[a01], [%[wv]], #2\n\t"                                                                                     \
+    "vmov %[a10], %[a11], s4, s5\n\t" MCU_CONV2D_S8_PW_SAT("a10", "a11")                                           \
+    "bfi %[a00], %[a10], #16, #8\n\t"                                                                                  \
+    "bfi %[a01], %[a11], #16, #8\n\t"                                                                                  \
+    "vmov %[a10], %[a11], s6, s7\n\t" MCU_CONV2D_S8_PW_SAT("a10", "a11")                                           \
+    "bfi %[a00], %[a10], #24, #8\n\t"                                                                                  \
+    "bfi %[a01], %[a11], #24, #8\n\t"                                                                                  \
+    "vmov %[we], %[wv], s18, s19\n\t"                                                                                  \
+    "str %[a00], [%[we]], #4\n\t"                                                                                      \
+    "str %[a01], [%[wv]], #4\n\t"                                                                                      \
     "vmov s18, s19, %[we], %[wv]\n\t"                                                                                  \
     "cmp %[we], %[x0o]\n\t"                                                                                            \
     "bne 2b\n\t"                                                                                                       \
@@ -920,10 +949,11 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "vmov s23, %[we]\n\t"                                                                                              \
     "bne 3b\n\t"
 
-/** Output channels 0 .. 2 * cpairs - 1 of `pairs` pixel pairs, in mode MCU_CONV2D_S8_RQ_S8 with per-channel scales,
- * w_zp NULL, k % 4 == 0, k <= MCU_CONV2D_S8_PW_TAPS: pair i reads its pixels at c0 + i * cstep and c0 + i * cstep +
- * off (k bytes each) and writes y0 + i * ystep and that + c_out; xq: 4k bytes for the widened pair. One assembly
- * loop (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16 or 4 taps as k allows (no loop for k = 8, 16). */
+/** Output channels 0 .. c_out - c_out % 4 - 1 of `pairs` pixel pairs, in mode MCU_CONV2D_S8_RQ_S8 with per-channel
+ * scales, w_zp NULL, k % 4 == 0, k <= MCU_CONV2D_S8_PW_TAPS: pair i reads its pixels at c0 + i * cstep and
+ * c0 + i * cstep + off (k bytes each) and writes y0 + i * ystep and that + c_out; xq: 4k bytes for the widened pair.
+ * One assembly loop (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16 or 4 taps as k allows (no loop for
+ * k = 8, 16). */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, int32_t *xq, const int8_t *c0,
                                                          ptrdiff_t off, ptrdiff_t cstep, int32_t pairs, int8_t *y0,
                                                          ptrdiff_t ystep)
@@ -931,7 +961,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
     /* the loop state enters in the registers the loop then takes (all fourteen) */
     int32_t a00 = (int32_t)(uintptr_t)p->kbias, a01 = (int32_t)(uintptr_t)p->rq.scale;
     int32_t a10 = (int32_t)(uintptr_t)y0, a11 = (int32_t)ystep, x0e = p->rq.zp, x0o = p->g.c_out, x1e = pairs;
-    int32_t x1o = (int32_t)(uintptr_t)c0, wv = (int32_t)cstep, wt = (int32_t)off, we = p->g.c_out & ~1;
+    int32_t x1o = (int32_t)(uintptr_t)c0, wv = (int32_t)cstep, wt = (int32_t)off, we = p->g.c_out & ~3;
     int32_t *px = xq;
     const int8_t *w0 = p->w;
     int32_t kc = p->g.c_in;
@@ -940,18 +970,18 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
       [x1e] "+r"(x1e), [x1o] "+r"(x1o), [wv] "+r"(wv), [wt] "+r"(wt), [we] "+r"(we), [px] "+r"(px), [w0] "+r"(w0),     \
       [kc] "+r"(kc)                                                                                                    \
     :                                                                                                                  \
-    : "cc", "memory", "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21", \
-      "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
+    : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s14", "s15", "s16", \
+      "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
     if (kc % 32 == 0) {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_TURN)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 16) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, "") MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc % 16 == 0) {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, MCU_CONV2D_S8_PW_TURN)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 8) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, "") MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
     } else {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN)
                              MCU_CONV2D_S8_PW_OPERANDS);
@@ -1197,32 +1227,33 @@ static void mcu_conv2d_s8_pair(int32_t i, int32_t pixels, int32_t down, int32_t 
 /* Taps up to which the pointwise path widens a pixel pair's columns on the stack (4 bytes per tap). */
 #define MCU_CONV2D_S8_PW_TAPS 256
 
-/* The pointwise path through mcu_conv2d_s8_pw_sweep (mode MCU_CONV2D_S8_RQ_S8, per-channel scales, no w_zp,
- * c_in % 4 == 0, c_in <= MCU_CONV2D_S8_PW_TAPS, c_out >= 2; mcucomp/ops/conv2d_s8.py pointwise_swept): pixel pairs in the order p->down says, each widened
- * once (all its reads done before its first write), then swept; a lone pixel by the one-pixel sweep
- * (mcu_conv2d_s8_pw_sweep1); an odd last channel (c_out % 4 for a lone pixel) through the GEMM block, which re-reads
- * the inputs in place (mcucomp/ops/_overlap.py pointwise_nhwc: the pair's own inputs stay unwritten). Stride 1:
- * pixel q's inputs at q * c_in, no window arithmetic. */
+/* The pointwise path through the sweeps (mode MCU_CONV2D_S8_RQ_S8, per-channel scales, no w_zp, c_in % 4 == 0,
+ * c_in <= MCU_CONV2D_S8_PW_TAPS, c_out >= 4; mcucomp/ops/conv2d_s8.py pointwise_swept): pixel pairs in the order
+ * p->down says, each widened once (all its reads done before its first write), then swept four channels at a time
+ * (mcu_conv2d_s8_pw_sweep; one call for all pairs when stride 1 puts pixel q's inputs at q * c_in and c_out % 4 == 0);
+ * a lone pixel by the one-pixel sweep (mcu_conv2d_s8_pw_sweep1); the c_out % 4 channels left through the GEMM block
+ * after each pixel pair, which re-reads its inputs in place (mcucomp/ops/_overlap.py pointwise_nhwc: the pair's own
+ * inputs stay unwritten). */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pointwise_widened(const mcu_conv2d_s8_params *p, int32_t mode,
                                                                   const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out, pairs = pixels / 2;
-    const int32_t unit = g->stride_h == 1 && g->stride_w == 1, even = c_out & ~1, step = p->down ? -2 : 2;
+    const int32_t unit = g->stride_h == 1 && g->stride_w == 1, quads = c_out & ~3, step = p->down ? -2 : 2;
     const int32_t first = p->down ? pixels - 2 : 0; /* the first pair (q, q + 1) (mcu_conv2d_s8_pair) */
     int32_t xq[MCU_CONV2D_S8_PW_TAPS];
     int32_t q, iy, ix;
-    if (unit && even == c_out && pairs > 0) { /* every pair in one sweep: pixel q's inputs at q * c_in */
+    if (unit && quads == c_out && pairs > 0) { /* every pair in one sweep: pixel q's inputs at q * c_in */
         mcu_conv2d_s8_pw_sweep(p, xq, x + (ptrdiff_t)first * c_in, c_in, (ptrdiff_t)step * c_in, pairs,
                                y + (ptrdiff_t)first * c_out, (ptrdiff_t)step * c_out);
     } else {
-        for (q = first; q >= 0 && q + 1 < pixels; q += step) { /* one sweep a pair, the odd channel after it */
+        for (q = first; q >= 0 && q + 1 < pixels; q += step) { /* one sweep a pair, c_out % 4 after it */
             const int8_t *c0 = x + (size_t)mcu_conv2d_s8_window_start(g, q, &iy, &ix) * c_in;
             const int8_t *c1 = x + (size_t)mcu_conv2d_s8_window_start(g, q + 1, &iy, &ix) * c_in;
             int8_t *y0 = y + (size_t)q * c_out;
             mcu_conv2d_s8_pw_sweep(p, xq, c0, c1 - c0, 0, 1, y0, 0);
-            if (even != c_out) {
-                mcu_conv2d_s8_gemm_any(p, mode, c0, c1, c_in, even, y0, y0 + c_out);
+            if (quads != c_out) {
+                mcu_conv2d_s8_gemm_any(p, mode, c0, c1, c_in, quads, y0, y0 + c_out);
             }
         }
     }
@@ -1233,11 +1264,9 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pointwise_widened(const mcu_conv
         c0 = x + (size_t)mcu_conv2d_s8_window_start(g, q, &iy, &ix) * c_in;
         y0 = y + (size_t)q * c_out;
         mcu_conv2d_s8_pw_widen(c0, c0, c_in, xq);
-        if (c_out >= 4) {
-            mcu_conv2d_s8_pw_sweep1(p, xq, c_in, c_out / 4, y0);
-        }
-        if (c_out % 4 != 0) {
-            mcu_conv2d_s8_gemm_any(p, mode, c0, c0, c_in, c_out & ~3, y0, y0);
+        mcu_conv2d_s8_pw_sweep1(p, xq, c_in, c_out / 4, y0);
+        if (quads != c_out) {
+            mcu_conv2d_s8_gemm_any(p, mode, c0, c0, c_in, quads, y0, y0);
         }
     }
 }
@@ -1253,7 +1282,7 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
     int32_t i, q0, q1, iy, ix;
 #if MCU_CONV2D_S8_BLOCKS_ASM
     if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel && c_in % 4 == 0 &&
-        c_in <= MCU_CONV2D_S8_PW_TAPS && c_out >= 2) {
+        c_in <= MCU_CONV2D_S8_PW_TAPS && c_out >= 4) {
         mcu_conv2d_s8_pointwise_widened(p, mode, x, y);
         return;
     }

@@ -49,10 +49,12 @@ CASES = [
     ConvCase((1, 8, 3, 5), 6, (1, 1)),  # pointwise k = 8: the DSP block loop's 4-tap steps without its 16-tap loop
     # depthwise 3x3 above DW_DEFER channels (pixels one by one), c % 4 == 2; stride 2: never the ring variant
     ConvCase((1, 262, 5, 4), 262, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=262),
-    # pointwise on DSP cores with an FPU (mcu_conv2d_s8_pw_sweep / _sweep1): step loops of 4, 8, 16 and 32 taps,
-    # k = 16 without the loop, a lone pixel with c_out % 4 == 1, 2 (the GEMM block takes the rest), one pixel, the
-    # widened buffer's limit (256 taps) and one tap group past it (the GEMM block)
+    # pointwise on DSP cores with an FPU (mcu_conv2d_s8_pw_sweep / _sweep1): step loops of 4, 16 and 32 taps, k = 8,
+    # 16 without the loop, all pairs in one sweep (c_out % 4 == 0) or one a pair (the GEMM block takes c_out % 4), a
+    # lone pixel with c_out % 4 == 1, 2, one pixel, the widened buffer's limit (256 taps) and past it (the GEMM block)
     ConvCase((1, 12, 3, 3), 6, (1, 1)),
+    ConvCase((1, 8, 2, 5), 12, (1, 1)),
+    ConvCase((1, 4, 2, 3), 8, (1, 1)),
     ConvCase((1, 24, 1, 3), 5, (1, 1)),
     ConvCase((1, 16, 3, 3), 4, (1, 1), act="relu", y_zp=-128),
     ConvCase((1, 48, 2, 2), 10, (1, 1)),
