@@ -192,6 +192,10 @@ def pointwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
 
     Up: the reads still to come start at the pair's own s(q0)*I; its highest write is q1*O + O - 1 + d. Safe iff
     d <= s(q0)*I - (q1 + 1)*O for every pair: the margin; any lower shift is safe.
+
+    The DSP sweeps (conv2d_s8.c mcu_conv2d_s8_pw_sweep) read a pair once, widened, before its first write, and then
+    only its c_out % 4 channels' inputs again: their reads are a subset of the ones above, in the same pair order,
+    so the same bounds hold.
     """
     geom = dict(window_geom(node, g))
     start = _nhwc_window_starts(geom)[2]

@@ -300,6 +300,7 @@ def _loop_events(geom: dict, path: str, down: bool, quads: bool):
                 yield from window(q, range(oc // cout_g * cin_g, (oc // cout_g + 1) * cin_g))
                 yield ("w", q * c_out + oc)
     else:  # the GEMM paths: im2col gathers the pair first; pointwise and direct re-read it per output channel pair
+        # (the portable loops; the pointwise DSP sweep reads a pair once before its writes, a subset of these reads)
         for q0, q1 in pairs:
             if path in ("im2col", "local"):
                 yield from window(q0, range(c_in))
