@@ -158,11 +158,11 @@ def pointwise_swept(rq_fields: dict, w_zp, k: int, c_out: int) -> bool:
 
 
 def sweep_turns(k: int) -> int:
-    """Step-loop tests of one sweep block (mcu_conv2d_s8_pw_sweep): one per turn of 32, 16 or 4 taps (the largest
-    that divides k), none for k = 8, 16 (one turn, no loop)."""
-    if k in (8, 16):
+    """Step-loop tests of one 2x2 MAC loop of the sweep (mcu_conv2d_s8_pw_sweep): one per turn of 32 taps (k % 32 ==
+    0) or 4, none for k = 8, 16, 32 (one turn, no loop)."""
+    if k in (8, 16, 32):
         return 0
-    return k // next(t for t in (32, 16, 4) if k % t == 0)
+    return k // (32 if k % 32 == 0 else 4)
 
 
 def sweep_terms(pixels: int, k: int, c_out: int, unit_stride: bool) -> dict[str, int]:

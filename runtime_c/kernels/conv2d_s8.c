@@ -952,8 +952,8 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 /** Output channels 0 .. c_out - c_out % 4 - 1 of `pairs` pixel pairs, in mode MCU_CONV2D_S8_RQ_S8 with per-channel
  * scales, w_zp NULL, k % 4 == 0, k <= MCU_CONV2D_S8_PW_TAPS: pair i reads its pixels at c0 + i * cstep and
  * c0 + i * cstep + off (k bytes each) and writes y0 + i * ystep and that + c_out; xq: 4k bytes for the widened pair.
- * One assembly loop (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32, 16 or 4 taps as k allows (no loop for
- * k = 8, 16). */
+ * One assembly loop (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32 taps when k % 32 == 0, else to 4 (k = 8,
+ * 16 and 32 in one turn without a loop: the narrow layers, where the loop test weighs most). */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, int32_t *xq, const int8_t *c0,
                                                          ptrdiff_t off, ptrdiff_t cstep, int32_t pairs, int8_t *y0,
                                                          ptrdiff_t ystep)
@@ -972,14 +972,13 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
     :                                                                                                                  \
     : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s14", "s15", "s16", \
       "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
-    if (kc % 32 == 0) {
+    if (kc == 32) {
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
+    } else if (kc % 32 == 0) {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_TURN)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 16) {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
-    } else if (kc % 16 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, MCU_CONV2D_S8_PW_TURN)
-                             MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 8) {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
     } else {
