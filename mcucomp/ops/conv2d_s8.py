@@ -8,12 +8,13 @@ import numpy as np
 from ..errors import ModelError
 from ..ir import Graph, Node
 from ._cost import params_dict, requant_terms, window
-from ._overlap import conv_s8_overlap, descending
+from ._overlap import conv_s8_overlap, descending, pixel_pairs
 from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 
 #: MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
-PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5, "depthwise_ring": 6}
+PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5, "depthwise_ring": 6,
+         "few_channels": 7}
 
 #: The depthwise path's windows have at most this many taps (MCU_CONV2D_S8_DW_TAPS in conv2d_s8_dw.c: per-pixel tap
 #: tables on the stack); larger kernels take the general path.
@@ -27,6 +28,16 @@ DW_DEFER = 256
 
 #: Stack bytes of the local path's two windows (MCU_CONV2D_S8_LOCAL_COL in runtime_c/kernels/conv2d_s8.h).
 LOCAL_COL = 96
+
+#: The few-channels path: input channels at most, column taps of a window at most (both windows fit LOCAL_COL) and
+#: stack bytes of the int16 weights of its full groups of four output channels (MCU_CONV2D_S8_FEW_* in
+#: runtime_c/kernels/conv2d_s8.h).
+FEW_C_IN = 4
+FEW_TAPS = LOCAL_COL // 2
+FEW_W16 = 1024
+
+#: Tap pairs per pass of the few-channels block loop (MCU_CONV2D_S8_FEW_UNROLL in conv2d_s8.c).
+FEW_UNROLL = 8
 
 
 def depthwise(node: Node, g: Graph) -> bool:
@@ -57,15 +68,26 @@ def kernel_taps(node: Node) -> int:
     return int(np.prod(node.attrs["kernel"]))
 
 
+def few_channels(node: Node, g: Graph) -> bool:
+    """A group-1 conv over at most FEW_C_IN input channels without weight zero points whose window (column_taps)
+    fits FEW_TAPS and whose full groups of four output channels fit FEW_W16 bytes as int16: the first convolution of
+    an image (3x3x3) or audio (10x4x1) model."""
+    c_out = onnx_shape(g, node.outputs[0])[1]
+    return (onnx_shape(g, node.inputs[0])[1] <= FEW_C_IN and node.attrs.get("w_zp") is None
+            and column_taps(node, g) <= FEW_TAPS and (c_out // 4) * 4 * column_taps(node, g) * 2 <= FEW_W16)
+
+
 def fast_path(node: Node, g: Graph) -> str:
-    """The path a conv takes when its scratch is granted: pointwise or im2col GEMM (group 1), depthwise (weights
-    without zero points, at most DW_TAPS taps), general."""
+    """The path a conv takes when its scratch is granted: pointwise, few_channels (no scratch) or im2col GEMM (group
+    1), depthwise (weights without zero points, at most DW_TAPS taps), general."""
     if depthwise(node, g) and node.attrs.get("w_zp") is None and kernel_taps(node) <= DW_TAPS:
         return "depthwise"
     if node.attrs.get("group", 1) != 1:
         return "general"
     a = node.attrs
-    return "pointwise" if list(a["kernel"]) == [1, 1] and not any(a["pads"]) else "im2col"
+    if list(a["kernel"]) == [1, 1] and not any(a["pads"]):
+        return "pointwise"
+    return "few_channels" if few_channels(node, g) else "im2col"
 
 
 def ring_lag(node: Node, g: Graph) -> int | None:
@@ -105,13 +127,14 @@ SCRATCH = {"im2col": lambda node, g: 2 * column_taps(node, g)}
 def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
     """The weights in the order the path reads them: depthwise tap by tap, the channels of a tap contiguous (one row
     per tap, C bytes); every other path output channel by output channel, each as kernel row, kernel column, input
-    channel (NHWC windows); im2col and local rows padded with zeros to column_taps."""
+    channel (NHWC windows); im2col, local and few_channels rows padded with zeros to column_taps (few_channels
+    splits them into int16 lanes on the stack at run time)."""
     w = g.const(node.inputs[1]).astype(np.int8)
     w4 = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2]) if w.ndim == 3 else w
     if path in ("depthwise", "depthwise_ring"):
         return np.ascontiguousarray(w4.reshape(w4.shape[0], -1).T).reshape(-1)
     rows = np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(w4.shape[0], -1)
-    if path in ("im2col", "local"):
+    if path in ("im2col", "local", "few_channels"):
         rows = np.pad(rows, ((0, 0), (0, column_taps(node, g) - rows.shape[1])))
     return rows.reshape(-1)
 
@@ -171,6 +194,31 @@ def ring_terms(geom: dict, win) -> dict[str, int]:
     return {"block_pixels": blocks * pixels, "border_table_taps": blocks * border * win.taps,
             "tail_table_taps": (c % 4 > 0) * (pixels - border) * win.taps, "quad_taps": (c // 4) * pixels * win.taps,
             "tail_taps": (c % 4) * pixels * win.taps}
+
+
+def few_channels_terms(geom: dict, k: int) -> dict[str, int]:
+    """The few-channels loops (conv2d_s8.c mcu_conv2d_s8_few): per call the int16 split of the weights of the full
+    groups of four channels (words); per pixel pair two windows gathered (a window inside the input row by row, else
+    by the im2col gather, kernel row by kernel row), and on DSP cores split into int16 lanes (k / 4 words per
+    window); per quad (pair x four channels) the block loop's tap pairs (k / 2, in passes of FEW_UNROLL) and one
+    requantization of eight outputs; the c_out % 4 channels left in 2x2 GEMM blocks (16-tap iterations, 4-tap steps).
+    Elsewhere (and in other requantization modes) the local path's 2x2 blocks over every channel (`blocks`..)."""
+    pixels = geom["n"] * geom["h_out"] * geom["w_out"]
+    pairs, c_out = -(-pixels // 2), geom["c_out"]
+    q0, q1 = pixel_pairs(pixels, False)
+    oy, ox = np.divmod(np.arange(pixels) % (geom["h_out"] * geom["w_out"]), geom["w_out"])
+    iy, ix = oy * geom["stride_h"] - geom["pad_t"], ox * geom["stride_w"] - geom["pad_l"]
+    inside = ((geom["dil_w"] == 1) & (iy >= 0) & (iy + (geom["k_h"] - 1) * geom["dil_h"] < geom["h_in"])
+              & (ix >= 0) & (ix + geom["k_w"] - 1 < geom["w_in"]))
+    windows_inside = int(inside[q0].sum() + inside[q1].sum())
+    quads, tail = pairs * (c_out // 4), pairs * -(-(c_out % 4) // 2)
+    blocks = pairs * -(-c_out // 2)
+    return {"pixel_pairs": pairs, "windows_inside": windows_inside, "inside_rows": windows_inside * geom["k_h"],
+            "border_rows": (2 * pairs - windows_inside) * geom["k_h"], "split_words": (c_out // 4) * k,
+            "window_words": pairs * 2 * (k // 4), "quads": quads, "quad_steps": quads * (k // 2),
+            "quad_passes": quads * -(-(k // 2) // FEW_UNROLL), "tail_blocks": tail, "tail_sixteens": tail * (k // 16),
+            "tail_quads": tail * (k % 16 // 4), "blocks": blocks, "block_sixteens": blocks * (k // 16),
+            "block_quads": blocks * (k % 16 // 4)}
 
 
 class Conv2dS8(KernelOp):
@@ -249,6 +297,8 @@ class Conv2dS8(KernelOp):
             if path in ("im2col", "local"):
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}
+        if path == "few_channels":
+            return path, {**terms, **few_channels_terms(geom, column_taps(node, g))}
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
         if path in ("depthwise", "depthwise_ring"):
             name = path.replace("depthwise", "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise")

@@ -1010,6 +1010,279 @@ static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, 
     mcu_conv2d_s8_im2col(p, x, y, col);
 }
 
+/* Few-channels path (MCU_CONV2D_S8_FEW_CHANNELS: group 1, c_in <= 4, no w_zp, a window of at most
+ * MCU_CONV2D_S8_FEW_TAPS column taps; the first convolution of an image or audio model). Without the DSP extension
+ * and an FPU, or for a requantization other than the full-int8-range float one, it is the local path. On DSP cores
+ * with an FPU: per pixel pair both windows are gathered (int8, as im2col) and split once into int16 lane pairs
+ * (SXTB16), the weights of every full group of four output channels were split the same way into a stack buffer at
+ * the start of the call, and one assembly loop runs 2 pixels x 4 channels blocks on SMLAD alone (no SXTB16 per
+ * block: the small windows are reused by every channel and the weights by every pixel pair), requantizes the eight
+ * sums and stores four channels of a pixel as one word; the c_out % 4 channels left run through the GEMM block. */
+#if MCU_CONV2D_S8_BLOCKS_ASM
+
+/* Tap pairs of the block loop per pass (a pass holds this many steps; a block enters it part way so that the taps
+ * end with a whole pass) and the bytes of one step (every instruction forced to its 32-bit encoding). */
+#define MCU_CONV2D_S8_FEW_UNROLL 8
+#define MCU_CONV2D_S8_FEW_STEP_BYTES 56
+#define MCU_CONV2D_S8_FEW_STR_(v) #v
+#define MCU_CONV2D_S8_FEW_STR(v) MCU_CONV2D_S8_FEW_STR_(v)
+
+/* One tap pair t of the 2x4 block: the two pixels' lane pairs (x0, x1: x16[2t], x16[2t + 1]) against the four
+ * channels' (w16[4t] .. w16[4t + 3]), two weight words at a time; loads issue back to back, each pointer advanced by
+ * the last load through it (a load right after one that wrote its base register does not pipeline). */
+#define MCU_CONV2D_S8_FEW_STEP                                                                                        \
+    "ldr.w %[x1], [%[xp], #4]\n\t"                                                                                     \
+    "ldr.w %[x0], [%[xp]], #8\n\t"                                                                                     \
+    "ldr.w %[wb], [%[wp], #4]\n\t"                                                                                     \
+    "ldr.w %[wa], [%[wp]], #16\n\t"                                                                                    \
+    "smlad %[a00], %[x0], %[wa], %[a00]\n\t"                                                                           \
+    "smlad %[a01], %[x1], %[wa], %[a01]\n\t"                                                                           \
+    "smlad %[a10], %[x0], %[wb], %[a10]\n\t"                                                                           \
+    "smlad %[a11], %[x1], %[wb], %[a11]\n\t"                                                                           \
+    "ldr.w %[wa], [%[wp], #-8]\n\t"                                                                                    \
+    "ldr.w %[wb], [%[wp], #-4]\n\t"                                                                                    \
+    "smlad %[a20], %[x0], %[wa], %[a20]\n\t"                                                                           \
+    "smlad %[a21], %[x1], %[wa], %[a21]\n\t"                                                                           \
+    "smlad %[a30], %[x0], %[wb], %[a30]\n\t"                                                                           \
+    "smlad %[a31], %[x1], %[wb], %[a31]\n\t"
+#define MCU_CONV2D_S8_FEW_STEP2 MCU_CONV2D_S8_FEW_STEP MCU_CONV2D_S8_FEW_STEP
+#define MCU_CONV2D_S8_FEW_STEP4 MCU_CONV2D_S8_FEW_STEP2 MCU_CONV2D_S8_FEW_STEP2
+#define MCU_CONV2D_S8_FEW_PASS MCU_CONV2D_S8_FEW_STEP4 MCU_CONV2D_S8_FEW_STEP4
+
+/* Channels c, c + 1 of the two pixels (A0, A1: pixel 0, 1) requantized in place from s-registers S0 (4 values:
+ * c of both pixels, then c + 1) with scales SA, SB. */
+#define MCU_CONV2D_S8_FEW_SCALE(S0, S1, S2, S3, SA, SB)                                                               \
+    "vmul.f32 " S0 ", " S0 ", " SA "\n\t"                                                                              \
+    "vmul.f32 " S1 ", " S1 ", " SA "\n\t"                                                                              \
+    "vmul.f32 " S2 ", " S2 ", " SB "\n\t"                                                                              \
+    "vmul.f32 " S3 ", " S3 ", " SB "\n\t"
+
+/** What mcu_conv2d_s8_few_quads keeps in memory (every register is taken inside its loop: the caller's local,
+ * addressed from sp once inlined). */
+typedef struct {
+    const int32_t *x16;   /* the pixel pair's lane pairs: x16[2t], x16[2t + 1] = tap pair t of pixels 0, 1 */
+    const int32_t *x16_end;
+    const int32_t *kbias; /* the next quad's folded biases */
+    const float *scale;   /* the next quad's scales (per channel: 4 apart, else all four the same) */
+    int8_t *y0, *y1;      /* the next quad's outputs of pixels 0, 1 (loaded together) */
+    const int8_t *y0_end; /* y0 after the last quad */
+    int32_t zp;
+    int32_t scale_step; /* bytes from one quad's scales to the next: 16 or 0 */
+    int32_t skip;       /* bytes of the pass's steps a block skips (MCU_CONV2D_S8_FEW_STEP_BYTES each) */
+    uint32_t entry;     /* where a block enters the pass (Thumb address) */
+} mcu_conv2d_s8_few_state;
+
+/** Every full quad of output channels (4 * quads) of one pixel pair: accumulators from kbias, the tap pairs of x16
+ * against w16 (4 words per tap pair, quad after quad), then VCVT, VMUL by the channel's scale, VCVTR (round half to
+ * even, saturating), QADD zp, SSAT #8 (mcu_requant_plain_s8) and one word store per pixel. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state *st, const int32_t *w16)
+{
+    int32_t a00, a01, a10, a11, a20, a21, a30, a31, x0, x1, wa, wb;
+    const int32_t *xp, *wp = w16;
+    __asm__ volatile(
+        "adr.w %[x0], 1f\n\t"
+        "ldr %[x1], %[skip]\n\t"
+        "add %[x0], %[x0], %[x1]\n\t"
+        "orr %[x0], %[x0], #1\n\t"
+        "str %[x0], %[entry]\n"
+        "2:\n\t"
+        "ldr %[x0], %[kb]\n\t"
+        "ldrd %[a00], %[a10], [%[x0]], #8\n\t"
+        "ldrd %[a20], %[a30], [%[x0]], #8\n\t"
+        "str %[x0], %[kb]\n\t"
+        "mov %[a01], %[a00]\n\t"
+        "mov %[a11], %[a10]\n\t"
+        "mov %[a21], %[a20]\n\t"
+        "mov %[a31], %[a30]\n\t"
+        "ldr %[xp], %[x16]\n\t"
+        "ldr %[x0], %[entry]\n\t"
+        "bx %[x0]\n\t"
+        ".p2align 2\n"
+        "1:\n\t" MCU_CONV2D_S8_FEW_PASS
+        "3:\n\t"
+        "ldr %[x0], %[x16end]\n\t"
+        "cmp %[xp], %[x0]\n\t"
+        "bne 1b\n\t"
+        ".if (3b - 1b) != " MCU_CONV2D_S8_FEW_STR(MCU_CONV2D_S8_FEW_UNROLL) " * " MCU_CONV2D_S8_FEW_STR(MCU_CONV2D_S8_FEW_STEP_BYTES) "\n\t"
+        ".error \"mcu_conv2d_s8_few_quads: a step is not MCU_CONV2D_S8_FEW_STEP_BYTES long\"\n\t"
+        ".endif\n\t"
+        /* requantize: pixel 0 in s0, s2, s4, s6 (channels 0..3), pixel 1 in s1, s3, s5, s7 */
+        "vmov s0, s1, %[a00], %[a01]\n\t"
+        "vmov s2, s3, %[a10], %[a11]\n\t"
+        "vmov s4, s5, %[a20], %[a21]\n\t"
+        "vmov s6, s7, %[a30], %[a31]\n\t"
+        "vcvt.f32.s32 s0, s0\n\t"
+        "vcvt.f32.s32 s1, s1\n\t"
+        "vcvt.f32.s32 s2, s2\n\t"
+        "vcvt.f32.s32 s3, s3\n\t"
+        "vcvt.f32.s32 s4, s4\n\t"
+        "vcvt.f32.s32 s5, s5\n\t"
+        "vcvt.f32.s32 s6, s6\n\t"
+        "vcvt.f32.s32 s7, s7\n\t"
+        "ldr %[x0], %[sc]\n\t"
+        "vldmia %[x0], {s8-s11}\n\t"
+        "ldr %[x1], %[sstep]\n\t"
+        "add %[x0], %[x0], %[x1]\n\t"
+        "str %[x0], %[sc]\n\t"
+        MCU_CONV2D_S8_FEW_SCALE("s0", "s1", "s2", "s3", "s8", "s9")
+        MCU_CONV2D_S8_FEW_SCALE("s4", "s5", "s6", "s7", "s10", "s11")
+        "vcvtr.s32.f32 s0, s0\n\t"
+        "vcvtr.s32.f32 s1, s1\n\t"
+        "vcvtr.s32.f32 s2, s2\n\t"
+        "vcvtr.s32.f32 s3, s3\n\t"
+        "vcvtr.s32.f32 s4, s4\n\t"
+        "vcvtr.s32.f32 s5, s5\n\t"
+        "vcvtr.s32.f32 s6, s6\n\t"
+        "vcvtr.s32.f32 s7, s7\n\t"
+        "vmov %[a00], %[a01], s0, s1\n\t"
+        "vmov %[a10], %[a11], s2, s3\n\t"
+        "vmov %[a20], %[a21], s4, s5\n\t"
+        "vmov %[a30], %[a31], s6, s7\n\t"
+        "ldr %[x0], %[zp]\n\t"
+        "qadd %[a00], %[a00], %[x0]\n\t"
+        "qadd %[a01], %[a01], %[x0]\n\t"
+        "qadd %[a10], %[a10], %[x0]\n\t"
+        "qadd %[a11], %[a11], %[x0]\n\t"
+        "qadd %[a20], %[a20], %[x0]\n\t"
+        "qadd %[a21], %[a21], %[x0]\n\t"
+        "qadd %[a30], %[a30], %[x0]\n\t"
+        "qadd %[a31], %[a31], %[x0]\n\t"
+        "ssat %[a00], #8, %[a00]\n\t"
+        "ssat %[a01], #8, %[a01]\n\t"
+        "ssat %[a10], #8, %[a10]\n\t"
+        "ssat %[a11], #8, %[a11]\n\t"
+        "ssat %[a20], #8, %[a20]\n\t"
+        "ssat %[a21], #8, %[a21]\n\t"
+        "ssat %[a30], #8, %[a30]\n\t"
+        "ssat %[a31], #8, %[a31]\n\t"
+        "bfi %[a00], %[a10], #8, #8\n\t"
+        "bfi %[a00], %[a20], #16, #8\n\t"
+        "bfi %[a00], %[a30], #24, #8\n\t"
+        "bfi %[a01], %[a11], #8, #8\n\t"
+        "bfi %[a01], %[a21], #16, #8\n\t"
+        "bfi %[a01], %[a31], #24, #8\n\t"
+        "ldrd %[x0], %[x1], %[y0]\n\t"
+        "str %[a00], [%[x0]], #4\n\t"
+        "str %[a01], [%[x1]], #4\n\t"
+        "strd %[x0], %[x1], %[y0]\n\t"
+        "ldr %[x1], %[y0end]\n\t"
+        "cmp %[x0], %[x1]\n\t"
+        "bne 2b\n\t"
+        : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [a20] "=&r"(a20),
+          [a21] "=&r"(a21), [a30] "=&r"(a30), [a31] "=&r"(a31), [x0] "=&r"(x0), [x1] "=&r"(x1), [wa] "=&r"(wa),
+          [wb] "=&r"(wb), [xp] "=&r"(xp), [wp] "+r"(wp), [kb] "+m"(st->kbias), [sc] "+m"(st->scale),
+          [y0] "+m"(st->y0), [entry] "=m"(st->entry)
+        : [x16] "m"(st->x16), [x16end] "m"(st->x16_end), [y0end] "m"(st->y0_end), [zp] "m"(st->zp),
+          [sstep] "m"(st->scale_step), [skip] "m"(st->skip)
+        : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11");
+}
+
+/** Output pixel q's window as mcu_conv2d_s8_gather writes it: inside the input and undilated with kernel rows of
+ * 4 .. 12 bytes (k_w * c_in), three word copies a row (overlapping where the row is shorter), else
+ * mcu_conv2d_s8_gather. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_gather(const mcu_conv2d_s8_params *p, const int8_t *x, int32_t q, int8_t *col)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t run = g->k_w * g->c_in;
+    int32_t iy0, ix0, ky;
+    const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
+    if (run >= 4 && run <= 12 && g->dil_w == 1 && ix0 >= 0 && ix0 + g->k_w <= g->w_in && iy0 >= 0 &&
+        iy0 + (g->k_h - 1) * g->dil_h < g->h_in) {
+        const int8_t *xr = x + (size_t)start * g->c_in;
+        const size_t step = (size_t)g->dil_h * g->w_in * g->c_in;
+        const int32_t mid = run > 8 ? 4 : 0, last = run - 4; /* the words at 0, mid, last cover the row */
+        for (ky = g->k_h; ky > 0; --ky, xr += step, col += run) {
+            const int32_t a = mcu_conv2d_s8_load4(xr), b = mcu_conv2d_s8_load4(xr + mid);
+            const int32_t c = mcu_conv2d_s8_load4(xr + last);
+            memcpy(col, &a, 4);
+            memcpy(col + mid, &b, 4);
+            memcpy(col + last, &c, 4);
+        }
+        return;
+    }
+    mcu_conv2d_s8_gather(p, x, q, col);
+}
+
+/** Four int8 words (4 taps each) split into int16 lane pairs: out[0] = taps 0, 2 and out[stride] = taps 1, 3 of
+ * word 0, then the same for the next words at out[1], out[1 + stride], .. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_split(const int32_t *v, int32_t n, int32_t stride, int32_t *out)
+{
+    int32_t i;
+    for (i = 0; i < n; ++i) {
+        out[i] = __sxtb16(v[i]);
+        out[i + stride] = mcu_conv2d_s8_odd(v[i]);
+    }
+}
+
+/* The few-channels path on DSP cores with an FPU, full-int8-range float requantization, no w_zp. */
+static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t taps = g->c_in * g->k_h * g->k_w, k = MCU_CONV2D_S8_COLUMN(taps), c_out = g->c_out;
+    const int32_t quads = c_out / 4, steps = k / 2, pixels = g->n * g->h_out * g->w_out;
+    int32_t w16[MCU_CONV2D_S8_FEW_W16 / 4], x16[MCU_CONV2D_S8_FEW_TAPS];
+    int8_t col[2 * MCU_CONV2D_S8_FEW_TAPS];
+    float scale4[4];
+    mcu_conv2d_s8_few_state st;
+    int32_t i, j, c, q0, q1;
+    for (i = 0; i < quads; ++i) { /* per tap pair the quad's four words, quad after quad */
+        for (j = 0; j < k; j += 4) {
+            int32_t v[4];
+            for (c = 0; c < 4; ++c) {
+                v[c] = mcu_conv2d_s8_load4(p->w + (size_t)(4 * i + c) * k + j);
+            }
+            mcu_conv2d_s8_few_split(v, 4, 4, w16 + (size_t)i * 2 * k + 2 * j);
+        }
+    }
+    scale4[0] = scale4[1] = scale4[2] = scale4[3] = p->rq.scale[0];
+    st.x16 = x16;
+    st.x16_end = x16 + k;
+    st.zp = p->rq.zp;
+    st.scale_step = p->rq.per_channel ? 16 : 0;
+    st.skip = (MCU_CONV2D_S8_FEW_UNROLL - 1 - (steps - 1) % MCU_CONV2D_S8_FEW_UNROLL) * MCU_CONV2D_S8_FEW_STEP_BYTES;
+    /* the extra taps: zero bytes against zero weights (the gathers write the first `taps` bytes of a window only) */
+    mcu_conv2d_s8_fill(col + taps, 0, (size_t)(k - taps));
+    mcu_conv2d_s8_fill(col + k + taps, 0, (size_t)(k - taps));
+    for (i = 0; 2 * i < pixels; ++i) {
+        int8_t *y0, *y1;
+        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
+        mcu_conv2d_s8_few_gather(p, x, q0, col);
+        mcu_conv2d_s8_few_gather(p, x, q1, col + k);
+        for (j = 0; j < k; j += 4) { /* tap pairs 2j', 2j' + 1 of both pixels (j = 4j') */
+            int32_t v[2];
+            v[0] = mcu_conv2d_s8_load4(col + j);
+            v[1] = mcu_conv2d_s8_load4(col + k + j);
+            mcu_conv2d_s8_few_split(v, 2, 2, x16 + j);
+        }
+        y0 = y + (size_t)q0 * c_out;
+        y1 = y + (size_t)q1 * c_out;
+        if (quads > 0) {
+            st.kbias = p->kbias;
+            st.scale = p->rq.per_channel ? p->rq.scale : scale4;
+            st.y0 = y0;
+            st.y1 = y1;
+            st.y0_end = y0 + 4 * quads;
+            mcu_conv2d_s8_few_quads(&st, w16);
+        }
+        if (c_out % 4 != 0) {
+            mcu_conv2d_s8_gemm_any(p, MCU_CONV2D_S8_RQ_S8, col, col + k, k, 4 * quads, y0, y1);
+        }
+    }
+}
+#endif
+
+/* Few-channels path: see above; elsewhere the local path (the same weights). */
+static void mcu_conv2d_s8_few(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+{
+#if MCU_CONV2D_S8_BLOCKS_ASM
+    if (p->w_zp == NULL && mcu_conv2d_s8_rq_mode(&p->rq, p->g.c_out) == MCU_CONV2D_S8_RQ_S8) {
+        mcu_conv2d_s8_few_dsp(p, x, y);
+        return;
+    }
+#endif
+    mcu_conv2d_s8_local(p, x, y);
+}
+
 /* One output pixel of the general path, channel by channel, taps outside the input read as x_zp. xw: the image;
  * weights output channel by output channel, each as kernel row, kernel column, input channel of its group (group
  * g reads input channels g * cin_g ..). */
@@ -1214,6 +1487,9 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         break;
     case MCU_CONV2D_S8_LOCAL:
         mcu_conv2d_s8_local(p, x, y);
+        break;
+    case MCU_CONV2D_S8_FEW_CHANNELS:
+        mcu_conv2d_s8_few(p, x, y);
         break;
     default:
         mcu_conv2d_s8_general(p, x, y);
