@@ -49,6 +49,16 @@ CASES = [
     ConvCase((1, 8, 3, 5), 6, (1, 1)),  # pointwise k = 8: the DSP block loop's 4-tap steps without its 16-tap loop
     # depthwise 3x3 above DW_DEFER channels (pixels one by one), c % 4 == 2; stride 2: never the ring variant
     ConvCase((1, 262, 5, 4), 262, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=262),
+    # few_channels (c_in <= 4): VWW's first conv (stride 2, pads at the end only, 8 channels) on 3x3 = 9 pixels
+    ConvCase((1, 3, 7, 7), 8, (3, 3), strides=[2, 2], pads=[0, 0, 1, 1]),
+    # IC-like, stride 1, all borders, 13 channels (three quads and a lone one), per-tensor weight scale
+    ConvCase((1, 3, 6, 7), 13, (3, 3), pads=[1, 1, 1, 1], per_tensor=True),
+    ConvCase((1, 4, 5, 6), 6, (3, 3), pads=[1, 0, 1, 2], act="relu", y_zp=-128),  # c_in 4: one quad, two left
+    ConvCase((1, 2, 7, 5), 7, (2, 3), strides=[2, 1], pads=[1, 1, 0, 1]),  # c_in 2, kernel rows of 6 bytes
+    ConvCase((1, 3, 5, 5), 3, (3, 3), pads=[1, 1, 1, 1]),  # no full quad: the GEMM block alone
+    ConvCase((1, 2, 6, 6), 4, (2, 2), dilations=[2, 2], pads=[1, 1, 0, 0]),  # dilated: every window gathered checked
+    ConvCase((1, 4, 6, 6), 4, (2, 4), strides=[1, 2], pads=[0, 1, 1, 1]),  # kernel rows of 16 bytes (gathered)
+    ConvCase((2, 1, 9, 6), 12, (5, 4), strides=[2, 2], pads=[2, 1, 2, 2], ties=True),  # KWS-like, batch 2
 ]
 
 #: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
@@ -94,7 +104,7 @@ def _add_qlinearconv(qm: QModel, name: str, case: ConvCase, rng, dtype, w_dtype)
         w_zp = int(rng.integers(120, 136))
         w = np.clip(w + w_zp, 0, 255)
     w = w.astype(w_dtype)
-    w_scale = rng.uniform(0.002, 0.02, case.m).astype(np.float32)
+    w_scale = rng.uniform(0.002, 0.02, 1 if case.per_tensor else case.m).astype(np.float32)
     bias = rng.integers(-3000, 3000, case.m).astype(np.int32)
     x = qm.raw_input(f"{name}_x", case.x, dtype)
     lo, hi = QRANGE[np.dtype(dtype)]
@@ -103,7 +113,7 @@ def _add_qlinearconv(qm: QModel, name: str, case: ConvCase, rng, dtype, w_dtype)
     y_scale = pick_scale(acc * ort_scale(x_scale, w_scale, 1.0).reshape((1, -1) + (1,) * (acc.ndim - 2)), rng)
     inputs = [x, qm.init(f"{name}_xs", np.float32(x_scale)), qm.init(f"{name}_xz", np.array(x_zp, dtype)),
               qm.init(f"{name}_w", w), qm.init(f"{name}_ws", w_scale),
-              qm.init(f"{name}_wz", np.full(case.m, w_zp, w_dtype)),
+              qm.init(f"{name}_wz", np.full(len(w_scale), w_zp, w_dtype)),
               qm.init(f"{name}_ys", np.float32(y_scale)), qm.init(f"{name}_yz", np.array(y_zp, dtype)),
               qm.init(f"{name}_b", bias)]
     qm.node("QLinearConv", inputs, [f"{name}_y"], kernel_shape=list(case.k), strides=case.strides, pads=case.pads,
@@ -154,7 +164,8 @@ def test_cases_take_every_path_and_show_names_it(scratch, monkeypatch):
     convs = [node for node in order if node.op == "conv2d_s8"]
     paths = {node.name: format_node(0, node, g).split()[2].removesuffix("/nhwc") for node in convs}
     # granted: the planner keeps the pixel-pair depthwise path where its margin does not grow the arena
-    extra = ("im2col",) if scratch == "granted" else ("direct", "local", "depthwise3x3_ring")
+    extra = ("im2col", "few_channels") if scratch == "granted" else ("direct", "local", "depthwise3x3_ring",
+                                                                      "few_channels")
     want = {f"conv2d_s8.{p}" for p in ("general", "depthwise", "depthwise3x3", "pointwise", *extra)}
     assert want <= set(paths.values()) <= want | {"conv2d_s8.depthwise3x3_ring"}, paths
     assert paths["c12_y_node"] == "conv2d_s8.pointwise"
@@ -289,11 +300,11 @@ def _loop_events(geom: dict, path: str, down: bool, quads: bool):
                 yield ("w", q * c_out + oc)
     else:  # the GEMM paths: im2col gathers the pair first; pointwise and direct re-read it per output channel pair
         for q0, q1 in pairs:
-            if path in ("im2col", "local"):
+            if path in ("im2col", "local", "few_channels"):
                 yield from window(q0, range(c_in))
                 yield from window(q1, range(c_in))
             for oc in range(0, c_out, 2):
-                if path not in ("im2col", "local"):
+                if path not in ("im2col", "local", "few_channels"):
                     yield from window(q0, range(c_in))
                     yield from window(q1, range(c_in))
                 yield from (("w", q * c_out + k) for q in (q0, q1) for k in (oc, min(oc + 1, c_out - 1)))
@@ -330,4 +341,4 @@ def test_overlap_permissions_hold_for_the_simulated_loops(scratch, monkeypatch):
             assert bad == [], (node.name, path, permission, bad)
         seen.add(path)
     gemm = ("im2col",) if scratch == "granted" else ("direct", "local", "depthwise_ring")
-    assert seen >= {"pointwise", "depthwise", "general", *gemm}, seen
+    assert seen >= {"pointwise", "depthwise", "general", "few_channels", *gemm}, seen
