@@ -29,12 +29,11 @@ DW_DEFER = 256
 #: Stack bytes of the local path's two windows (MCU_CONV2D_S8_LOCAL_COL in runtime_c/kernels/conv2d_s8.h).
 LOCAL_COL = 96
 
-#: The few-channels path: input channels at most, column taps of a window at most (both windows fit LOCAL_COL) and
-#: stack bytes of the int16 weights of its full groups of four output channels (MCU_CONV2D_S8_FEW_* in
-#: runtime_c/kernels/conv2d_s8.h).
+#: The few-channels path: input channels at most, taps of a window at most (both windows fit LOCAL_COL) and stack
+#: bytes of its weight stream on DSP cores (MCU_CONV2D_S8_FEW_* in runtime_c/kernels/conv2d_s8.h).
 FEW_C_IN = 4
 FEW_TAPS = LOCAL_COL // 2
-FEW_W16 = 1024
+FEW_STREAM = 1536
 
 #: Tap pairs per pass of the few-channels block loop (MCU_CONV2D_S8_FEW_UNROLL in conv2d_s8.c).
 FEW_UNROLL = 8
@@ -68,13 +67,18 @@ def kernel_taps(node: Node) -> int:
     return int(np.prod(node.attrs["kernel"]))
 
 
+def few_stream_bytes(node: Node, g: Graph) -> int:
+    """Bytes of the few-channels path's weight stream: per group of four output channels 4 biases, 4 scales and
+    4 int16 lane pairs per tap pair (conv2d_s8.c mcu_conv2d_s8_few_dsp)."""
+    return -(-onnx_shape(g, node.outputs[0])[1] // 4) * (8 + 4 * -(-kernel_volume(node, g) // 2)) * 4
+
+
 def few_channels(node: Node, g: Graph) -> bool:
-    """A group-1 conv over at most FEW_C_IN input channels without weight zero points whose window (column_taps)
-    fits FEW_TAPS and whose full groups of four output channels fit FEW_W16 bytes as int16: the first convolution of
-    an image (3x3x3) or audio (10x4x1) model."""
-    c_out = onnx_shape(g, node.outputs[0])[1]
+    """A group-1 conv over at most FEW_C_IN input channels without weight zero points whose window has at most
+    FEW_TAPS taps and whose weight stream fits FEW_STREAM bytes: the first convolution of an image (3x3x3) or audio
+    (10x4x1) model."""
     return (onnx_shape(g, node.inputs[0])[1] <= FEW_C_IN and node.attrs.get("w_zp") is None
-            and column_taps(node, g) <= FEW_TAPS and (c_out // 4) * 4 * column_taps(node, g) * 2 <= FEW_W16)
+            and kernel_volume(node, g) <= FEW_TAPS and few_stream_bytes(node, g) <= FEW_STREAM)
 
 
 def fast_path(node: Node, g: Graph) -> str:
@@ -197,28 +201,30 @@ def ring_terms(geom: dict, win) -> dict[str, int]:
 
 
 def few_channels_terms(geom: dict, k: int) -> dict[str, int]:
-    """The few-channels loops (conv2d_s8.c mcu_conv2d_s8_few): per call the int16 split of the weights of the full
-    groups of four channels (words); per pixel pair two windows gathered (a window inside the input row by row, else
-    by the im2col gather, kernel row by kernel row), and on DSP cores split into int16 lanes (k / 4 words per
-    window); per quad (pair x four channels) the block loop's tap pairs (k / 2, in passes of FEW_UNROLL) and one
-    requantization of eight outputs; the c_out % 4 channels left in 2x2 GEMM blocks (16-tap iterations, 4-tap steps).
-    Elsewhere (and in other requantization modes) the local path's 2x2 blocks over every channel (`blocks`..)."""
+    """The few-channels loops (conv2d_s8.c mcu_conv2d_s8_few): per call the weight stream (words); per pixel pair two
+    windows, read in place when inside the input (undilated), else gathered kernel row by kernel row by the im2col
+    gather, and split into tap pairs (words, and the bytes left of each kernel row); per group of four channels (a
+    last partial one stored through the stack) the block loop's tap pairs (in passes of FEW_UNROLL) and one
+    requantization of eight outputs. Elsewhere, and in other requantization modes, the local path's 2x2 GEMM blocks
+    over every channel (`blocks`, `block_sixteens`, `block_quads`: k = column_taps)."""
     pixels = geom["n"] * geom["h_out"] * geom["w_out"]
     pairs, c_out = -(-pixels // 2), geom["c_out"]
+    run = geom["k_w"] * geom["c_in"]
+    tap_pairs = -(-run * geom["k_h"] // 2)
     q0, q1 = pixel_pairs(pixels, False)
     oy, ox = np.divmod(np.arange(pixels) % (geom["h_out"] * geom["w_out"]), geom["w_out"])
     iy, ix = oy * geom["stride_h"] - geom["pad_t"], ox * geom["stride_w"] - geom["pad_l"]
     inside = ((geom["dil_w"] == 1) & (iy >= 0) & (iy + (geom["k_h"] - 1) * geom["dil_h"] < geom["h_in"])
               & (ix >= 0) & (ix + geom["k_w"] - 1 < geom["w_in"]))
     windows_inside = int(inside[q0].sum() + inside[q1].sum())
-    quads, tail = pairs * (c_out // 4), pairs * -(-(c_out % 4) // 2)
+    quads = -(-c_out // 4)
     blocks = pairs * -(-c_out // 2)
-    return {"pixel_pairs": pairs, "windows_inside": windows_inside, "inside_rows": windows_inside * geom["k_h"],
-            "border_rows": (2 * pairs - windows_inside) * geom["k_h"], "split_words": (c_out // 4) * k,
-            "window_words": pairs * 2 * (k // 4), "quads": quads, "quad_steps": quads * (k // 2),
-            "quad_passes": quads * -(-(k // 2) // FEW_UNROLL), "tail_blocks": tail, "tail_sixteens": tail * (k // 16),
-            "tail_quads": tail * (k % 16 // 4), "blocks": blocks, "block_sixteens": blocks * (k // 16),
-            "block_quads": blocks * (k % 16 // 4)}
+    return {"pixel_pairs": pairs, "windows_gathered": 2 * pairs - windows_inside,
+            "gathered_rows": (2 * pairs - windows_inside) * geom["k_h"], "stream_words": quads * 4 * tap_pairs,
+            "window_words": pairs * geom["k_h"] * (run // 4), "window_left": pairs * ((run % 4 * geom["k_h"] + 1) // 2),
+            "quads": pairs * quads, "quad_steps": pairs * quads * tap_pairs,
+            "quad_passes": pairs * quads * -(-tap_pairs // FEW_UNROLL), "partial_quads": pairs * (c_out % 4 > 0),
+            "blocks": blocks, "block_sixteens": blocks * (k // 16), "block_quads": blocks * (k % 16 // 4)}
 
 
 class Conv2dS8(KernelOp):

@@ -1011,25 +1011,33 @@ static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, 
 }
 
 /* Few-channels path (MCU_CONV2D_S8_FEW_CHANNELS: group 1, c_in <= 4, no w_zp, a window of at most
- * MCU_CONV2D_S8_FEW_TAPS column taps; the first convolution of an image or audio model). Without the DSP extension
- * and an FPU, or for a requantization other than the full-int8-range float one, it is the local path. On DSP cores
- * with an FPU: per pixel pair both windows are gathered (int8, as im2col) and split once into int16 lane pairs
- * (SXTB16), the weights of every full group of four output channels were split the same way into a stack buffer at
- * the start of the call, and one assembly loop runs 2 pixels x 4 channels blocks on SMLAD alone (no SXTB16 per
- * block: the small windows are reused by every channel and the weights by every pixel pair), requantizes the eight
- * sums and stores four channels of a pixel as one word; the c_out % 4 channels left run through the GEMM block. */
+ * MCU_CONV2D_S8_FEW_TAPS taps; the first convolution of an image or audio model). Without the DSP extension and an
+ * FPU, or for a requantization other than the full-int8-range float one, it is the local path. On DSP cores with an
+ * FPU it runs blocks of 2 pixels x 4 output channels on SMLAD alone: the taps go in int16 lane pairs, each window's
+ * once per pixel pair (the small windows are reused by every channel) and the weights' once per call (reused by
+ * every pixel pair), so the block loop has no SXTB16; the eight sums are requantized together and four channels of a
+ * pixel stored as one word.
+ *
+ * The lane pairs (tap pairs): a kernel row is k_w * c_in = R bytes, contiguous inside the input; each of its R / 4
+ * whole words gives two pairs, taps (0, 2) and (1, 3) of the word (SXTB16 and SXTB16 ROR #8); the R % 4 bytes left
+ * of every row, row after row, pair up in order (the last with a zero when their count is odd). The weights (rows in
+ * window order, mcucomp/ops/conv2d_s8.py packed_weights) are paired the same way. */
 #if MCU_CONV2D_S8_BLOCKS_ASM
 
-/* Tap pairs of the block loop per pass (a pass holds this many steps; a block enters it part way so that the taps
- * end with a whole pass) and the bytes of one step (every instruction forced to its 32-bit encoding). */
+/* Tap pairs per pass of the block loop (a block enters the pass part way so that its tap pairs end with a whole
+ * pass; mcucomp/ops/conv2d_s8.py FEW_UNROLL) and the bytes of one (every instruction in its 32-bit encoding). */
 #define MCU_CONV2D_S8_FEW_UNROLL 8
 #define MCU_CONV2D_S8_FEW_STEP_BYTES 56
 #define MCU_CONV2D_S8_FEW_STR_(v) #v
 #define MCU_CONV2D_S8_FEW_STR(v) MCU_CONV2D_S8_FEW_STR_(v)
 
-/* One tap pair t of the 2x4 block: the two pixels' lane pairs (x0, x1: x16[2t], x16[2t + 1]) against the four
- * channels' (w16[4t] .. w16[4t + 3]), two weight words at a time; loads issue back to back, each pointer advanced by
- * the last load through it (a load right after one that wrote its base register does not pipeline). */
+/* Words per group of four output channels in the weight stream besides its tap pairs: four folded biases first,
+ * four scales last. */
+#define MCU_CONV2D_S8_FEW_QUAD_EXTRA 8
+
+/* One tap pair t of the 2x4 block: the two pixels' lane pairs (x0, x1) against the four channels' (two weight words
+ * at a time); loads issue back to back, each pointer advanced by the last load through it (a load right after one
+ * that wrote its base register does not pipeline). */
 #define MCU_CONV2D_S8_FEW_STEP                                                                                        \
     "ldr.w %[x1], [%[xp], #4]\n\t"                                                                                     \
     "ldr.w %[x0], [%[xp]], #8\n\t"                                                                                     \
@@ -1049,36 +1057,41 @@ static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, 
 #define MCU_CONV2D_S8_FEW_STEP4 MCU_CONV2D_S8_FEW_STEP2 MCU_CONV2D_S8_FEW_STEP2
 #define MCU_CONV2D_S8_FEW_PASS MCU_CONV2D_S8_FEW_STEP4 MCU_CONV2D_S8_FEW_STEP4
 
-/* Channels c, c + 1 of the two pixels (A0, A1: pixel 0, 1) requantized in place from s-registers S0 (4 values:
- * c of both pixels, then c + 1) with scales SA, SB. */
-#define MCU_CONV2D_S8_FEW_SCALE(S0, S1, S2, S3, SA, SB)                                                               \
-    "vmul.f32 " S0 ", " S0 ", " SA "\n\t"                                                                              \
-    "vmul.f32 " S1 ", " S1 ", " SA "\n\t"                                                                              \
-    "vmul.f32 " S2 ", " S2 ", " SB "\n\t"                                                                              \
-    "vmul.f32 " S3 ", " S3 ", " SB "\n\t"
+/* Two values in S0, S1 scaled by SC. */
+#define MCU_CONV2D_S8_FEW_SCALE2(S0, S1, SC)                                                                          \
+    "vmul.f32 " S0 ", " S0 ", " SC "\n\t"                                                                              \
+    "vmul.f32 " S1 ", " S1 ", " SC "\n\t"
+
+/* Eight values: VCVT (to float) or VCVTR (back, round half to even, saturating) of s0 .. s7 in place. */
+#define MCU_CONV2D_S8_FEW_CVT8(OP)                                                                                    \
+    OP " s0, s0\n\t" OP " s1, s1\n\t" OP " s2, s2\n\t" OP " s3, s3\n\t"                                                \
+    OP " s4, s4\n\t" OP " s5, s5\n\t" OP " s6, s6\n\t" OP " s7, s7\n\t"
+
+/* M applied to the eight accumulators; M = QADD (x0 holds zp) or SSAT to 8 bits, in place. */
+#define MCU_CONV2D_S8_FEW_EACH(M) M("%[a00]") M("%[a01]") M("%[a10]") M("%[a11]") M("%[a20]") M("%[a21]") M("%[a30]") M("%[a31]")
+#define MCU_CONV2D_S8_FEW_QADD(R) "qadd " R ", " R ", %[x0]\n\t"
+#define MCU_CONV2D_S8_FEW_SSAT(R) "ssat " R ", #8, " R "\n\t"
 
 /** What mcu_conv2d_s8_few_quads keeps in memory (every register is taken inside its loop: the caller's local,
  * addressed from sp once inlined). */
 typedef struct {
-    const int32_t *x16;   /* the pixel pair's lane pairs: x16[2t], x16[2t + 1] = tap pair t of pixels 0, 1 */
+    const int32_t *x16;     /* the pixel pair's tap pairs: pixel 0's, pixel 1's, the next tap pair's, .. */
     const int32_t *x16_end;
-    const int32_t *kbias; /* the next quad's folded biases */
-    const float *scale;   /* the next quad's scales (per channel: 4 apart, else all four the same) */
-    int8_t *y0, *y1;      /* the next quad's outputs of pixels 0, 1 (loaded together) */
-    const int8_t *y0_end; /* y0 after the last quad */
+    int8_t *y0, *y1;        /* the next quad's outputs of pixels 0, 1 (loaded together) */
+    const int8_t *y0_end;   /* y0 after the last quad */
     int32_t zp;
-    int32_t scale_step; /* bytes from one quad's scales to the next: 16 or 0 */
-    int32_t skip;       /* bytes of the pass's steps a block skips (MCU_CONV2D_S8_FEW_STEP_BYTES each) */
-    uint32_t entry;     /* where a block enters the pass (Thumb address) */
+    int32_t skip;           /* bytes of the pass's steps a block skips */
+    uint32_t entry;         /* where a block enters the pass (Thumb address) */
 } mcu_conv2d_s8_few_state;
 
-/** Every full quad of output channels (4 * quads) of one pixel pair: accumulators from kbias, the tap pairs of x16
- * against w16 (4 words per tap pair, quad after quad), then VCVT, VMUL by the channel's scale, VCVTR (round half to
- * even, saturating), QADD zp, SSAT #8 (mcu_requant_plain_s8) and one word store per pixel. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state *st, const int32_t *w16)
+/** Groups of four output channels of one pixel pair, one after the other from `stream` (per group: the four folded
+ * biases, per tap pair the four channels' lane pairs, the four scales) until y0 reaches y0_end: the 2x4 block
+ * loop, then VCVT, VMUL by the channel's scale, VCVTR, QADD zp, SSAT #8 (mcu_requant_plain_s8) and one word store
+ * per pixel. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state *st, const int32_t *stream)
 {
     int32_t a00, a01, a10, a11, a20, a21, a30, a31, x0, x1, wa, wb;
-    const int32_t *xp, *wp = w16;
+    const int32_t *xp, *wp = stream;
     __asm__ volatile(
         "adr.w %[x0], 1f\n\t"
         "ldr %[x1], %[skip]\n\t"
@@ -1086,10 +1099,8 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state
         "orr %[x0], %[x0], #1\n\t"
         "str %[x0], %[entry]\n"
         "2:\n\t"
-        "ldr %[x0], %[kb]\n\t"
-        "ldrd %[a00], %[a10], [%[x0]], #8\n\t"
-        "ldrd %[a20], %[a30], [%[x0]], #8\n\t"
-        "str %[x0], %[kb]\n\t"
+        "ldrd %[a00], %[a10], [%[wp]], #8\n\t"
+        "ldrd %[a20], %[a30], [%[wp]], #8\n\t"
         "mov %[a01], %[a00]\n\t"
         "mov %[a11], %[a10]\n\t"
         "mov %[a21], %[a20]\n\t"
@@ -1103,58 +1114,27 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state
         "ldr %[x0], %[x16end]\n\t"
         "cmp %[xp], %[x0]\n\t"
         "bne 1b\n\t"
-        ".if (3b - 1b) != " MCU_CONV2D_S8_FEW_STR(MCU_CONV2D_S8_FEW_UNROLL) " * " MCU_CONV2D_S8_FEW_STR(MCU_CONV2D_S8_FEW_STEP_BYTES) "\n\t"
+        ".if (3b - 1b) != " MCU_CONV2D_S8_FEW_STR(MCU_CONV2D_S8_FEW_UNROLL) " * "
+        MCU_CONV2D_S8_FEW_STR(MCU_CONV2D_S8_FEW_STEP_BYTES) "\n\t"
         ".error \"mcu_conv2d_s8_few_quads: a step is not MCU_CONV2D_S8_FEW_STEP_BYTES long\"\n\t"
         ".endif\n\t"
-        /* requantize: pixel 0 in s0, s2, s4, s6 (channels 0..3), pixel 1 in s1, s3, s5, s7 */
+        /* pixel 0 in s0, s2, s4, s6 (channels 0 .. 3), pixel 1 in s1, s3, s5, s7 */
         "vmov s0, s1, %[a00], %[a01]\n\t"
         "vmov s2, s3, %[a10], %[a11]\n\t"
         "vmov s4, s5, %[a20], %[a21]\n\t"
         "vmov s6, s7, %[a30], %[a31]\n\t"
-        "vcvt.f32.s32 s0, s0\n\t"
-        "vcvt.f32.s32 s1, s1\n\t"
-        "vcvt.f32.s32 s2, s2\n\t"
-        "vcvt.f32.s32 s3, s3\n\t"
-        "vcvt.f32.s32 s4, s4\n\t"
-        "vcvt.f32.s32 s5, s5\n\t"
-        "vcvt.f32.s32 s6, s6\n\t"
-        "vcvt.f32.s32 s7, s7\n\t"
-        "ldr %[x0], %[sc]\n\t"
-        "vldmia %[x0], {s8-s11}\n\t"
-        "ldr %[x1], %[sstep]\n\t"
-        "add %[x0], %[x0], %[x1]\n\t"
-        "str %[x0], %[sc]\n\t"
-        MCU_CONV2D_S8_FEW_SCALE("s0", "s1", "s2", "s3", "s8", "s9")
-        MCU_CONV2D_S8_FEW_SCALE("s4", "s5", "s6", "s7", "s10", "s11")
-        "vcvtr.s32.f32 s0, s0\n\t"
-        "vcvtr.s32.f32 s1, s1\n\t"
-        "vcvtr.s32.f32 s2, s2\n\t"
-        "vcvtr.s32.f32 s3, s3\n\t"
-        "vcvtr.s32.f32 s4, s4\n\t"
-        "vcvtr.s32.f32 s5, s5\n\t"
-        "vcvtr.s32.f32 s6, s6\n\t"
-        "vcvtr.s32.f32 s7, s7\n\t"
+        MCU_CONV2D_S8_FEW_CVT8("vcvt.f32.s32")
+        "vldmia %[wp]!, {s8-s11}\n\t"
+        MCU_CONV2D_S8_FEW_SCALE2("s0", "s1", "s8") MCU_CONV2D_S8_FEW_SCALE2("s2", "s3", "s9")
+        MCU_CONV2D_S8_FEW_SCALE2("s4", "s5", "s10") MCU_CONV2D_S8_FEW_SCALE2("s6", "s7", "s11")
+        MCU_CONV2D_S8_FEW_CVT8("vcvtr.s32.f32")
         "vmov %[a00], %[a01], s0, s1\n\t"
         "vmov %[a10], %[a11], s2, s3\n\t"
         "vmov %[a20], %[a21], s4, s5\n\t"
         "vmov %[a30], %[a31], s6, s7\n\t"
         "ldr %[x0], %[zp]\n\t"
-        "qadd %[a00], %[a00], %[x0]\n\t"
-        "qadd %[a01], %[a01], %[x0]\n\t"
-        "qadd %[a10], %[a10], %[x0]\n\t"
-        "qadd %[a11], %[a11], %[x0]\n\t"
-        "qadd %[a20], %[a20], %[x0]\n\t"
-        "qadd %[a21], %[a21], %[x0]\n\t"
-        "qadd %[a30], %[a30], %[x0]\n\t"
-        "qadd %[a31], %[a31], %[x0]\n\t"
-        "ssat %[a00], #8, %[a00]\n\t"
-        "ssat %[a01], #8, %[a01]\n\t"
-        "ssat %[a10], #8, %[a10]\n\t"
-        "ssat %[a11], #8, %[a11]\n\t"
-        "ssat %[a20], #8, %[a20]\n\t"
-        "ssat %[a21], #8, %[a21]\n\t"
-        "ssat %[a30], #8, %[a30]\n\t"
-        "ssat %[a31], #8, %[a31]\n\t"
+        MCU_CONV2D_S8_FEW_EACH(MCU_CONV2D_S8_FEW_QADD)
+        MCU_CONV2D_S8_FEW_EACH(MCU_CONV2D_S8_FEW_SSAT)
         "bfi %[a00], %[a10], #8, #8\n\t"
         "bfi %[a00], %[a20], #16, #8\n\t"
         "bfi %[a00], %[a30], #24, #8\n\t"
@@ -1170,102 +1150,143 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state
         "bne 2b\n\t"
         : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [a20] "=&r"(a20),
           [a21] "=&r"(a21), [a30] "=&r"(a30), [a31] "=&r"(a31), [x0] "=&r"(x0), [x1] "=&r"(x1), [wa] "=&r"(wa),
-          [wb] "=&r"(wb), [xp] "=&r"(xp), [wp] "+r"(wp), [kb] "+m"(st->kbias), [sc] "+m"(st->scale),
-          [y0] "+m"(st->y0), [entry] "=m"(st->entry)
+          [wb] "=&r"(wb), [xp] "=&r"(xp), [wp] "+r"(wp), [y0] "+m"(st->y0), [entry] "=m"(st->entry)
         : [x16] "m"(st->x16), [x16end] "m"(st->x16_end), [y0end] "m"(st->y0_end), [zp] "m"(st->zp),
-          [sstep] "m"(st->scale_step), [skip] "m"(st->skip)
+          [skip] "m"(st->skip)
         : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11");
 }
 
-/** Output pixel q's window as mcu_conv2d_s8_gather writes it: inside the input and undilated with kernel rows of
- * 4 .. 12 bytes (k_w * c_in), three word copies a row (overlapping where the row is shorter), else
- * mcu_conv2d_s8_gather. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_gather(const mcu_conv2d_s8_params *p, const int8_t *x, int32_t q, int8_t *col)
+/** Where the tap pairs of a window come from: its kernel rows `stride` bytes apart from `base`; the R % 4 bytes
+ * left of each row at base + left[i] (i < n_left, as row * stride + column). */
+typedef struct {
+    const int8_t *base;
+    size_t stride;
+    const int32_t *left;
+} mcu_conv2d_s8_few_source;
+
+/** The tap pairs of two windows (a, b), interleaved: out[2t], out[2t + 1] = tap pair t of a, of b. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_lanes(const mcu_conv_geom *g, const mcu_conv2d_s8_few_source *a,
+                                                         const mcu_conv2d_s8_few_source *b, int32_t n_left,
+                                                         int32_t *out)
+{
+    const int32_t run = g->k_w * g->c_in, whole = run & ~3;
+    const int8_t *ra = a->base, *rb = b->base;
+    int32_t ky, i;
+    for (ky = g->k_h; ky > 0; --ky, ra += a->stride, rb += b->stride) {
+        for (i = 0; i < whole; i += 4, out += 4) {
+            const int32_t va = mcu_conv2d_s8_load4(ra + i), vb = mcu_conv2d_s8_load4(rb + i);
+            out[0] = __sxtb16(va);
+            out[1] = __sxtb16(vb);
+            out[2] = mcu_conv2d_s8_odd(va);
+            out[3] = mcu_conv2d_s8_odd(vb);
+        }
+    }
+    for (i = 0; i < n_left; i += 2, out += 2) {
+        const int32_t a1 = i + 1 < n_left ? a->base[a->left[i + 1]] : 0;
+        const int32_t b1 = i + 1 < n_left ? b->base[b->left[i + 1]] : 0;
+        out[0] = (int32_t)(((uint32_t)a1 << 16) | (uint16_t)a->base[a->left[i]]);
+        out[1] = (int32_t)(((uint32_t)b1 << 16) | (uint16_t)b->base[b->left[i]]);
+    }
+}
+
+/** Output pixel q's window as a source: in place when inside the input and undilated, else gathered to col
+ * (mcu_conv2d_s8_gather: rows of R bytes). left_x, left_col: the left bytes' offsets for either. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_window(const mcu_conv2d_s8_params *p, const int8_t *x, int32_t q,
+                                                          int8_t *col, const int32_t *left_x,
+                                                          const int32_t *left_col, mcu_conv2d_s8_few_source *s)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t run = g->k_w * g->c_in;
-    int32_t iy0, ix0, ky;
+    int32_t iy0, ix0;
     const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
-    if (run >= 4 && run <= 12 && g->dil_w == 1 && ix0 >= 0 && ix0 + g->k_w <= g->w_in && iy0 >= 0 &&
-        iy0 + (g->k_h - 1) * g->dil_h < g->h_in) {
-        const int8_t *xr = x + (size_t)start * g->c_in;
-        const size_t step = (size_t)g->dil_h * g->w_in * g->c_in;
-        const int32_t mid = run > 8 ? 4 : 0, last = run - 4; /* the words at 0, mid, last cover the row */
-        for (ky = g->k_h; ky > 0; --ky, xr += step, col += run) {
-            const int32_t a = mcu_conv2d_s8_load4(xr), b = mcu_conv2d_s8_load4(xr + mid);
-            const int32_t c = mcu_conv2d_s8_load4(xr + last);
-            memcpy(col, &a, 4);
-            memcpy(col + mid, &b, 4);
-            memcpy(col + last, &c, 4);
-        }
+    if (g->dil_w == 1 && ix0 >= 0 && ix0 + g->k_w <= g->w_in && iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in) {
+        s->base = x + (size_t)start * g->c_in;
+        s->stride = (size_t)g->dil_h * g->w_in * g->c_in;
+        s->left = left_x;
         return;
     }
     mcu_conv2d_s8_gather(p, x, q, col);
+    s->base = col;
+    s->stride = (size_t)g->k_w * g->c_in;
+    s->left = left_col;
 }
 
-/** Four int8 words (4 taps each) split into int16 lane pairs: out[0] = taps 0, 2 and out[stride] = taps 1, 3 of
- * word 0, then the same for the next words at out[1], out[1 + stride], .. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_split(const int32_t *v, int32_t n, int32_t stride, int32_t *out)
+/** One weight word (taps j .. j + 3 of rows w) of channel c, or zeros past c_out. */
+static int32_t mcu_conv2d_s8_few_word(const mcu_conv2d_s8_params *p, int32_t k, int32_t c, int32_t j)
 {
-    int32_t i;
-    for (i = 0; i < n; ++i) {
-        out[i] = __sxtb16(v[i]);
-        out[i + stride] = mcu_conv2d_s8_odd(v[i]);
-    }
+    return c < p->g.c_out ? mcu_conv2d_s8_load4(p->w + (size_t)c * k + j) : 0;
 }
 
 /* The few-channels path on DSP cores with an FPU, full-int8-range float requantization, no w_zp. */
 static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t taps = g->c_in * g->k_h * g->k_w, k = MCU_CONV2D_S8_COLUMN(taps), c_out = g->c_out;
-    const int32_t quads = c_out / 4, steps = k / 2, pixels = g->n * g->h_out * g->w_out;
-    int32_t w16[MCU_CONV2D_S8_FEW_W16 / 4], x16[MCU_CONV2D_S8_FEW_TAPS];
-    int8_t col[2 * MCU_CONV2D_S8_FEW_TAPS];
-    float scale4[4];
+    const int32_t run = g->k_w * g->c_in, taps = run * g->k_h, k = MCU_CONV2D_S8_COLUMN(taps), c_out = g->c_out;
+    const int32_t quads = (c_out + 3) / 4, full = c_out / 4, pairs = (taps + 1) / 2;
+    const int32_t n_left = (run % 4) * g->k_h, pixels = g->n * g->h_out * g->w_out;
+    int32_t stream[MCU_CONV2D_S8_FEW_STREAM / 4], x16[MCU_CONV2D_S8_FEW_TAPS + 2];
+    int32_t left_x[MCU_CONV2D_S8_FEW_TAPS], left_col[MCU_CONV2D_S8_FEW_TAPS];
+    int8_t col[2 * MCU_CONV2D_S8_FEW_TAPS], part[8];
     mcu_conv2d_s8_few_state st;
-    int32_t i, j, c, q0, q1;
-    for (i = 0; i < quads; ++i) { /* per tap pair the quad's four words, quad after quad */
-        for (j = 0; j < k; j += 4) {
-            int32_t v[4];
-            for (c = 0; c < 4; ++c) {
-                v[c] = mcu_conv2d_s8_load4(p->w + (size_t)(4 * i + c) * k + j);
-            }
-            mcu_conv2d_s8_few_split(v, 4, 4, w16 + (size_t)i * 2 * k + 2 * j);
-        }
+    int32_t i, j, c, q0, q1, *out = stream;
+    for (i = 0; i < n_left; ++i) { /* row i / (R % 4), byte (R & ~3) + i % (R % 4) */
+        const int32_t row = i / (run % 4), byte = (run & ~3) + i % (run % 4);
+        left_x[i] = row * g->dil_h * g->w_in * g->c_in + byte;
+        left_col[i] = row * run + byte;
     }
-    scale4[0] = scale4[1] = scale4[2] = scale4[3] = p->rq.scale[0];
+    for (i = 0; i < quads; ++i) { /* the stream, group by group: biases, tap pairs, scales */
+        for (c = 0; c < 4; ++c) {
+            const int32_t oc = 4 * i + c < c_out ? 4 * i + c : c_out - 1;
+            out[c] = 4 * i + c < c_out ? p->kbias[oc] : 0;
+            memcpy(&out[pairs * 4 + 4 + c], &p->rq.scale[p->rq.per_channel ? oc : 0], 4);
+        }
+        out += 4;
+        for (j = 0; j < g->k_h; ++j) { /* whole words: as mcu_conv2d_s8_few_lanes, four rows at a time */
+            int32_t b;
+            for (b = 0; b + 4 <= run; b += 4, out += 8) {
+                for (c = 0; c < 4; ++c) {
+                    const int32_t v = mcu_conv2d_s8_few_word(p, k, 4 * i + c, j * run + b);
+                    out[c] = __sxtb16(v);
+                    out[4 + c] = mcu_conv2d_s8_odd(v);
+                }
+            }
+        }
+        for (j = 0; j < n_left; j += 2, out += 4) { /* the left bytes, as a window's */
+            for (c = 0; c < 4; ++c) {
+                const int8_t *wr = p->w + (size_t)(4 * i + c < c_out ? 4 * i + c : 0) * k;
+                const int32_t lo = wr[left_col[j]], hi = j + 1 < n_left ? wr[left_col[j + 1]] : 0;
+                out[c] = 4 * i + c < c_out ? (int32_t)(((uint32_t)hi << 16) | (uint16_t)lo) : 0;
+            }
+        }
+        out += 4;
+    }
     st.x16 = x16;
-    st.x16_end = x16 + k;
+    st.x16_end = x16 + 2 * pairs;
     st.zp = p->rq.zp;
-    st.scale_step = p->rq.per_channel ? 16 : 0;
-    st.skip = (MCU_CONV2D_S8_FEW_UNROLL - 1 - (steps - 1) % MCU_CONV2D_S8_FEW_UNROLL) * MCU_CONV2D_S8_FEW_STEP_BYTES;
-    /* the extra taps: zero bytes against zero weights (the gathers write the first `taps` bytes of a window only) */
-    mcu_conv2d_s8_fill(col + taps, 0, (size_t)(k - taps));
-    mcu_conv2d_s8_fill(col + k + taps, 0, (size_t)(k - taps));
+    st.skip = (MCU_CONV2D_S8_FEW_UNROLL - 1 - (pairs - 1) % MCU_CONV2D_S8_FEW_UNROLL) * MCU_CONV2D_S8_FEW_STEP_BYTES;
     for (i = 0; 2 * i < pixels; ++i) {
+        mcu_conv2d_s8_few_source a, b;
         int8_t *y0, *y1;
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_few_gather(p, x, q0, col);
-        mcu_conv2d_s8_few_gather(p, x, q1, col + k);
-        for (j = 0; j < k; j += 4) { /* tap pairs 2j', 2j' + 1 of both pixels (j = 4j') */
-            int32_t v[2];
-            v[0] = mcu_conv2d_s8_load4(col + j);
-            v[1] = mcu_conv2d_s8_load4(col + k + j);
-            mcu_conv2d_s8_few_split(v, 2, 2, x16 + j);
-        }
+        mcu_conv2d_s8_few_window(p, x, q0, col, left_x, left_col, &a);
+        mcu_conv2d_s8_few_window(p, x, q1, col + MCU_CONV2D_S8_FEW_TAPS, left_x, left_col, &b);
+        mcu_conv2d_s8_few_lanes(g, &a, &b, n_left, x16);
         y0 = y + (size_t)q0 * c_out;
         y1 = y + (size_t)q1 * c_out;
-        if (quads > 0) {
-            st.kbias = p->kbias;
-            st.scale = p->rq.per_channel ? p->rq.scale : scale4;
+        if (full > 0) {
             st.y0 = y0;
             st.y1 = y1;
-            st.y0_end = y0 + 4 * quads;
-            mcu_conv2d_s8_few_quads(&st, w16);
+            st.y0_end = y0 + 4 * full;
+            mcu_conv2d_s8_few_quads(&st, stream);
         }
-        if (c_out % 4 != 0) {
-            mcu_conv2d_s8_gemm_any(p, MCU_CONV2D_S8_RQ_S8, col, col + k, k, 4 * quads, y0, y1);
+        if (full < quads) { /* the last c_out % 4 channels: their group to `part`, then copied */
+            st.y0 = part;
+            st.y1 = part + 4;
+            st.y0_end = part + 4;
+            mcu_conv2d_s8_few_quads(&st, stream + (size_t)full * (MCU_CONV2D_S8_FEW_QUAD_EXTRA + 4 * pairs));
+            for (c = 4 * full; c < c_out; ++c) {
+                y0[c] = part[c - 4 * full];
+                y1[c] = part[c - 4 * full + 4];
+            }
         }
     }
 }

@@ -15,10 +15,11 @@
 /* Stack bytes of the local path's two gathered windows (mcucomp/ops/conv2d_s8.py LOCAL_COL). */
 #define MCU_CONV2D_S8_LOCAL_COL 96
 
-/* The few-channels path: column taps of a window at most (mcucomp/ops/conv2d_s8.py FEW_TAPS; both windows fit the
- * local path's stack buffer), and stack bytes of the int16 weights of its full groups of four output channels (FEW_W16). */
+/* The few-channels path: taps of a window at most (mcucomp/ops/conv2d_s8.py FEW_TAPS; both windows fit the local
+ * path's stack buffer), and stack bytes of its weight stream on DSP cores (FEW_STREAM: per group of four output
+ * channels 8 + 4 * ceil(taps / 2) words). */
 #define MCU_CONV2D_S8_FEW_TAPS 48
-#define MCU_CONV2D_S8_FEW_W16 1024
+#define MCU_CONV2D_S8_FEW_STREAM 1536
 
 typedef struct {
     mcu_conv_geom g;
