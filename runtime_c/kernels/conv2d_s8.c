@@ -1164,50 +1164,118 @@ typedef struct {
     const int32_t *left;
 } mcu_conv2d_s8_few_source;
 
-/** The tap pairs of two windows (a, b), interleaved: out[2t], out[2t + 1] = tap pair t of a, of b. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_lanes(const mcu_conv_geom *g, const mcu_conv2d_s8_few_source *a,
-                                                         const mcu_conv2d_s8_few_source *b, int32_t n_left,
-                                                         int32_t *out)
+/** The window geometry of mcu_conv2d_s8_few_dsp, worked out once per call: output pixel (n, oy, ox) reads its
+ * window in place when oy_lo <= oy < oy_lo + oy_n and ox_lo <= ox < ox_lo + ox_n, from
+ * x + n * image + oy * row + ox * col + origin, kernel rows `stride` bytes apart. */
+typedef struct {
+    int32_t plane, w_out, oy_lo, oy_n, ox_lo, ox_n;
+    int32_t image, row, col, origin;
+    size_t stride;
+    int32_t run, words, n_left; /* a kernel row's bytes, its whole words, the bytes left of all rows */
+    int32_t left_x[MCU_CONV2D_S8_FEW_TAPS], left_col[MCU_CONV2D_S8_FEW_TAPS]; /* their offsets in x, in col */
+} mcu_conv2d_s8_few_geo;
+
+/** First and count of the output positions whose window (k taps, dilation dil, stride, pad) lies inside len. */
+static void mcu_conv2d_s8_few_inside(int32_t out, int32_t len, int32_t k, int32_t dil, int32_t stride, int32_t pad,
+                                     int32_t *lo, int32_t *n)
 {
-    const int32_t run = g->k_w * g->c_in, whole = run & ~3;
-    const int8_t *ra = a->base, *rb = b->base;
-    int32_t ky, i;
-    for (ky = g->k_h; ky > 0; --ky, ra += a->stride, rb += b->stride) {
-        for (i = 0; i < whole; i += 4, out += 4) {
-            const int32_t va = mcu_conv2d_s8_load4(ra + i), vb = mcu_conv2d_s8_load4(rb + i);
-            out[0] = __sxtb16(va);
-            out[1] = __sxtb16(vb);
-            out[2] = mcu_conv2d_s8_odd(va);
-            out[3] = mcu_conv2d_s8_odd(vb);
+    int32_t o;
+    *lo = out;
+    *n = 0;
+    for (o = 0; o < out; ++o) {
+        const int32_t i0 = o * stride - pad;
+        if (i0 >= 0 && i0 + (k - 1) * dil < len) {
+            *lo = *n == 0 ? o : *lo;
+            *n += 1;
         }
     }
-    for (i = 0; i < n_left; i += 2, out += 2) {
-        const int32_t a1 = i + 1 < n_left ? a->base[a->left[i + 1]] : 0;
-        const int32_t b1 = i + 1 < n_left ? b->base[b->left[i + 1]] : 0;
-        out[0] = (int32_t)(((uint32_t)a1 << 16) | (uint16_t)a->base[a->left[i]]);
-        out[1] = (int32_t)(((uint32_t)b1 << 16) | (uint16_t)b->base[b->left[i]]);
+}
+
+/** Fill *f for the call's geometry. */
+static void mcu_conv2d_s8_few_geometry(const mcu_conv_geom *g, mcu_conv2d_s8_few_geo *f)
+{
+    int32_t i;
+    f->plane = g->h_out * g->w_out;
+    f->w_out = g->w_out;
+    mcu_conv2d_s8_few_inside(g->h_out, g->h_in, g->k_h, g->dil_h, g->stride_h, g->pad_t, &f->oy_lo, &f->oy_n);
+    mcu_conv2d_s8_few_inside(g->w_out, g->w_in, g->k_w, g->dil_w, g->stride_w, g->pad_l, &f->ox_lo, &f->ox_n);
+    f->ox_n = g->dil_w == 1 ? f->ox_n : 0;
+    f->image = g->h_in * g->w_in * g->c_in;
+    f->row = g->stride_h * g->w_in * g->c_in;
+    f->col = g->stride_w * g->c_in;
+    f->origin = -(g->pad_t * g->w_in + g->pad_l) * g->c_in;
+    f->stride = (size_t)g->dil_h * g->w_in * g->c_in;
+    f->run = g->k_w * g->c_in;
+    f->words = f->run / 4;
+    f->n_left = (f->run % 4) * g->k_h;
+    for (i = 0; i < f->n_left; ++i) { /* row i / (R % 4), byte (R & ~3) + i % (R % 4) */
+        const int32_t row = i / (f->run % 4), byte = (f->run & ~3) + i % (f->run % 4);
+        f->left_x[i] = row * (int32_t)f->stride + byte;
+        f->left_col[i] = row * f->run + byte;
     }
 }
 
 /** Output pixel q's window as a source: in place when inside the input and undilated, else gathered to col
- * (mcu_conv2d_s8_gather: rows of R bytes). left_x, left_col: the left bytes' offsets for either. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_window(const mcu_conv2d_s8_params *p, const int8_t *x, int32_t q,
-                                                          int8_t *col, const int32_t *left_x,
-                                                          const int32_t *left_col, mcu_conv2d_s8_few_source *s)
+ * (mcu_conv2d_s8_gather: rows of R bytes). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_window(const mcu_conv2d_s8_params *p,
+                                                          const mcu_conv2d_s8_few_geo *f, const int8_t *x, int32_t q,
+                                                          int8_t *col, mcu_conv2d_s8_few_source *s)
 {
-    const mcu_conv_geom *g = &p->g;
-    int32_t iy0, ix0;
-    const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
-    if (g->dil_w == 1 && ix0 >= 0 && ix0 + g->k_w <= g->w_in && iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in) {
-        s->base = x + (size_t)start * g->c_in;
-        s->stride = (size_t)g->dil_h * g->w_in * g->c_in;
-        s->left = left_x;
+    const int32_t n = q / f->plane, r = q - n * f->plane, oy = r / f->w_out, ox = r - oy * f->w_out;
+    if ((uint32_t)(oy - f->oy_lo) < (uint32_t)f->oy_n && (uint32_t)(ox - f->ox_lo) < (uint32_t)f->ox_n) {
+        s->base = x + (n * f->image + oy * f->row + ox * f->col + f->origin);
+        s->stride = f->stride;
+        s->left = f->left_x;
         return;
     }
     mcu_conv2d_s8_gather(p, x, q, col);
     s->base = col;
-    s->stride = (size_t)g->k_w * g->c_in;
-    s->left = left_col;
+    s->stride = (size_t)f->run;
+    s->left = f->left_col;
+}
+
+/** `words` (>= 1) whole words of rows a and b split into tap pairs, interleaved from out (four words per word);
+ * returns the end. */
+static MCU_CONV2D_S8_INLINE int32_t *mcu_conv2d_s8_few_words(const int8_t *a, const int8_t *b, int32_t words,
+                                                             int32_t *out)
+{
+    int32_t va, vb, ea, eb;
+    __asm__ volatile("1:\n\t"
+                     "ldr %[va], [%[a]], #4\n\t"
+                     "ldr %[vb], [%[b]], #4\n\t"
+                     "sxtb16 %[ea], %[va]\n\t"
+                     "sxtb16 %[eb], %[vb]\n\t"
+                     "sxtb16 %[va], %[va], ror #8\n\t"
+                     "sxtb16 %[vb], %[vb], ror #8\n\t"
+                     "strd %[ea], %[eb], [%[o]], #16\n\t"
+                     "strd %[va], %[vb], [%[o], #-8]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     : [a] "+r"(a), [b] "+r"(b), [o] "+r"(out), [n] "+r"(words), [va] "=&r"(va), [vb] "=&r"(vb),
+                       [ea] "=&r"(ea), [eb] "=&r"(eb)
+                     :
+                     : "cc", "memory");
+    return out;
+}
+
+/** The tap pairs of two windows (a, b), interleaved: out[2t], out[2t + 1] = tap pair t of a, of b. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_lanes(const mcu_conv_geom *g, const mcu_conv2d_s8_few_geo *f,
+                                                         const mcu_conv2d_s8_few_source *a,
+                                                         const mcu_conv2d_s8_few_source *b, int32_t *out)
+{
+    const int8_t *ra = a->base, *rb = b->base;
+    int32_t ky, i;
+    if (f->words > 0) {
+        for (ky = g->k_h; ky > 0; --ky, ra += a->stride, rb += b->stride) {
+            out = mcu_conv2d_s8_few_words(ra, rb, f->words, out);
+        }
+    }
+    for (i = 0; i < f->n_left; i += 2, out += 2) {
+        const int32_t a1 = i + 1 < f->n_left ? a->base[a->left[i + 1]] : 0;
+        const int32_t b1 = i + 1 < f->n_left ? b->base[b->left[i + 1]] : 0;
+        out[0] = (int32_t)(((uint32_t)a1 << 16) | (uint16_t)a->base[a->left[i]]);
+        out[1] = (int32_t)(((uint32_t)b1 << 16) | (uint16_t)b->base[b->left[i]]);
+    }
 }
 
 /** One weight word (taps j .. j + 3 of rows w) of channel c, or zeros past c_out. */
@@ -1222,17 +1290,13 @@ static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x
     const mcu_conv_geom *g = &p->g;
     const int32_t run = g->k_w * g->c_in, taps = run * g->k_h, k = MCU_CONV2D_S8_COLUMN(taps), c_out = g->c_out;
     const int32_t quads = (c_out + 3) / 4, full = c_out / 4, pairs = (taps + 1) / 2;
-    const int32_t n_left = (run % 4) * g->k_h, pixels = g->n * g->h_out * g->w_out;
+    const int32_t pixels = g->n * g->h_out * g->w_out;
     int32_t stream[MCU_CONV2D_S8_FEW_STREAM / 4], x16[MCU_CONV2D_S8_FEW_TAPS + 2];
-    int32_t left_x[MCU_CONV2D_S8_FEW_TAPS], left_col[MCU_CONV2D_S8_FEW_TAPS];
     int8_t col[2 * MCU_CONV2D_S8_FEW_TAPS], part[8];
+    mcu_conv2d_s8_few_geo f;
     mcu_conv2d_s8_few_state st;
     int32_t i, j, c, q0, q1, *out = stream;
-    for (i = 0; i < n_left; ++i) { /* row i / (R % 4), byte (R & ~3) + i % (R % 4) */
-        const int32_t row = i / (run % 4), byte = (run & ~3) + i % (run % 4);
-        left_x[i] = row * g->dil_h * g->w_in * g->c_in + byte;
-        left_col[i] = row * run + byte;
-    }
+    mcu_conv2d_s8_few_geometry(g, &f);
     for (i = 0; i < quads; ++i) { /* the stream, group by group: biases, tap pairs, scales */
         for (c = 0; c < 4; ++c) {
             const int32_t oc = 4 * i + c < c_out ? 4 * i + c : c_out - 1;
@@ -1250,10 +1314,10 @@ static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x
                 }
             }
         }
-        for (j = 0; j < n_left; j += 2, out += 4) { /* the left bytes, as a window's */
+        for (j = 0; j < f.n_left; j += 2, out += 4) { /* the left bytes, as a window's */
             for (c = 0; c < 4; ++c) {
                 const int8_t *wr = p->w + (size_t)(4 * i + c < c_out ? 4 * i + c : 0) * k;
-                const int32_t lo = wr[left_col[j]], hi = j + 1 < n_left ? wr[left_col[j + 1]] : 0;
+                const int32_t lo = wr[f.left_col[j]], hi = j + 1 < f.n_left ? wr[f.left_col[j + 1]] : 0;
                 out[c] = 4 * i + c < c_out ? (int32_t)(((uint32_t)hi << 16) | (uint16_t)lo) : 0;
             }
         }
@@ -1267,9 +1331,9 @@ static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x
         mcu_conv2d_s8_few_source a, b;
         int8_t *y0, *y1;
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_few_window(p, x, q0, col, left_x, left_col, &a);
-        mcu_conv2d_s8_few_window(p, x, q1, col + MCU_CONV2D_S8_FEW_TAPS, left_x, left_col, &b);
-        mcu_conv2d_s8_few_lanes(g, &a, &b, n_left, x16);
+        mcu_conv2d_s8_few_window(p, &f, x, q0, col, &a);
+        mcu_conv2d_s8_few_window(p, &f, x, q1, col + MCU_CONV2D_S8_FEW_TAPS, &b);
+        mcu_conv2d_s8_few_lanes(g, &f, &a, &b, x16);
         y0 = y + (size_t)q0 * c_out;
         y1 = y + (size_t)q1 * c_out;
         if (full > 0) {
