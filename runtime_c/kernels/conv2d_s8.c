@@ -1168,7 +1168,7 @@ typedef struct {
  * window in place when oy_lo <= oy < oy_lo + oy_n and ox_lo <= ox < ox_lo + ox_n, from
  * x + n * image + oy * row + ox * col + origin, kernel rows `stride` bytes apart. */
 typedef struct {
-    int32_t plane, w_out, oy_lo, oy_n, ox_lo, ox_n;
+    int32_t plane, w_out, oy_lo, oy_n, ox_lo, ox_n, ox_pairs; /* ox_pairs: ox_n - 1 (ox and ox + 1 inside) */
     int32_t image, row, col, origin;
     size_t stride;
     int32_t run, words, n_left; /* a kernel row's bytes, its whole words, the bytes left of all rows */
@@ -1200,6 +1200,7 @@ static void mcu_conv2d_s8_few_geometry(const mcu_conv_geom *g, mcu_conv2d_s8_few
     mcu_conv2d_s8_few_inside(g->h_out, g->h_in, g->k_h, g->dil_h, g->stride_h, g->pad_t, &f->oy_lo, &f->oy_n);
     mcu_conv2d_s8_few_inside(g->w_out, g->w_in, g->k_w, g->dil_w, g->stride_w, g->pad_l, &f->ox_lo, &f->ox_n);
     f->ox_n = g->dil_w == 1 ? f->ox_n : 0;
+    f->ox_pairs = f->ox_n > 0 ? f->ox_n - 1 : 0;
     f->image = g->h_in * g->w_in * g->c_in;
     f->row = g->stride_h * g->w_in * g->c_in;
     f->col = g->stride_w * g->c_in;
@@ -1232,6 +1233,27 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_window(const mcu_conv2d_s8_pa
     s->base = col;
     s->stride = (size_t)f->run;
     s->left = f->left_col;
+}
+
+/** The sources of pixel pair (q0, q1): when q1 = q0 + 1 in the same output row and both windows are inside the
+ * input, the second is the first moved by one output column; else mcu_conv2d_s8_few_window for each (col: room for
+ * two gathered windows). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_windows(const mcu_conv2d_s8_params *p,
+                                                           const mcu_conv2d_s8_few_geo *f, const int8_t *x, int32_t q0,
+                                                           int32_t q1, int8_t *col, mcu_conv2d_s8_few_source *a,
+                                                           mcu_conv2d_s8_few_source *b)
+{
+    const int32_t n = q0 / f->plane, r = q0 - n * f->plane, oy = r / f->w_out, ox = r - oy * f->w_out;
+    if (q1 == q0 + 1 && (uint32_t)(oy - f->oy_lo) < (uint32_t)f->oy_n &&
+        (uint32_t)(ox - f->ox_lo) < (uint32_t)f->ox_pairs) {
+        a->base = x + (n * f->image + oy * f->row + ox * f->col + f->origin);
+        b->base = a->base + f->col;
+        a->stride = b->stride = f->stride;
+        a->left = b->left = f->left_x;
+        return;
+    }
+    mcu_conv2d_s8_few_window(p, f, x, q0, col, a);
+    mcu_conv2d_s8_few_window(p, f, x, q1, col + MCU_CONV2D_S8_FEW_TAPS, b);
 }
 
 /** `words` (>= 1) whole words of rows a and b split into tap pairs, interleaved from out (four words per word);
@@ -1331,8 +1353,7 @@ static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x
         mcu_conv2d_s8_few_source a, b;
         int8_t *y0, *y1;
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_few_window(p, &f, x, q0, col, &a);
-        mcu_conv2d_s8_few_window(p, &f, x, q1, col + MCU_CONV2D_S8_FEW_TAPS, &b);
+        mcu_conv2d_s8_few_windows(p, &f, x, q0, q1, col, &a, &b);
         mcu_conv2d_s8_few_lanes(g, &f, &a, &b, x16);
         y0 = y + (size_t)q0 * c_out;
         y1 = y + (size_t)q1 * c_out;
