@@ -155,6 +155,23 @@ def test_every_path_on_target_equals_host(tmp_path, board, scratch, monkeypatch)
         assert result.mismatching and not any(result.mismatching.values()), result.mismatching
 
 
+@pytest.mark.parametrize("board", ["nucleo-l4r5zi", "nucleo-u575zi"])
+def test_few_channels_fixed_requant_on_target_equals_host(tmp_path, board):
+    """The few-channels cases with `--requant fixed` on DSP cores (their GEMM fallback there) equal the host build;
+    the float mode's assembly is the on-target test above."""
+    few = [i for i, case in enumerate(CASES) if case.x[1] <= 4 and case.group == 1 and case.k != (1, 1)]
+    rng = np.random.default_rng(9)
+    qm = QModel(np.int8)
+    for i in few:
+        _add_qlinearconv(qm, f"c{i}", CASES[i], rng, np.int8, np.int8)
+    mcucomp.compile_model(qm.model(), tmp_path, name="m", board=board, requant="fixed")
+    g, order = lower_model(qm.model(), requant="fixed")[:2]
+    assert {conv_path(n, g) for n in order if n.op == "conv2d_s8"} == {"few_channels"}
+    result = verify_on_target(tmp_path, board, inputs=3, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and not any(result.mismatching.values()), result.mismatching
+
+
 @pytest.mark.parametrize("scratch", ["granted", "denied"])
 def test_cases_take_every_path_and_show_names_it(scratch, monkeypatch):
     """The cases above (also the on-target test's) reach each C path; `mcucomp show` names the path per layer."""
