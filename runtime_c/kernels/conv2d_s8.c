@@ -1156,14 +1156,6 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state
         : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11");
 }
 
-/** Where the tap pairs of a window come from: its kernel rows `stride` bytes apart from `base`; the R % 4 bytes
- * left of each row at base + left[i] (i < n_left, as row * stride + column). */
-typedef struct {
-    const int8_t *base;
-    size_t stride;
-    const int32_t *left;
-} mcu_conv2d_s8_few_source;
-
 /** The window geometry of mcu_conv2d_s8_few_dsp, worked out once per call: output pixel (n, oy, ox) reads its
  * window in place when oy_lo <= oy < oy_lo + oy_n and ox_lo <= ox < ox_lo + ox_n, from
  * x + n * image + oy * row + ox * col + origin, kernel rows `stride` bytes apart. */
@@ -1216,53 +1208,48 @@ static void mcu_conv2d_s8_few_geometry(const mcu_conv_geom *g, mcu_conv2d_s8_few
     }
 }
 
-/** Output pixel q's window as a source: in place when inside the input and undilated, else gathered to col
- * (mcu_conv2d_s8_gather: rows of R bytes). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_window(const mcu_conv2d_s8_params *p,
-                                                          const mcu_conv2d_s8_few_geo *f, const int8_t *x, int32_t q,
-                                                          int8_t *col, mcu_conv2d_s8_few_source *s)
-{
-    const int32_t n = q / f->plane, r = q - n * f->plane, oy = r / f->w_out, ox = r - oy * f->w_out;
-    if ((uint32_t)(oy - f->oy_lo) < (uint32_t)f->oy_n && (uint32_t)(ox - f->ox_lo) < (uint32_t)f->ox_n) {
-        s->base = x + (n * f->image + oy * f->row + ox * f->col + f->origin);
-        s->stride = f->stride;
-        s->left = f->left_x;
-        return;
-    }
-    mcu_conv2d_s8_gather(p, x, q, col);
-    s->base = col;
-    s->stride = (size_t)f->run;
-    s->left = f->left_col;
-}
+/** Where the tap pairs of a pixel pair come from: its two windows' kernel rows at a and b, `stride` bytes apart, the
+ * bytes left of the rows at a + left[i], b + left[i]. */
+typedef struct {
+    const int8_t *a, *b;
+    size_t stride;
+    const int32_t *left;
+} mcu_conv2d_s8_few_source;
 
-/** The sources of pixel pair (q0, q1): when q1 = q0 + 1 in the same output row and both windows are inside the
- * input, the second is the first moved by one output column; else mcu_conv2d_s8_few_window for each (col: room for
- * two gathered windows). */
+/** The windows of pixel pair (q0, q1): in place when q1 = q0 + 1 in the same output row and both windows are inside
+ * the input (the second one output column after the first), else both gathered to col (mcu_conv2d_s8_gather: rows
+ * of R bytes; the second at col + MCU_CONV2D_S8_FEW_TAPS). */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_windows(const mcu_conv2d_s8_params *p,
                                                            const mcu_conv2d_s8_few_geo *f, const int8_t *x, int32_t q0,
-                                                           int32_t q1, int8_t *col, mcu_conv2d_s8_few_source *a,
-                                                           mcu_conv2d_s8_few_source *b)
+                                                           int32_t q1, int8_t *col, mcu_conv2d_s8_few_source *s)
 {
     const int32_t n = q0 / f->plane, r = q0 - n * f->plane, oy = r / f->w_out, ox = r - oy * f->w_out;
     if (q1 == q0 + 1 && (uint32_t)(oy - f->oy_lo) < (uint32_t)f->oy_n &&
         (uint32_t)(ox - f->ox_lo) < (uint32_t)f->ox_pairs) {
-        a->base = x + (n * f->image + oy * f->row + ox * f->col + f->origin);
-        b->base = a->base + f->col;
-        a->stride = b->stride = f->stride;
-        a->left = b->left = f->left_x;
+        s->a = x + (n * f->image + oy * f->row + ox * f->col + f->origin);
+        s->b = s->a + f->col;
+        s->stride = f->stride;
+        s->left = f->left_x;
         return;
     }
-    mcu_conv2d_s8_few_window(p, f, x, q0, col, a);
-    mcu_conv2d_s8_few_window(p, f, x, q1, col + MCU_CONV2D_S8_FEW_TAPS, b);
+    mcu_conv2d_s8_gather(p, x, q0, col);
+    mcu_conv2d_s8_gather(p, x, q1, col + MCU_CONV2D_S8_FEW_TAPS);
+    s->a = col;
+    s->b = col + MCU_CONV2D_S8_FEW_TAPS;
+    s->stride = (size_t)f->run;
+    s->left = f->left_col;
 }
 
-/** `words` (>= 1) whole words of rows a and b split into tap pairs, interleaved from out (four words per word);
- * returns the end. */
-static MCU_CONV2D_S8_INLINE int32_t *mcu_conv2d_s8_few_words(const int8_t *a, const int8_t *b, int32_t words,
-                                                             int32_t *out)
+/** The whole words of `rows` kernel rows (`words` >= 1 a row, rows `stride` bytes apart) of the windows at a and b
+ * split into tap pairs, interleaved from out (four words per word); returns the end. */
+static MCU_CONV2D_S8_INLINE int32_t *mcu_conv2d_s8_few_words(const int8_t *a, const int8_t *b, size_t stride,
+                                                             int32_t rows, int32_t words, int32_t *out)
 {
-    int32_t va, vb, ea, eb;
-    __asm__ volatile("1:\n\t"
+    int32_t va, vb, ea, eb, n;
+    const int32_t skip = (int32_t)stride - 4 * words;
+    __asm__ volatile("2:\n\t"
+                     "mov %[n], %[words]\n"
+                     "1:\n\t"
                      "ldr %[va], [%[a]], #4\n\t"
                      "ldr %[vb], [%[b]], #4\n\t"
                      "sxtb16 %[ea], %[va]\n\t"
@@ -1273,30 +1260,36 @@ static MCU_CONV2D_S8_INLINE int32_t *mcu_conv2d_s8_few_words(const int8_t *a, co
                      "strd %[va], %[vb], [%[o], #-8]\n\t"
                      "subs %[n], %[n], #1\n\t"
                      "bne 1b\n\t"
-                     : [a] "+r"(a), [b] "+r"(b), [o] "+r"(out), [n] "+r"(words), [va] "=&r"(va), [vb] "=&r"(vb),
-                       [ea] "=&r"(ea), [eb] "=&r"(eb)
-                     :
+                     "add %[a], %[a], %[skip]\n\t"
+                     "add %[b], %[b], %[skip]\n\t"
+                     "subs %[rows], %[rows], #1\n\t"
+                     "bne 2b\n\t"
+                     : [a] "+r"(a), [b] "+r"(b), [o] "+r"(out), [rows] "+r"(rows), [n] "=&r"(n), [va] "=&r"(va),
+                       [vb] "=&r"(vb), [ea] "=&r"(ea), [eb] "=&r"(eb)
+                     : [words] "r"(words), [skip] "r"(skip)
                      : "cc", "memory");
     return out;
 }
 
-/** The tap pairs of two windows (a, b), interleaved: out[2t], out[2t + 1] = tap pair t of a, of b. */
+/** The tap pairs of a pixel pair's windows, interleaved: out[2t], out[2t + 1] = tap pair t of a, of b. An odd last
+ * byte left pairs with whatever its word's upper half holds (against a zero weight). */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_lanes(const mcu_conv_geom *g, const mcu_conv2d_s8_few_geo *f,
-                                                         const mcu_conv2d_s8_few_source *a,
-                                                         const mcu_conv2d_s8_few_source *b, int32_t *out)
+                                                         const mcu_conv2d_s8_few_source *s, int32_t *out)
 {
-    const int8_t *ra = a->base, *rb = b->base;
-    int32_t ky, i;
+    const int8_t *a = s->a, *b = s->b;
+    const int32_t *left = s->left;
+    int32_t i;
     if (f->words > 0) {
-        for (ky = g->k_h; ky > 0; --ky, ra += a->stride, rb += b->stride) {
-            out = mcu_conv2d_s8_few_words(ra, rb, f->words, out);
-        }
+        out = mcu_conv2d_s8_few_words(a, b, s->stride, g->k_h, f->words, out);
     }
-    for (i = 0; i < f->n_left; i += 2, out += 2) {
-        const int32_t a1 = i + 1 < f->n_left ? a->base[a->left[i + 1]] : 0;
-        const int32_t b1 = i + 1 < f->n_left ? b->base[b->left[i + 1]] : 0;
-        out[0] = (int32_t)(((uint32_t)a1 << 16) | (uint16_t)a->base[a->left[i]]);
-        out[1] = (int32_t)(((uint32_t)b1 << 16) | (uint16_t)b->base[b->left[i]]);
+    for (i = 0; i + 1 < f->n_left; i += 2, out += 2) {
+        const int32_t l0 = left[i], l1 = left[i + 1];
+        out[0] = (int32_t)(((uint32_t)a[l1] << 16) | (uint16_t)a[l0]);
+        out[1] = (int32_t)(((uint32_t)b[l1] << 16) | (uint16_t)b[l0]);
+    }
+    if (i < f->n_left) {
+        out[0] = a[left[i]];
+        out[1] = b[left[i]];
     }
 }
 
@@ -1350,11 +1343,11 @@ static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x
     st.zp = p->rq.zp;
     st.skip = (MCU_CONV2D_S8_FEW_UNROLL - 1 - (pairs - 1) % MCU_CONV2D_S8_FEW_UNROLL) * MCU_CONV2D_S8_FEW_STEP_BYTES;
     for (i = 0; 2 * i < pixels; ++i) {
-        mcu_conv2d_s8_few_source a, b;
+        mcu_conv2d_s8_few_source src;
         int8_t *y0, *y1;
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_few_windows(p, &f, x, q0, q1, col, &a, &b);
-        mcu_conv2d_s8_few_lanes(g, &f, &a, &b, x16);
+        mcu_conv2d_s8_few_windows(p, &f, x, q0, q1, col, &src);
+        mcu_conv2d_s8_few_lanes(g, &f, &src, x16);
         y0 = y + (size_t)q0 * c_out;
         y1 = y + (size_t)q1 * c_out;
         if (full > 0) {
