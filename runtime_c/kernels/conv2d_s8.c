@@ -1350,21 +1350,16 @@ static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x
         mcu_conv2d_s8_few_lanes(g, &f, &src, x16);
         y0 = y + (size_t)q0 * c_out;
         y1 = y + (size_t)q1 * c_out;
-        if (full > 0) {
-            st.y0 = y0;
-            st.y1 = y1;
-            st.y0_end = y0 + 4 * full;
-            mcu_conv2d_s8_few_quads(&st, stream);
+        for (j = full > 0 ? 0 : 1; j < (full < quads ? 2 : 1); ++j) { /* one call site: the assembly once */
+            /* j = 0: the full groups to y0, y1; j = 1: the last c_out % 4 channels' group to `part` */
+            st.y0 = j == 0 ? y0 : part;
+            st.y1 = j == 0 ? y1 : part + 4;
+            st.y0_end = j == 0 ? y0 + 4 * full : part + 4;
+            mcu_conv2d_s8_few_quads(&st, stream + (size_t)j * full * (MCU_CONV2D_S8_FEW_QUAD_EXTRA + 4 * pairs));
         }
-        if (full < quads) { /* the last c_out % 4 channels: their group to `part`, then copied */
-            st.y0 = part;
-            st.y1 = part + 4;
-            st.y0_end = part + 4;
-            mcu_conv2d_s8_few_quads(&st, stream + (size_t)full * (MCU_CONV2D_S8_FEW_QUAD_EXTRA + 4 * pairs));
-            for (c = 4 * full; c < c_out; ++c) {
-                y0[c] = part[c - 4 * full];
-                y1[c] = part[c - 4 * full + 4];
-            }
+        for (c = 4 * full; c < c_out; ++c) {
+            y0[c] = part[c - 4 * full];
+            y1[c] = part[c - 4 * full + 4];
         }
     }
 }
