@@ -59,6 +59,8 @@ CASES = [
     ConvCase((1, 2, 6, 6), 4, (2, 2), dilations=[2, 2], pads=[1, 1, 0, 0]),  # dilated: every window gathered checked
     ConvCase((1, 4, 6, 6), 4, (2, 4), strides=[1, 2], pads=[0, 1, 1, 1]),  # kernel rows of 16 bytes (gathered)
     ConvCase((2, 1, 9, 6), 12, (5, 4), strides=[2, 2], pads=[2, 1, 2, 2], ties=True),  # KWS-like, batch 2
+    ConvCase((1, 1, 8, 7), 6, (3, 3), pads=[1, 1, 1, 1]),  # kernel rows of 3 bytes: bytes left only, odd count
+    ConvCase((1, 2, 13), 5, (5,), strides=[2], pads=[2, 1]),  # 1-D
 ]
 
 #: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
