@@ -227,8 +227,9 @@ def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
 
 def pixelwise_nhwc(node: Node, g: Graph, pairs: bool, gathered: bool) -> OverlapMargin:
     """conv2d_s8's general path (pixels one by one, up or down as `descending` says), direct path (the pairs of
-    pixel_pairs) and im2col, local and few_channels paths (pairs, gathered), channels-last, int8. All O = c_out bytes of a pixel pair (q0,
-    q1; q0 = q1 for single pixels) are written while its windows are still read (every output channel re-reads
+    pixel_pairs) and im2col, local and few_channels paths (pairs, gathered: few_channels splits both windows into
+    tap pairs on the stack before the pair's first write), channels-last, int8. All O = c_out bytes of a pixel pair
+    (q0, q1; q0 = q1 for single pixels) are written while its windows are still read (every output channel re-reads
     them), or after (gathered: the windows are copied to the scratch first). Windows read input pixels lo(q) ..
     hi(q) only (I = c_in bytes each). d = offset(y) - offset(x).
 

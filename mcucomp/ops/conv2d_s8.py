@@ -200,31 +200,33 @@ def ring_terms(geom: dict, win) -> dict[str, int]:
             "tail_taps": (c % 4) * pixels * win.taps}
 
 
-def few_channels_terms(geom: dict, k: int) -> dict[str, int]:
-    """The few-channels loops (conv2d_s8.c mcu_conv2d_s8_few): per call the weight stream (words); per pixel pair two
-    windows, read in place when inside the input (undilated), else gathered kernel row by kernel row by the im2col
-    gather, and split into tap pairs (words, and the bytes left of each kernel row); per group of four channels (a
-    last partial one stored through the stack) the block loop's tap pairs (in passes of FEW_UNROLL) and one
-    requantization of eight outputs. Elsewhere, and in other requantization modes, the local path's 2x2 GEMM blocks
-    over every channel (`blocks`, `block_sixteens`, `block_quads`: k = column_taps)."""
+def few_channels_terms(geom: dict, k: int, down: bool) -> dict[str, int]:
+    """The few-channels loops (conv2d_s8.c mcu_conv2d_s8_few): per call the weight stream (words); per pixel pair
+    (in the order `down` says) two windows, read in place when both are inside the input (undilated) one output
+    column apart, else both gathered kernel row by kernel row by the im2col gather, and split into tap pairs (whole
+    words, and the bytes left of each kernel row); per group of four channels (a last partial one stored through
+    the stack) the block loop's tap pairs (in passes of FEW_UNROLL) and one requantization of eight outputs.
+    Elsewhere, and in other requantization modes, the local path's 2x2 GEMM blocks over every channel (`blocks`,
+    `block_sixteens`, `block_quads`: k = column_taps)."""
     pixels = geom["n"] * geom["h_out"] * geom["w_out"]
     pairs, c_out = -(-pixels // 2), geom["c_out"]
     run = geom["k_w"] * geom["c_in"]
     tap_pairs = -(-run * geom["k_h"] // 2)
-    q0, q1 = pixel_pairs(pixels, False)
+    q0, q1 = pixel_pairs(pixels, down)
     oy, ox = np.divmod(np.arange(pixels) % (geom["h_out"] * geom["w_out"]), geom["w_out"])
     iy, ix = oy * geom["stride_h"] - geom["pad_t"], ox * geom["stride_w"] - geom["pad_l"]
     inside = ((geom["dil_w"] == 1) & (iy >= 0) & (iy + (geom["k_h"] - 1) * geom["dil_h"] < geom["h_in"])
               & (ix >= 0) & (ix + geom["k_w"] - 1 < geom["w_in"]))
-    windows_inside = int(inside[q0].sum() + inside[q1].sum())
+    in_place = inside[q0] & inside[q1] & (q1 == q0 + 1) & (ox[q1] == ox[q0] + 1)
+    gathered = pairs - int(in_place.sum())
     quads = -(-c_out // 4)
     blocks = pairs * -(-c_out // 2)
-    return {"pixel_pairs": pairs, "windows_gathered": 2 * pairs - windows_inside,
-            "gathered_rows": (2 * pairs - windows_inside) * geom["k_h"], "stream_words": quads * 4 * tap_pairs,
-            "window_words": pairs * geom["k_h"] * (run // 4), "window_left": pairs * ((run % 4 * geom["k_h"] + 1) // 2),
-            "quads": pairs * quads, "quad_steps": pairs * quads * tap_pairs,
-            "quad_passes": pairs * quads * -(-tap_pairs // FEW_UNROLL), "partial_quads": pairs * (c_out % 4 > 0),
-            "blocks": blocks, "block_sixteens": blocks * (k // 16), "block_quads": blocks * (k % 16 // 4)}
+    return {"pixel_pairs": pairs, "pairs_gathered": gathered, "gathered_rows": gathered * 2 * geom["k_h"],
+            "stream_words": quads * 4 * tap_pairs, "window_words": pairs * geom["k_h"] * (run // 4),
+            "window_left": pairs * ((run % 4 * geom["k_h"] + 1) // 2), "quads": pairs * quads,
+            "quad_steps": pairs * quads * tap_pairs, "quad_passes": pairs * quads * -(-tap_pairs // FEW_UNROLL),
+            "partial_quads": pairs * (c_out % 4 > 0), "blocks": blocks, "block_sixteens": blocks * (k // 16),
+            "block_quads": blocks * (k % 16 // 4)}
 
 
 class Conv2dS8(KernelOp):
@@ -304,7 +306,7 @@ class Conv2dS8(KernelOp):
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}
         if path == "few_channels":
-            return path, {**terms, **few_channels_terms(geom, column_taps(node, g))}
+            return path, {**terms, **few_channels_terms(geom, column_taps(node, g), descending(node, g))}
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
         if path in ("depthwise", "depthwise_ring"):
             name = path.replace("depthwise", "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise")

@@ -1020,7 +1020,8 @@ static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, 
  *
  * The lane pairs (tap pairs): a kernel row is k_w * c_in = R bytes, contiguous inside the input; each of its R / 4
  * whole words gives two pairs, taps (0, 2) and (1, 3) of the word (SXTB16 and SXTB16 ROR #8); the R % 4 bytes left
- * of every row, row after row, pair up in order (the last with a zero when their count is odd). The weights (rows in
+ * of every row, row after row, pair up in order (when their count is odd, the last one's partner lane meets a zero
+ * weight). The weights (rows in
  * window order, mcucomp/ops/conv2d_s8.py packed_weights) are paired the same way. */
 #if MCU_CONV2D_S8_BLOCKS_ASM
 
@@ -1068,7 +1069,8 @@ static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, 
     OP " s4, s4\n\t" OP " s5, s5\n\t" OP " s6, s6\n\t" OP " s7, s7\n\t"
 
 /* M applied to the eight accumulators; M = QADD (x0 holds zp) or SSAT to 8 bits, in place. */
-#define MCU_CONV2D_S8_FEW_EACH(M) M("%[a00]") M("%[a01]") M("%[a10]") M("%[a11]") M("%[a20]") M("%[a21]") M("%[a30]") M("%[a31]")
+#define MCU_CONV2D_S8_FEW_EACH(M)                                                                                     \
+    M("%[a00]") M("%[a01]") M("%[a10]") M("%[a11]") M("%[a20]") M("%[a21]") M("%[a30]") M("%[a31]")
 #define MCU_CONV2D_S8_FEW_QADD(R) "qadd " R ", " R ", %[x0]\n\t"
 #define MCU_CONV2D_S8_FEW_SSAT(R) "ssat " R ", #8, " R "\n\t"
 
