@@ -231,8 +231,9 @@ def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
 
 def pixelwise_nhwc(node: Node, g: Graph, pairs: bool, gathered: bool) -> OverlapMargin:
     """conv2d_s8's general path (pixels one by one, up or down as `descending` says), direct path (the pairs of
-    pixel_pairs) and im2col and local paths (pairs, gathered), channels-last, int8. All O = c_out bytes of a pixel pair (q0,
-    q1; q0 = q1 for single pixels) are written while its windows are still read (every output channel re-reads
+    pixel_pairs) and im2col, local and few_channels paths (pairs, gathered: few_channels splits both windows into
+    tap pairs on the stack before the pair's first write), channels-last, int8. All O = c_out bytes of a pixel pair
+    (q0, q1; q0 = q1 for single pixels) are written while its windows are still read (every output channel re-reads
     them), or after (gathered: the windows are copied to the scratch first). Windows read input pixels lo(q) ..
     hi(q) only (I = c_in bytes each). d = offset(y) - offset(x).
 
@@ -278,4 +279,5 @@ def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin:
         return pointwise_nhwc(node, g)
     if path == "depthwise":
         return depthwise_nhwc(node, g)
-    return pixelwise_nhwc(node, g, pairs=path in ("im2col", "direct", "local"), gathered=path in ("im2col", "local"))
+    return pixelwise_nhwc(node, g, pairs=path in ("im2col", "direct", "local", "few_channels"),
+                          gathered=path in ("im2col", "local", "few_channels"))

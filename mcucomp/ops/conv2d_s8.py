@@ -8,12 +8,13 @@ import numpy as np
 from ..errors import ModelError
 from ..ir import Graph, Node
 from ._cost import params_dict, requant_terms, window
-from ._overlap import conv_s8_overlap, descending
+from ._overlap import conv_s8_overlap, descending, pixel_pairs
 from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 
 #: MCU_CONV2D_S8_* in runtime_c/kernels/conv2d_s8.h
-PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5, "depthwise_ring": 6}
+PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5, "depthwise_ring": 6,
+         "few_channels": 7}
 
 #: The depthwise path's windows have at most this many taps (MCU_CONV2D_S8_DW_TAPS in conv2d_s8_dw.c: per-pixel tap
 #: tables on the stack); larger kernels take the general path.
@@ -31,6 +32,15 @@ LOCAL_COL = 96
 #: Input channels up to which the pointwise path widens a pixel pair on the stack for the DSP sweeps
 #: (MCU_CONV2D_S8_PW_TAPS in conv2d_s8.c).
 PW_TAPS = 256
+
+#: The few-channels path: input channels at most, taps of a window at most (both windows fit LOCAL_COL) and stack
+#: bytes of its weight stream on DSP cores (MCU_CONV2D_S8_FEW_* in runtime_c/kernels/conv2d_s8.h).
+FEW_C_IN = 4
+FEW_TAPS = LOCAL_COL // 2
+FEW_STREAM = 1536
+
+#: Tap pairs per pass of the few-channels block loop (MCU_CONV2D_S8_FEW_UNROLL in conv2d_s8.c).
+FEW_UNROLL = 8
 
 
 def depthwise(node: Node, g: Graph) -> bool:
@@ -61,15 +71,31 @@ def kernel_taps(node: Node) -> int:
     return int(np.prod(node.attrs["kernel"]))
 
 
+def few_stream_bytes(node: Node, g: Graph) -> int:
+    """Bytes of the few-channels path's weight stream: per group of four output channels 4 biases, 4 scales and
+    4 int16 lane pairs per tap pair (conv2d_s8.c mcu_conv2d_s8_few_dsp)."""
+    return -(-onnx_shape(g, node.outputs[0])[1] // 4) * (8 + 4 * -(-kernel_volume(node, g) // 2)) * 4
+
+
+def few_channels(node: Node, g: Graph) -> bool:
+    """A group-1 conv over at most FEW_C_IN input channels without weight zero points whose window has at most
+    FEW_TAPS taps and whose weight stream fits FEW_STREAM bytes: the first convolution of an image (3x3x3) or audio
+    (10x4x1) model."""
+    return (onnx_shape(g, node.inputs[0])[1] <= FEW_C_IN and node.attrs.get("w_zp") is None
+            and kernel_volume(node, g) <= FEW_TAPS and few_stream_bytes(node, g) <= FEW_STREAM)
+
+
 def fast_path(node: Node, g: Graph) -> str:
-    """The path a conv takes when its scratch is granted: pointwise or im2col GEMM (group 1), depthwise (weights
-    without zero points, at most DW_TAPS taps), general."""
+    """The path a conv takes when its scratch is granted: pointwise, few_channels (no scratch) or im2col GEMM (group
+    1), depthwise (weights without zero points, at most DW_TAPS taps), general."""
     if depthwise(node, g) and node.attrs.get("w_zp") is None and kernel_taps(node) <= DW_TAPS:
         return "depthwise"
     if node.attrs.get("group", 1) != 1:
         return "general"
     a = node.attrs
-    return "pointwise" if list(a["kernel"]) == [1, 1] and not any(a["pads"]) else "im2col"
+    if list(a["kernel"]) == [1, 1] and not any(a["pads"]):
+        return "pointwise"
+    return "few_channels" if few_channels(node, g) else "im2col"
 
 
 def ring_lag(node: Node, g: Graph) -> int | None:
@@ -109,13 +135,14 @@ SCRATCH = {"im2col": lambda node, g: 2 * column_taps(node, g)}
 def packed_weights(node: Node, g: Graph, path: str) -> np.ndarray:
     """The weights in the order the path reads them: depthwise tap by tap, the channels of a tap contiguous (one row
     per tap, C bytes); every other path output channel by output channel, each as kernel row, kernel column, input
-    channel (NHWC windows); im2col and local rows padded with zeros to column_taps."""
+    channel (NHWC windows); im2col, local and few_channels rows padded with zeros to column_taps (few_channels
+    splits them into int16 lanes on the stack at run time)."""
     w = g.const(node.inputs[1]).astype(np.int8)
     w4 = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2]) if w.ndim == 3 else w
     if path in ("depthwise", "depthwise_ring"):
         return np.ascontiguousarray(w4.reshape(w4.shape[0], -1).T).reshape(-1)
     rows = np.ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(w4.shape[0], -1)
-    if path in ("im2col", "local"):
+    if path in ("im2col", "local", "few_channels"):
         rows = np.pad(rows, ((0, 0), (0, column_taps(node, g) - rows.shape[1])))
     return rows.reshape(-1)
 
@@ -213,6 +240,35 @@ def ring_terms(geom: dict, win) -> dict[str, int]:
             "tail_taps": (c % 4) * pixels * win.taps}
 
 
+def few_channels_terms(geom: dict, k: int, down: bool) -> dict[str, int]:
+    """The few-channels loops (conv2d_s8.c mcu_conv2d_s8_few): per call the weight stream (words); per pixel pair
+    (in the order `down` says) two windows, read in place when both are inside the input (undilated) one output
+    column apart, else both gathered kernel row by kernel row by the im2col gather, and split into tap pairs (whole
+    words, and the bytes left of each kernel row); per group of four channels (a last partial one stored through
+    the stack) the block loop's tap pairs (in passes of FEW_UNROLL) and one requantization of eight outputs.
+    Elsewhere, and in other requantization modes, the local path's 2x2 GEMM blocks over every channel (`blocks`,
+    `block_sixteens`, `block_quads`: k = column_taps)."""
+    pixels = geom["n"] * geom["h_out"] * geom["w_out"]
+    pairs, c_out = -(-pixels // 2), geom["c_out"]
+    run = geom["k_w"] * geom["c_in"]
+    tap_pairs = -(-run * geom["k_h"] // 2)
+    q0, q1 = pixel_pairs(pixels, down)
+    oy, ox = np.divmod(np.arange(pixels) % (geom["h_out"] * geom["w_out"]), geom["w_out"])
+    iy, ix = oy * geom["stride_h"] - geom["pad_t"], ox * geom["stride_w"] - geom["pad_l"]
+    inside = ((geom["dil_w"] == 1) & (iy >= 0) & (iy + (geom["k_h"] - 1) * geom["dil_h"] < geom["h_in"])
+              & (ix >= 0) & (ix + geom["k_w"] - 1 < geom["w_in"]))
+    in_place = inside[q0] & inside[q1] & (q1 == q0 + 1) & (ox[q1] == ox[q0] + 1)
+    gathered = pairs - int(in_place.sum())
+    quads = -(-c_out // 4)
+    blocks = pairs * -(-c_out // 2)
+    return {"pixel_pairs": pairs, "pairs_gathered": gathered, "gathered_rows": gathered * 2 * geom["k_h"],
+            "stream_words": quads * 4 * tap_pairs, "window_words": pairs * geom["k_h"] * (run // 4),
+            "window_left": pairs * ((run % 4 * geom["k_h"] + 1) // 2), "quads": pairs * quads,
+            "quad_steps": pairs * quads * tap_pairs, "quad_passes": pairs * quads * -(-tap_pairs // FEW_UNROLL),
+            "partial_quads": pairs * (c_out % 4 > 0), "blocks": blocks, "block_sixteens": blocks * (k // 16),
+            "block_quads": blocks * (k % 16 // 4)}
+
+
 class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
@@ -293,6 +349,8 @@ class Conv2dS8(KernelOp):
             if path in ("im2col", "local"):
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}
+        if path == "few_channels":
+            return path, {**terms, **few_channels_terms(geom, column_taps(node, g), descending(node, g))}
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
         if path in ("depthwise", "depthwise_ring"):
             name = path.replace("depthwise", "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise")

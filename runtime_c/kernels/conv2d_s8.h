@@ -10,9 +10,16 @@
 #define MCU_CONV2D_S8_DIRECT 4    /* group 1; no scratch: windows read in place, padding from zrow */
 #define MCU_CONV2D_S8_LOCAL 5     /* group 1, two windows of at most MCU_CONV2D_S8_LOCAL_COL bytes: im2col on the stack */
 #define MCU_CONV2D_S8_DEPTHWISE_RING 6 /* depthwise in place (y == x), stride 1 on the same grid; no scratch */
+#define MCU_CONV2D_S8_FEW_CHANNELS 7 /* group 1, c_in <= 4, no w_zp, small windows (below); no scratch */
 
 /* Stack bytes of the local path's two gathered windows (mcucomp/ops/conv2d_s8.py LOCAL_COL). */
 #define MCU_CONV2D_S8_LOCAL_COL 96
+
+/* The few-channels path: taps of a window at most (mcucomp/ops/conv2d_s8.py FEW_TAPS; both windows fit the local
+ * path's stack buffer), and stack bytes of its weight stream on DSP cores (FEW_STREAM: per group of four output
+ * channels 8 + 4 * ceil(taps / 2) words). */
+#define MCU_CONV2D_S8_FEW_TAPS 48
+#define MCU_CONV2D_S8_FEW_STREAM 1536
 
 typedef struct {
     mcu_conv_geom g;

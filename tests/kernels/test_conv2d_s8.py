@@ -61,6 +61,18 @@ CASES = [
     ConvCase((1, 128, 1, 1), 9, (1, 1)),
     ConvCase((1, 256, 1, 3), 6, (1, 1)),
     ConvCase((1, 260, 1, 1), 4, (1, 1)),
+    # few_channels (c_in <= 4): VWW's first conv (stride 2, pads at the end only, 8 channels) on 3x3 = 9 pixels
+    ConvCase((1, 3, 7, 7), 8, (3, 3), strides=[2, 2], pads=[0, 0, 1, 1]),
+    # IC-like, stride 1, all borders, 13 channels (three quads and a lone one), per-tensor weight scale
+    ConvCase((1, 3, 6, 7), 13, (3, 3), pads=[1, 1, 1, 1], per_tensor=True),
+    ConvCase((1, 4, 5, 6), 6, (3, 3), pads=[1, 0, 1, 2], act="relu", y_zp=-128),  # c_in 4: one quad, two left
+    ConvCase((1, 2, 7, 5), 7, (2, 3), strides=[2, 1], pads=[1, 1, 0, 1]),  # c_in 2, kernel rows of 6 bytes
+    ConvCase((1, 3, 5, 5), 3, (3, 3), pads=[1, 1, 1, 1]),  # no full quad: the GEMM block alone
+    ConvCase((1, 2, 6, 6), 4, (2, 2), dilations=[2, 2], pads=[1, 1, 0, 0]),  # dilated: every window gathered checked
+    ConvCase((1, 4, 6, 6), 4, (2, 4), strides=[1, 2], pads=[0, 1, 1, 1]),  # kernel rows of 16 bytes (gathered)
+    ConvCase((2, 1, 9, 6), 12, (5, 4), strides=[2, 2], pads=[2, 1, 2, 2], ties=True),  # KWS-like, batch 2
+    ConvCase((1, 1, 8, 7), 6, (3, 3), pads=[1, 1, 1, 1]),  # kernel rows of 3 bytes: bytes left only, odd count
+    ConvCase((1, 2, 13), 5, (5,), strides=[2], pads=[2, 1]),  # 1-D
 ]
 
 #: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
@@ -106,7 +118,7 @@ def _add_qlinearconv(qm: QModel, name: str, case: ConvCase, rng, dtype, w_dtype)
         w_zp = int(rng.integers(120, 136))
         w = np.clip(w + w_zp, 0, 255)
     w = w.astype(w_dtype)
-    w_scale = rng.uniform(0.002, 0.02, case.m).astype(np.float32)
+    w_scale = rng.uniform(0.002, 0.02, 1 if case.per_tensor else case.m).astype(np.float32)
     bias = rng.integers(-3000, 3000, case.m).astype(np.int32)
     x = qm.raw_input(f"{name}_x", case.x, dtype)
     lo, hi = QRANGE[np.dtype(dtype)]
@@ -115,7 +127,7 @@ def _add_qlinearconv(qm: QModel, name: str, case: ConvCase, rng, dtype, w_dtype)
     y_scale = pick_scale(acc * ort_scale(x_scale, w_scale, 1.0).reshape((1, -1) + (1,) * (acc.ndim - 2)), rng)
     inputs = [x, qm.init(f"{name}_xs", np.float32(x_scale)), qm.init(f"{name}_xz", np.array(x_zp, dtype)),
               qm.init(f"{name}_w", w), qm.init(f"{name}_ws", w_scale),
-              qm.init(f"{name}_wz", np.full(case.m, w_zp, w_dtype)),
+              qm.init(f"{name}_wz", np.full(len(w_scale), w_zp, w_dtype)),
               qm.init(f"{name}_ys", np.float32(y_scale)), qm.init(f"{name}_yz", np.array(y_zp, dtype)),
               qm.init(f"{name}_b", bias)]
     qm.node("QLinearConv", inputs, [f"{name}_y"], kernel_shape=list(case.k), strides=case.strides, pads=case.pads,
@@ -157,6 +169,23 @@ def test_every_path_on_target_equals_host(tmp_path, board, scratch, monkeypatch)
         assert result.mismatching and not any(result.mismatching.values()), result.mismatching
 
 
+@pytest.mark.parametrize("board", ["nucleo-l4r5zi", "nucleo-u575zi"])
+def test_few_channels_fixed_requant_on_target_equals_host(tmp_path, board):
+    """The few-channels cases with `--requant fixed` on DSP cores (their GEMM fallback there) equal the host build;
+    the float mode's assembly is the on-target test above."""
+    few = [i for i, case in enumerate(CASES) if case.x[1] <= 4 and case.group == 1 and case.k != (1, 1)]
+    rng = np.random.default_rng(9)
+    qm = QModel(np.int8)
+    for i in few:
+        _add_qlinearconv(qm, f"c{i}", CASES[i], rng, np.int8, np.int8)
+    mcucomp.compile_model(qm.model(), tmp_path, name="m", board=board, requant="fixed")
+    g, order = lower_model(qm.model(), requant="fixed")[:2]
+    assert {conv_path(n, g) for n in order if n.op == "conv2d_s8"} == {"few_channels"}
+    result = verify_on_target(tmp_path, board, inputs=3, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and not any(result.mismatching.values()), result.mismatching
+
+
 @pytest.mark.parametrize("scratch", ["granted", "denied"])
 def test_cases_take_every_path_and_show_names_it(scratch, monkeypatch):
     """The cases above (also the on-target test's) reach each C path; `mcucomp show` names the path per layer."""
@@ -166,7 +195,8 @@ def test_cases_take_every_path_and_show_names_it(scratch, monkeypatch):
     convs = [node for node in order if node.op == "conv2d_s8"]
     paths = {node.name: format_node(0, node, g).split()[2].removesuffix("/nhwc") for node in convs}
     # granted: the planner keeps the pixel-pair depthwise path where its margin does not grow the arena
-    extra = ("im2col",) if scratch == "granted" else ("direct", "local", "depthwise3x3_ring")
+    extra = ("im2col", "few_channels") if scratch == "granted" else ("direct", "local", "depthwise3x3_ring",
+                                                                      "few_channels")
     want = {f"conv2d_s8.{p}" for p in ("general", "depthwise", "depthwise3x3", "pointwise", *extra)}
     assert want <= set(paths.values()) <= want | {"conv2d_s8.depthwise3x3_ring"}, paths
     assert paths["c12_y_node"] == "conv2d_s8.pointwise"
@@ -302,11 +332,11 @@ def _loop_events(geom: dict, path: str, down: bool, quads: bool):
     else:  # the GEMM paths: im2col gathers the pair first; pointwise and direct re-read it per output channel pair
         # (the portable loops; the pointwise DSP sweep reads a pair once before its writes, a subset of these reads)
         for q0, q1 in pairs:
-            if path in ("im2col", "local"):
+            if path in ("im2col", "local", "few_channels"):
                 yield from window(q0, range(c_in))
                 yield from window(q1, range(c_in))
             for oc in range(0, c_out, 2):
-                if path not in ("im2col", "local"):
+                if path not in ("im2col", "local", "few_channels"):
                     yield from window(q0, range(c_in))
                     yield from window(q1, range(c_in))
                 yield from (("w", q * c_out + k) for q in (q0, q1) for k in (oc, min(oc + 1, c_out - 1)))
@@ -343,4 +373,4 @@ def test_overlap_permissions_hold_for_the_simulated_loops(scratch, monkeypatch):
             assert bad == [], (node.name, path, permission, bad)
         seen.add(path)
     gemm = ("im2col",) if scratch == "granted" else ("direct", "local", "depthwise_ring")
-    assert seen >= {"pointwise", "depthwise", "general", *gemm}, seen
+    assert seen >= {"pointwise", "depthwise", "general", "few_channels", *gemm}, seen
