@@ -231,6 +231,181 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *
 }
 #endif
 
+#if !MCU_CONV2D_S8_DW_DSP && defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
+/* ARMv6-M: the 3x3 pair in assembly with the fixed-mode requantization (double rounding) inside, for
+ * qmin <= zp <= qmax. What the assembly reads: the pair's tap table (pixel 0's nine taps, pixel 1's, the weights'
+ * tap rows: 27 pointers within reach of LDR's immediate offset from one base), then the fields it copies to its
+ * stack. */
+typedef struct {
+    const int8_t *tab[27]; /* 0 */
+    int32_t nlo, hi, zp;   /* 108: zp - qmin, qmax - zp, zp */
+    int32_t c;             /* 120 */
+    const int32_t *kbias;  /* 124 */
+    const int32_t *mult;   /* 128 */
+    const int32_t *shift;  /* 132 */
+    int32_t pcmask;        /* 136: -per_channel (a channel's byte offset in mult and shift is (4 ch) & pcmask) */
+    int8_t *y0, *y1;       /* 140, 144 */
+} mcu_conv2d_s8_dw_v6m_args;
+typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo) == 108 &&
+                                         offsetof(mcu_conv2d_s8_dw_v6m_args, y1) == 144 ? 1 : -1];
+
+/* One tap T of both pixels (T = 0..6 from r4 = the table, later taps with r4 moved by 32 bytes: OFF): r5 = the
+ * channel, r0 / r7 the two accumulators. */
+#define MCU_CONV2D_S8_DW_V6M_TAP(X0, X1, W)                                                                         \
+    "ldr r1, [r4, #" #X0 "]\n\t"                                                                                   \
+    "ldrsb r2, [r1, r5]\n\t"                                                                                       \
+    "ldr r1, [r4, #" #W "]\n\t"                                                                                    \
+    "ldrsb r6, [r1, r5]\n\t"                                                                                       \
+    "ldr r1, [r4, #" #X1 "]\n\t"                                                                                   \
+    "ldrsb r3, [r1, r5]\n\t"                                                                                       \
+    "muls r2, r6\n\t"                                                                                              \
+    "adds r0, r2\n\t"                                                                                              \
+    "muls r3, r6\n\t"                                                                                              \
+    "adds r7, r3\n\t"
+
+/* One output: the accumulator x in r3 scaled by the channel's multiplier (mh = r1, ml = r2: mcu_split16) as
+ * mcu_doubling_high_mul does (r6, r7 scratch, r11 = 2^30), leaving R in r3 and its sign in the flags; then
+ * RoundingDivideByPOT by e = r0 (ip = 2^e >> 1) half away from zero as |R| rounded up and the sign put back, the
+ * magnitude clamped to hi = r9 (R >= 0) or zp - qmin = r8 (R < 0), zp = r10 added, and stored at the stack slot
+ * YSLOT's pointer plus the channel (r5). */
+#define MCU_CONV2D_S8_DW_V6M_OUT(YSLOT)                                                                             \
+    "sxth r6, r3\n\t"                                                                                              \
+    "asrs r3, r3, #15\n\t"                                                                                         \
+    "adds r3, #1\n\t"                                                                                              \
+    "asrs r3, r3, #1\n\t"                                                                                          \
+    "mov r7, r6\n\t"                                                                                               \
+    "muls r7, r2\n\t"                                                                                              \
+    "add r7, r11\n\t"                                                                                              \
+    "lsrs r7, r7, #16\n\t"                                                                                         \
+    "muls r6, r1\n\t"                                                                                              \
+    "adds r7, r6\n\t"                                                                                              \
+    "mov r6, r3\n\t"                                                                                               \
+    "muls r6, r2\n\t"                                                                                              \
+    "adds r7, r6\n\t"                                                                                              \
+    "asrs r7, r7, #15\n\t"                                                                                         \
+    "muls r3, r1\n\t"                                                                                              \
+    "lsls r3, r3, #1\n\t"                                                                                          \
+    "adds r3, r3, r7\n\t"                                                                                          \
+    "bmi 2f\n\t"                                                                                                   \
+    "add r3, ip\n\t"                                                                                               \
+    "lsrs r3, r0\n\t"                                                                                              \
+    "cmp r3, r9\n\t"                                                                                               \
+    "bls 1f\n\t"                                                                                                   \
+    "mov r3, r9\n"                                                                                                 \
+    "1:\n\t"                                                                                                       \
+    "add r3, r10\n\t"                                                                                              \
+    "ldr r6, [sp, #" #YSLOT "]\n\t"                                                                                \
+    "strb r3, [r6, r5]\n\t"                                                                                        \
+    "b 3f\n"                                                                                                       \
+    "2:\n\t"                                                                                                       \
+    "negs r3, r3\n\t"                                                                                              \
+    "add r3, ip\n\t"                                                                                               \
+    "lsrs r3, r0\n\t"                                                                                              \
+    "cmp r3, r8\n\t"                                                                                               \
+    "bls 1f\n\t"                                                                                                   \
+    "mov r3, r8\n"                                                                                                 \
+    "1:\n\t"                                                                                                       \
+    "negs r3, r3\n\t"                                                                                              \
+    "add r3, r10\n\t"                                                                                              \
+    "ldr r6, [sp, #" #YSLOT "]\n\t"                                                                                \
+    "strb r3, [r6, r5]\n"                                                                                          \
+    "3:\n\t"
+
+/** Every channel of a 3x3 pixel pair on ARMv6-M (see mcu_conv2d_s8_dw_v6m_args): per channel the two accumulators
+ * from kbias, nine taps of three LDRSB (pointers from the table, the channel as offset), two MULS, two ADDS each,
+ * then the channel's mult and shift read and split once and both outputs requantized and stored. Stack after the
+ * entry: c, kbias, mult, shift, pcmask, y0, y1 at sp + 0 .. 24. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu_conv2d_s8_dw_v6m_args *a
+                                                                       __attribute__((unused)))
+{
+    __asm__(".syntax unified\n\t"
+            "push {r4, r5, r6, r7, lr}\n\t"
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "push {r4, r5, r6, r7}\n\t"
+            "mov r4, r0\n\t" /* the table */
+            "adds r0, #108\n\t"
+            "ldm r0!, {r1, r2, r3}\n\t"
+            "mov r8, r1\n\t"
+            "mov r9, r2\n\t"
+            "mov r10, r3\n\t"
+            "ldm r0!, {r1, r2, r3, r5, r6, r7}\n\t"
+            "ldr r0, [r0]\n\t"
+            "push {r0}\n\t" /* y1 at sp + 24 */
+            "push {r1, r2, r3, r5, r6, r7}\n\t"
+            "movs r5, #1\n\t"
+            "lsls r5, r5, #30\n\t"
+            "mov r11, r5\n\t"
+            "movs r5, #0\n"
+            "4:\n\t" /* channel r5 */
+            "ldr r1, [sp, #4]\n\t"
+            "lsls r0, r5, #2\n\t"
+            "ldr r0, [r1, r0]\n\t"
+            "mov r7, r0\n\t"
+            MCU_CONV2D_S8_DW_V6M_TAP(0, 36, 72)
+            MCU_CONV2D_S8_DW_V6M_TAP(4, 40, 76)
+            MCU_CONV2D_S8_DW_V6M_TAP(8, 44, 80)
+            MCU_CONV2D_S8_DW_V6M_TAP(12, 48, 84)
+            MCU_CONV2D_S8_DW_V6M_TAP(16, 52, 88)
+            MCU_CONV2D_S8_DW_V6M_TAP(20, 56, 92)
+            MCU_CONV2D_S8_DW_V6M_TAP(24, 60, 96)
+            MCU_CONV2D_S8_DW_V6M_TAP(28, 64, 100)
+            MCU_CONV2D_S8_DW_V6M_TAP(32, 68, 104)
+            "mov r3, r0\n\t"
+            "mov lr, r7\n\t"
+            "ldr r6, [sp, #16]\n\t" /* the channel's offset in mult and shift */
+            "lsls r2, r5, #2\n\t"
+            "ands r2, r6\n\t"
+            "ldr r6, [sp, #8]\n\t"
+            "ldr r1, [r6, r2]\n\t"
+            "ldr r6, [sp, #12]\n\t"
+            "ldr r0, [r6, r2]\n\t"
+            "sxth r2, r1\n\t"
+            "asrs r1, r1, #15\n\t"
+            "adds r1, #1\n\t"
+            "asrs r1, r1, #1\n\t"
+            "cmp r0, #0\n\t"
+            "blt 6f\n" /* a left shift (rare): out of line */
+            "5:\n\t"
+            "movs r6, #1\n\t"
+            "lsls r6, r0\n\t"
+            "lsrs r6, r6, #1\n\t"
+            "mov ip, r6\n\t"
+            MCU_CONV2D_S8_DW_V6M_OUT(20)
+            "mov r3, lr\n\t"
+            MCU_CONV2D_S8_DW_V6M_OUT(24)
+            "adds r5, #1\n\t"
+            "ldr r6, [sp, #0]\n\t"
+            "cmp r5, r6\n\t"
+            "bge 7f\n\t"
+            "b 4b\n" /* beyond a conditional branch's reach */
+            "7:\n\t"
+            "add sp, #28\n\t"
+            "pop {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "pop {r4, r5, r6, r7, pc}\n"
+            "6:\n\t" /* shift < 0: both accumulators shifted left by -shift (wrapping), then e = 0 */
+            "negs r0, r0\n\t"
+            "lsls r3, r0\n\t"
+            "mov r6, lr\n\t"
+            "lsls r6, r0\n\t"
+            "mov lr, r6\n\t"
+            "movs r0, #0\n\t"
+            "b 5b\n\t");
+}
+#undef MCU_CONV2D_S8_DW_V6M_TAP
+#undef MCU_CONV2D_S8_DW_V6M_OUT
+
+#define MCU_CONV2D_S8_DW_V6M 1
+#else
+#define MCU_CONV2D_S8_DW_V6M 0
+#endif
+
 /** Every channel of both pixels of a pair, the 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
  * multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the channel. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
@@ -441,6 +616,29 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];
     int32_t q = 0, n = 0, oy = 0, ox = 0, ky, kx, i;
+    const int8_t **xtab = tab; /* where the pixels' tables go, xstride apart */
+    int32_t xstride = MCU_CONV2D_S8_DW_TAPS;
+#if MCU_CONV2D_S8_DW_V6M
+    mcu_conv2d_s8_dw_v6m_args v6m;
+    const int32_t v6m_pairs = paired && taps == 9 && rq.mult != NULL && !rq.single_round && rq.qmin <= rq.zp &&
+                              rq.zp <= rq.qmax;
+    if (v6m_pairs) { /* the assembly's table: both pixels' nine taps, then the weights' */
+        xtab = v6m.tab;
+        xstride = 9;
+        for (i = 0; i < 9; ++i) {
+            v6m.tab[18 + i] = p->w + (size_t)i * c;
+        }
+        v6m.nlo = rq.zp - rq.qmin;
+        v6m.hi = rq.qmax - rq.zp;
+        v6m.zp = rq.zp;
+        v6m.c = c;
+        v6m.kbias = p->kbias;
+        v6m.mult = rq.mult;
+        v6m.shift = rq.shift;
+        v6m.pcmask = -rq.per_channel;
+        v6m.y1 = (int8_t *)defer;
+    }
+#endif
     for (ky = 0; ky < g->k_h; ++ky) {
         for (kx = 0; kx < g->k_w; ++kx) {
             rel[ky * g->k_w + kx] = (ky * g->dil_h * g->w_in + kx * g->dil_w) * c;
@@ -452,7 +650,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
         int8_t *y0 = y + (size_t)q * c;
         for (i = 0; i <= two; ++i) { /* the pixels' tables; (n, oy, ox) steps to the next pixel */
             mcu_conv2d_s8_dw_table(p, x + n * image, oy * g->stride_h - g->pad_t, ox * g->stride_w - g->pad_l, rel,
-                                   tab + i * MCU_CONV2D_S8_DW_TAPS);
+                                   xtab + i * xstride);
             if (++ox == g->w_out) {
                 ox = 0;
                 if (++oy == g->h_out) {
@@ -461,6 +659,17 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
                 }
             }
         }
+#if MCU_CONV2D_S8_DW_V6M
+        if (xtab != tab && two) {
+            v6m.y0 = y0;
+            mcu_conv2d_s8_dw_pair_v6m(&v6m);
+        } else if (xtab != tab) { /* a lone last pixel: its table where the C loop reads it */
+            for (i = 0; i < 9; ++i) {
+                tab[MCU_CONV2D_S8_DW_X0 + i] = xtab[i];
+            }
+            mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
+        } else
+#endif
         if (two && !MCU_CONV2D_S8_DW_DSP && taps == 9) { /* ARMv6-M: the 3x3 instance unrolled */
             mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, (int8_t *)defer);
         } else if (two) {
