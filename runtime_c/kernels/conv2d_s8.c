@@ -172,31 +172,43 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
     "muls r7, r5\n\t" /* x1 w1 */                                                                                  \
     "add r11, r7\n\t"
 
-/* The 2x2 block's loop: r4 = k taps counted down (the last k % 4 first, then four a turn), accumulators r8-r11. */
-#define MCU_CONV2D_S8_V6M_DOT                                                                                        \
+/* One tap i of the lone pixel's 1x2 block (c0 == c1): three LDRSB, two MULS and two ADD to r8 (w0) and r10
+ * (w1): 10 cycles for two MACs. */
+#define MCU_CONV2D_S8_V6M_TAP1                                                                                     \
+    "ldrsb r5, [r2, r4]\n\t"                                                                                       \
+    "ldrsb r6, [r0, r4]\n\t"                                                                                       \
+    "ldrsb r7, [r1, r4]\n\t"                                                                                       \
+    "muls r6, r5\n\t" /* x0 w0 */                                                                                  \
+    "add r8, r6\n\t"                                                                                              \
+    "muls r7, r5\n\t" /* x0 w1 */                                                                                  \
+    "add r10, r7\n\t"
+
+/* The block's loop over taps TAP: r4 = k taps counted down (the last k % 4 first, then four a turn),
+ * accumulators r8-r11. */
+#define MCU_CONV2D_S8_V6M_DOT(TAP)                                                                                  \
     "lsrs r5, r4, #1\n\t" /* carry: k odd */                                                                         \
     "bcc 1f\n\t"                                                                                                     \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "1:\n\t"                                                                                                         \
     "lsrs r5, r4, #2\n\t" /* carry: two more taps before a multiple of four */                                       \
     "bcc 2f\n\t"                                                                                                     \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "2:\n\t"                                                                                                         \
     "cmp r4, #0\n\t"                                                                                                 \
     "beq 4f\n"                                                                                                       \
     "3:\n\t"                                                                                                         \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "cmp r4, #0\n\t"                                                                                                 \
     "bne 3b\n"                                                                                                       \
     "4:\n\t"
@@ -238,7 +250,7 @@ mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w
             "mov r10, r6\n\t"
             "mov r11, r7\n\t"
             "ldr r4, [sp, #36]\n\t"
-            MCU_CONV2D_S8_V6M_DOT
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
             "ldr r4, [sp, #40]\n\t"
             "mov r5, r8\n\t"
             "mov r6, r9\n\t"
@@ -319,59 +331,21 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
 #if defined(__arm__) && !defined(__ARM_FP)
 #if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
 /* The fixed-mode requantization of the 2x2 block on ARMv6-M, in assembly: GCC spills most of its values around the
- * GEMM's. Per channel: mult and shift read once, mult split into mh = r0, ml = r1 (mcu_split16), the left shift
- * applied to both accumulators, r2 = the right shift e, ip = 2^e >> 1, lr = (2^e - 1) >> 1. Per output (x in r3):
- * mcu_doubling_high_mul's 17 instructions leave R with its sign in the flags, then RoundingDivideByPOT is
- * (R + ip) >> e (logical: R + ip < 2^32) for R >= 0 and (R + lr) >> e (arithmetic) for R < 0, which is TFLite's
- * rounding half away from zero; a result from R >= 0 is >= 0 and one from R < 0 is <= 0, so with
- * lo <= 0 <= hi (the caller checks qmin <= zp <= qmax) each side needs one bound. r8 = lo, r9 = hi, r10 = zp,
- * r11 = 2^30; the stack keeps acc, oc, oc1, rq (sp + 0 .. 12), y0 and y1 (sp + 52, 56). */
-#define MCU_CONV2D_S8_V6M_RQ_OUT(yslot, cslot)                                                                     \
-    "sxth r6, r3\n\t"                                                                                              \
-    "asrs r5, r3, #15\n\t"                                                                                         \
-    "adds r5, #1\n\t"                                                                                              \
-    "asrs r5, r5, #1\n\t"                                                                                          \
-    "mov r7, r6\n\t"                                                                                               \
-    "muls r7, r1\n\t"                                                                                              \
-    "add r7, r11\n\t"                                                                                              \
-    "lsrs r7, r7, #16\n\t"                                                                                         \
-    "muls r6, r0\n\t"                                                                                              \
-    "adds r7, r6\n\t"                                                                                              \
-    "mov r6, r5\n\t"                                                                                               \
-    "muls r6, r1\n\t"                                                                                              \
-    "adds r7, r6\n\t"                                                                                              \
-    "asrs r7, r7, #15\n\t"                                                                                         \
-    "muls r5, r0\n\t"                                                                                              \
-    "lsls r5, r5, #1\n\t"                                                                                          \
-    "adds r3, r5, r7\n\t"                                                                                          \
-    "bmi 2f\n\t"                                                                                                   \
-    "add r3, ip\n\t"                                                                                               \
-    "lsrs r3, r2\n\t"                                                                                              \
-    "cmp r3, r9\n\t"                                                                                               \
-    "ble 3f\n\t"                                                                                                   \
-    "mov r3, r9\n\t"                                                                                               \
-    "b 3f\n"                                                                                                       \
-    "2:\n\t"                                                                                                       \
-    "add r3, lr\n\t"                                                                                               \
-    "asrs r3, r2\n\t"                                                                                              \
-    "cmp r3, r8\n\t"                                                                                               \
-    "bge 3f\n\t"                                                                                                   \
-    "mov r3, r8\n"                                                                                                 \
-    "3:\n\t"                                                                                                       \
-    "add r3, r10\n\t"                                                                                              \
-    "ldr r5, [sp, #" #yslot "]\n\t"                                                                                \
-    "ldr r6, [sp, #" #cslot "]\n\t"                                                                                \
-    "strb r3, [r5, r6]\n\t"
-#define MCU_CONV2D_S8_V6M_RQ_CHANNEL(rqslot, cslot, load_acc, y0slot, y1slot)                                      \
-    "ldr r7, [sp, #" #rqslot "]\n\t"                                                                               \
+ * GEMM's. Frame (sp + ..): 4 oc, 8 oc1, 12 y1 - y0, 32 y0, 36 mult, 40 shift, 44 -per_channel, 48 zp - qmin,
+ * 52 qmax - zp, 56 zp. Per channel (MCU_CONV2D_S8_V6M_RQ_HEAD): r5 = y0 + oc, mult and shift read once (the
+ * channel's byte offset is 4 oc & -per_channel), mult split into mh = r0, ml = r1 (mcu_split16), a left shift
+ * applied to both accumulators (r3, r4), r2 = the right shift e, ip = 2^e >> 1; then each output by
+ * MCU_CONV2D_S8_V6M_RQ_OUT (conv2d_s8.h). */
+#define MCU_CONV2D_S8_V6M_RQ_HEAD(cslot, load_acc)                                                                 \
     "ldr r2, [sp, #" #cslot "]\n\t"                                                                                \
-    "ldr r3, [r7, #12]\n\t" /* per_channel: 0 or 1 */                                                              \
-    "negs r3, r3\n\t"                                                                                              \
-    "ands r2, r3\n\t"                                                                                              \
+    "ldr r5, [sp, #32]\n\t"                                                                                        \
+    "adds r5, r2\n\t"                                                                                              \
     "lsls r2, r2, #2\n\t"                                                                                          \
-    "ldr r3, [r7, #4]\n\t"                                                                                         \
+    "ldr r3, [sp, #44]\n\t"                                                                                        \
+    "ands r2, r3\n\t"                                                                                              \
+    "ldr r3, [sp, #36]\n\t"                                                                                        \
     "ldr r0, [r3, r2]\n\t"                                                                                         \
-    "ldr r3, [r7, #8]\n\t"                                                                                         \
+    "ldr r3, [sp, #40]\n\t"                                                                                        \
     "ldr r2, [r3, r2]\n\t"                                                                                         \
     "sxth r1, r0\n\t"                                                                                              \
     "asrs r0, r0, #15\n\t"                                                                                         \
@@ -385,26 +359,44 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
     "lsls r4, r2\n\t"                                                                                              \
     "movs r2, #0\n"                                                                                                \
     "1:\n\t"                                                                                                       \
-    "movs r5, #1\n\t"                                                                                              \
-    "lsls r5, r2\n\t"                                                                                              \
-    "lsrs r6, r5, #1\n\t"                                                                                          \
-    "mov ip, r6\n\t"                                                                                               \
-    "subs r5, #1\n\t"                                                                                              \
-    "lsrs r5, r5, #1\n\t"                                                                                          \
-    "mov lr, r5\n\t"                                                                                               \
-    MCU_CONV2D_S8_V6M_RQ_OUT(y0slot, cslot)                                                                        \
+    "movs r6, #1\n\t"                                                                                              \
+    "lsls r6, r2\n\t"                                                                                              \
+    "lsrs r6, r6, #1\n\t"                                                                                          \
+    "mov ip, r6\n\t"
+/* The channel's outputs: pixel 0's at r5, pixel 1's at r5 + (y1 - y0). */
+#define MCU_CONV2D_S8_V6M_RQ_Y0 "strb r3, [r5, #0]\n\t"
+#define MCU_CONV2D_S8_V6M_RQ_Y1 "ldr r6, [sp, #12]\n\tstrb r3, [r5, r6]\n\t"
+#define MCU_CONV2D_S8_V6M_RQ_CHANNEL(cslot, load_acc)                                                              \
+    MCU_CONV2D_S8_V6M_RQ_HEAD(cslot, load_acc)                                                                     \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)                                                              \
     "mov r3, r4\n\t"                                                                                               \
-    MCU_CONV2D_S8_V6M_RQ_OUT(y1slot, cslot)
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y1)
 
-/* r8-r11 for the outputs of rq (in r0): lo, hi, zp, 2^30. */
-#define MCU_CONV2D_S8_V6M_RQ_SETUP                                                                                 \
+/* The frame's requantization fields (sp + 36 .. 56) from rq (in r0); r0-r3 are kept, r4-r7 scratch. */
+#define MCU_CONV2D_S8_V6M_RQ_FRAME                                                                                 \
+    "ldr r4, [r0, #4]\n\t"                                                                                         \
+    "str r4, [sp, #36]\n\t"                                                                                        \
+    "ldr r4, [r0, #8]\n\t"                                                                                         \
+    "str r4, [sp, #40]\n\t"                                                                                        \
+    "ldr r4, [r0, #12]\n\t"                                                                                        \
+    "negs r4, r4\n\t"                                                                                              \
+    "str r4, [sp, #44]\n\t"                                                                                        \
     "ldr r4, [r0, #20]\n\t" /* zp */                                                                               \
     "ldr r5, [r0, #24]\n\t"                                                                                        \
     "ldr r6, [r0, #28]\n\t"                                                                                        \
-    "subs r5, r5, r4\n\t" /* lo = qmin - zp */                                                                     \
-    "subs r6, r6, r4\n\t" /* hi = qmax - zp */                                                                     \
-    "mov r8, r5\n\t"                                                                                               \
-    "mov r9, r6\n\t"                                                                                               \
+    "subs r5, r4, r5\n\t" /* zp - qmin */                                                                          \
+    "subs r6, r6, r4\n\t" /* qmax - zp */                                                                          \
+    "str r5, [sp, #48]\n\t"                                                                                        \
+    "str r6, [sp, #52]\n\t"                                                                                        \
+    "str r4, [sp, #56]\n\t"
+
+/* r8-r11 for the outputs: zp - qmin, qmax - zp, zp, 2^30. */
+#define MCU_CONV2D_S8_V6M_RQ_SETUP                                                                                 \
+    "ldr r4, [sp, #48]\n\t"                                                                                        \
+    "mov r8, r4\n\t"                                                                                               \
+    "ldr r4, [sp, #52]\n\t"                                                                                        \
+    "mov r9, r4\n\t"                                                                                               \
+    "ldr r4, [sp, #56]\n\t"                                                                                        \
     "mov r10, r4\n\t"                                                                                              \
     "movs r4, #1\n\t"                                                                                              \
     "lsls r4, r4, #30\n\t"                                                                                         \
@@ -419,7 +411,7 @@ typedef char mcu_conv2d_s8_rq_layout[(offsetof(mcu_requant, mult) == 4 && offset
 
 /** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2 for qmin <= zp <= qmax: the four outputs of
  * channels oc (acc[0], acc[1]) and oc1 (acc[2], acc[3]) to y0[oc], y1[oc], y0[oc1], y1[oc1]. AAPCS: rq, acc, oc,
- * oc1 in r0-r3, y0 and y1 on the stack. */
+ * oc1 in r0-r3, y0 and y1 on the stack (sp + 96, 100 in the frame); acc at sp + 0. */
 __attribute__((naked, noinline)) static void
 mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const int32_t *acc MCU_CONV2D_S8_REG_ARG,
                              int32_t oc MCU_CONV2D_S8_REG_ARG, int32_t oc1 MCU_CONV2D_S8_REG_ARG,
@@ -427,20 +419,25 @@ mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const 
 {
     __asm__(".syntax unified\n\t"
             MCU_CONV2D_S8_V6M_ENTER
-            "sub sp, #16\n\t"
+            "sub sp, #60\n\t"
             "str r1, [sp, #0]\n\t"
             "str r2, [sp, #4]\n\t"
             "str r3, [sp, #8]\n\t"
-            "str r0, [sp, #12]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_FRAME
+            "ldr r4, [sp, #96]\n\t"
+            "str r4, [sp, #32]\n\t"
+            "ldr r5, [sp, #100]\n\t"
+            "subs r5, r5, r4\n\t"
+            "str r5, [sp, #12]\n\t"
             MCU_CONV2D_S8_V6M_RQ_SETUP
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 4, "ldr r7, [sp, #0]\n\tldr r3, [r7, #0]\n\tldr r4, [r7, #4]\n\t", 52, 56)
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 8, "ldr r7, [sp, #0]\n\tldr r3, [r7, #8]\n\tldr r4, [r7, #12]\n\t", 52, 56)
-            "add sp, #16\n\t"
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, "ldr r7, [sp, #0]\n\tldr r3, [r7, #0]\n\tldr r4, [r7, #4]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(8, "ldr r7, [sp, #0]\n\tldr r3, [r7, #8]\n\tldr r4, [r7, #12]\n\t")
+            "add sp, #60\n\t"
             MCU_CONV2D_S8_V6M_LEAVE);
 }
 /* What mcu_conv2d_s8_gemm_v6m reads (offsets in its assembly). */
 typedef struct {
-    const int8_t *c0, *c1;   /* 0, 4: the two pixels' columns */
+    const int8_t *c0, *c1;   /* 0, 4: the two pixels' columns (equal for a lone pixel) */
     int32_t k;               /* 8 */
     const int8_t *w;         /* 12: weight rows of k bytes */
     const int32_t *kbias;    /* 16 */
@@ -449,81 +446,111 @@ typedef struct {
     const mcu_requant *rq;   /* 32 */
 } mcu_conv2d_s8_gemm_v6m_args;
 
+/* The fused GEMM's loop over channel pairs, BLOCK: the dot products and the requantization of one pair. Locals: a
+ * (sp + 0), oc, oc1, the accumulators (sp + 16 .. 28: channel oc's two pixels, then oc1's) and the requantization
+ * frame (MCU_CONV2D_S8_V6M_RQ_HEAD). */
+#define MCU_CONV2D_S8_V6M_GEMM(BLOCK)                                                                              \
+    MCU_CONV2D_S8_V6M_ENTER                                                                                        \
+    "sub sp, #60\n\t"                                                                                              \
+    "str r0, [sp, #0]\n\t"                                                                                         \
+    "ldr r1, [r0, #24]\n\t"                                                                                        \
+    "str r1, [sp, #32]\n\t"                                                                                        \
+    "ldr r2, [r0, #28]\n\t"                                                                                        \
+    "subs r2, r2, r1\n\t"                                                                                          \
+    "str r2, [sp, #12]\n\t"                                                                                        \
+    "ldr r0, [r0, #32]\n\t"                                                                                        \
+    MCU_CONV2D_S8_V6M_RQ_FRAME                                                                                     \
+    "movs r1, #0\n\t"                                                                                              \
+    "str r1, [sp, #4]\n"                                                                                           \
+    "5:\n\t" /* channels oc, oc1 = min(oc + 1, c_out - 1) */                                                      \
+    "ldr r7, [sp, #0]\n\t"                                                                                         \
+    "ldr r2, [sp, #4]\n\t"                                                                                         \
+    "adds r3, r2, #1\n\t"                                                                                          \
+    "ldr r4, [r7, #20]\n\t"                                                                                        \
+    "cmp r3, r4\n\t"                                                                                               \
+    "blt 1f\n\t"                                                                                                   \
+    "mov r3, r2\n"                                                                                                 \
+    "1:\n\t"                                                                                                       \
+    "str r3, [sp, #8]\n\t"                                                                                         \
+    "ldr r4, [r7, #16]\n\t"                                                                                        \
+    "lsls r5, r2, #2\n\t"                                                                                          \
+    "ldr r5, [r4, r5]\n\t"                                                                                         \
+    "lsls r6, r3, #2\n\t"                                                                                          \
+    "ldr r6, [r4, r6]\n\t"                                                                                         \
+    "mov r8, r5\n\t"                                                                                               \
+    "mov r9, r5\n\t"                                                                                               \
+    "mov r10, r6\n\t"                                                                                              \
+    "mov r11, r6\n\t"                                                                                              \
+    "ldr r4, [r7, #8]\n\t"                                                                                         \
+    "ldr r0, [r7, #12]\n\t"                                                                                        \
+    "muls r3, r4\n\t"                                                                                              \
+    "adds r1, r0, r3\n\t" /* w1 */                                                                                 \
+    "muls r2, r4\n\t"                                                                                              \
+    "adds r0, r0, r2\n\t" /* w0 */                                                                                 \
+    "ldr r2, [r7, #0]\n\t"                                                                                         \
+    "ldr r3, [r7, #4]\n\t"                                                                                         \
+    BLOCK                                                                                                          \
+    "ldr r7, [sp, #0]\n\t"                                                                                         \
+    "ldr r2, [sp, #4]\n\t"                                                                                         \
+    "adds r2, #2\n\t"                                                                                              \
+    "str r2, [sp, #4]\n\t"                                                                                         \
+    "ldr r4, [r7, #20]\n\t"                                                                                        \
+    "cmp r2, r4\n\t"                                                                                               \
+    "bge 6f\n\t"                                                                                                   \
+    "b 5b\n"                                                                                                       \
+    "6:\n\t"                                                                                                       \
+    "add sp, #60\n\t"                                                                                              \
+    MCU_CONV2D_S8_V6M_LEAVE
+
 /** mcu_conv2d_s8_gemm on ARMv6-M without weight zero points, fixed mode with double rounding, qmin <= zp <= qmax:
  * every pair of output channels in one function (no calls, no C around the blocks): accumulators from kbias, the
- * 2x2 loop, then the four outputs requantized as in mcu_conv2d_s8_store2x2_fixed. Locals: a, oc, oc1, rq
- * (sp + 0 .. 12), the four accumulators (sp + 16 .. 28), y0, y1 (sp + 32, 36). */
+ * 2x2 loop, then the four outputs requantized as in mcu_conv2d_s8_store2x2_fixed. */
 __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
                                                                     MCU_CONV2D_S8_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
-            MCU_CONV2D_S8_V6M_ENTER
-            "sub sp, #40\n\t"
-            "str r0, [sp, #0]\n\t"
-            "ldr r1, [r0, #24]\n\t"
-            "str r1, [sp, #32]\n\t"
-            "ldr r1, [r0, #28]\n\t"
-            "str r1, [sp, #36]\n\t"
-            "ldr r1, [r0, #32]\n\t"
-            "str r1, [sp, #12]\n\t"
-            "movs r1, #0\n\t"
-            "str r1, [sp, #4]\n"
-            "5:\n\t" /* channels oc, oc1 = min(oc + 1, c_out - 1) */
-            "ldr r7, [sp, #0]\n\t"
-            "ldr r2, [sp, #4]\n\t"
-            "adds r3, r2, #1\n\t"
-            "ldr r4, [r7, #20]\n\t"
-            "cmp r3, r4\n\t"
-            "blt 1f\n\t"
-            "mov r3, r2\n"
-            "1:\n\t"
-            "str r3, [sp, #8]\n\t"
-            "ldr r4, [r7, #16]\n\t"
-            "lsls r5, r2, #2\n\t"
-            "ldr r5, [r4, r5]\n\t"
-            "lsls r6, r3, #2\n\t"
-            "ldr r6, [r4, r6]\n\t"
-            "mov r8, r5\n\t"
-            "mov r9, r5\n\t"
-            "mov r10, r6\n\t"
-            "mov r11, r6\n\t"
-            "ldr r4, [r7, #8]\n\t"
-            "ldr r0, [r7, #12]\n\t"
-            "muls r3, r4\n\t"
-            "adds r1, r0, r3\n\t" /* w1 */
-            "muls r2, r4\n\t"
-            "adds r0, r0, r2\n\t" /* w0 */
-            "ldr r2, [r7, #0]\n\t"
-            "ldr r3, [r7, #4]\n\t"
-            MCU_CONV2D_S8_V6M_DOT
+            MCU_CONV2D_S8_V6M_GEMM(
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
             "mov r4, r8\n\t"
             "mov r5, r9\n\t"
             "mov r6, r10\n\t"
             "mov r7, r11\n\t"
             "add r0, sp, #16\n\t"
             "stm r0!, {r4, r5, r6, r7}\n\t"
-            "ldr r0, [sp, #12]\n\t"
             MCU_CONV2D_S8_V6M_RQ_SETUP
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 4, "ldr r3, [sp, #16]\n\tldr r4, [sp, #20]\n\t", 32, 36)
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 8, "ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t", 32, 36)
-            "ldr r7, [sp, #0]\n\t"
-            "ldr r2, [sp, #4]\n\t"
-            "adds r2, #2\n\t"
-            "str r2, [sp, #4]\n\t"
-            "ldr r4, [r7, #20]\n\t"
-            "cmp r2, r4\n\t"
-            "bge 6f\n\t"
-            "b 5b\n"
-            "6:\n\t"
-            "add sp, #40\n\t"
-            MCU_CONV2D_S8_V6M_LEAVE);
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, "ldr r3, [sp, #16]\n\tldr r4, [sp, #20]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(8, "ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
+}
+
+/** mcu_conv2d_s8_gemm_v6m for a lone pixel (c0 == c1, y0 == y1): the 1x2 block (MCU_CONV2D_S8_V6M_TAP1) and one
+ * output per channel. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
+                                                                     MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_V6M_GEMM(
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP1)
+            "mov r4, r8\n\t"
+            "str r4, [sp, #16]\n\t"
+            "mov r4, r10\n\t"
+            "str r4, [sp, #24]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_HEAD(4, "ldr r3, [sp, #16]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)
+            MCU_CONV2D_S8_V6M_RQ_HEAD(8, "ldr r3, [sp, #24]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)));
 }
 #define MCU_CONV2D_S8_GEMM_V6M 1
-#undef MCU_CONV2D_S8_V6M_RQ_OUT
+#undef MCU_CONV2D_S8_V6M_RQ_HEAD
+#undef MCU_CONV2D_S8_V6M_RQ_Y0
+#undef MCU_CONV2D_S8_V6M_RQ_Y1
 #undef MCU_CONV2D_S8_V6M_RQ_CHANNEL
+#undef MCU_CONV2D_S8_V6M_RQ_FRAME
 #undef MCU_CONV2D_S8_V6M_RQ_SETUP
+#undef MCU_CONV2D_S8_V6M_GEMM
 #undef MCU_CONV2D_S8_V6M_DOT
 #undef MCU_CONV2D_S8_V6M_TAP
+#undef MCU_CONV2D_S8_V6M_TAP1
 #undef MCU_CONV2D_S8_REG_ARG
 #undef MCU_CONV2D_S8_V6M_ENTER
 #undef MCU_CONV2D_S8_V6M_LEAVE
@@ -833,7 +860,11 @@ static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, cons
     const mcu_requant rq = p->rq; /* the assembly reads it; a copy, as for the C block */
     if (p->w_zp == NULL && rq.mult != NULL && !rq.single_round && rq.qmin <= rq.zp && rq.zp <= rq.qmax) {
         const mcu_conv2d_s8_gemm_v6m_args a = {c0, c1, k, p->w, p->kbias, p->g.c_out, y0, y1, &rq};
-        mcu_conv2d_s8_gemm_v6m(&a);
+        if (c0 == c1 && y0 == y1) {
+            mcu_conv2d_s8_gemm1_v6m(&a);
+        } else {
+            mcu_conv2d_s8_gemm_v6m(&a);
+        }
         return;
     }
 #endif

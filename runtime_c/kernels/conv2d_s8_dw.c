@@ -263,53 +263,8 @@ typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo
     "muls r3, r6\n\t"                                                                                              \
     "adds r7, r3\n\t"
 
-/* One output: the accumulator x in r3 scaled by the channel's multiplier (mh = r1, ml = r2: mcu_split16) as
- * mcu_doubling_high_mul does (r6, r7 scratch, r11 = 2^30), leaving R in r3 and its sign in the flags; then
- * RoundingDivideByPOT by e = r0 (ip = 2^e >> 1) half away from zero as |R| rounded up and the sign put back, the
- * magnitude clamped to hi = r9 (R >= 0) or zp - qmin = r8 (R < 0), zp = r10 added, and stored at the stack slot
- * YSLOT's pointer plus the channel (r5). */
-#define MCU_CONV2D_S8_DW_V6M_OUT(YSLOT)                                                                             \
-    "sxth r6, r3\n\t"                                                                                              \
-    "asrs r3, r3, #15\n\t"                                                                                         \
-    "adds r3, #1\n\t"                                                                                              \
-    "asrs r3, r3, #1\n\t"                                                                                          \
-    "mov r7, r6\n\t"                                                                                               \
-    "muls r7, r2\n\t"                                                                                              \
-    "add r7, r11\n\t"                                                                                              \
-    "lsrs r7, r7, #16\n\t"                                                                                         \
-    "muls r6, r1\n\t"                                                                                              \
-    "adds r7, r6\n\t"                                                                                              \
-    "mov r6, r3\n\t"                                                                                               \
-    "muls r6, r2\n\t"                                                                                              \
-    "adds r7, r6\n\t"                                                                                              \
-    "asrs r7, r7, #15\n\t"                                                                                         \
-    "muls r3, r1\n\t"                                                                                              \
-    "lsls r3, r3, #1\n\t"                                                                                          \
-    "adds r3, r3, r7\n\t"                                                                                          \
-    "bmi 2f\n\t"                                                                                                   \
-    "add r3, ip\n\t"                                                                                               \
-    "lsrs r3, r0\n\t"                                                                                              \
-    "cmp r3, r9\n\t"                                                                                               \
-    "bls 1f\n\t"                                                                                                   \
-    "mov r3, r9\n"                                                                                                 \
-    "1:\n\t"                                                                                                       \
-    "add r3, r10\n\t"                                                                                              \
-    "ldr r6, [sp, #" #YSLOT "]\n\t"                                                                                \
-    "strb r3, [r6, r5]\n\t"                                                                                        \
-    "b 3f\n"                                                                                                       \
-    "2:\n\t"                                                                                                       \
-    "negs r3, r3\n\t"                                                                                              \
-    "add r3, ip\n\t"                                                                                               \
-    "lsrs r3, r0\n\t"                                                                                              \
-    "cmp r3, r8\n\t"                                                                                               \
-    "bls 1f\n\t"                                                                                                   \
-    "mov r3, r8\n"                                                                                                 \
-    "1:\n\t"                                                                                                       \
-    "negs r3, r3\n\t"                                                                                              \
-    "add r3, r10\n\t"                                                                                              \
-    "ldr r6, [sp, #" #YSLOT "]\n\t"                                                                                \
-    "strb r3, [r6, r5]\n"                                                                                          \
-    "3:\n\t"
+/* The output's store (MCU_CONV2D_S8_V6M_RQ_OUT): at the stack slot YSLOT's pointer plus the channel (r5). */
+#define MCU_CONV2D_S8_DW_V6M_STORE(YSLOT) "ldr r6, [sp, #" #YSLOT "]\n\tstrb r3, [r6, r5]\n\t"
 
 /** Every channel of a 3x3 pixel pair on ARMv6-M (see mcu_conv2d_s8_dw_v6m_args): per channel the two accumulators
  * from kbias, nine taps of three LDRSB (pointers from the table, the channel as offset), two MULS, two ADDS each,
@@ -359,23 +314,23 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu
             "lsls r2, r5, #2\n\t"
             "ands r2, r6\n\t"
             "ldr r6, [sp, #8]\n\t"
-            "ldr r1, [r6, r2]\n\t"
-            "ldr r6, [sp, #12]\n\t"
             "ldr r0, [r6, r2]\n\t"
-            "sxth r2, r1\n\t"
-            "asrs r1, r1, #15\n\t"
-            "adds r1, #1\n\t"
-            "asrs r1, r1, #1\n\t"
-            "cmp r0, #0\n\t"
+            "ldr r6, [sp, #12]\n\t"
+            "ldr r2, [r6, r2]\n\t"
+            "sxth r1, r0\n\t"
+            "asrs r0, r0, #15\n\t"
+            "adds r0, #1\n\t"
+            "asrs r0, r0, #1\n\t"
+            "cmp r2, #0\n\t"
             "blt 6f\n" /* a left shift (rare): out of line */
             "5:\n\t"
             "movs r6, #1\n\t"
-            "lsls r6, r0\n\t"
+            "lsls r6, r2\n\t"
             "lsrs r6, r6, #1\n\t"
             "mov ip, r6\n\t"
-            MCU_CONV2D_S8_DW_V6M_OUT(20)
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(20))
             "mov r3, lr\n\t"
-            MCU_CONV2D_S8_DW_V6M_OUT(24)
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(24))
             "adds r5, #1\n\t"
             "ldr r6, [sp, #0]\n\t"
             "cmp r5, r6\n\t"
@@ -390,16 +345,16 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu
             "mov r11, r7\n\t"
             "pop {r4, r5, r6, r7, pc}\n"
             "6:\n\t" /* shift < 0: both accumulators shifted left by -shift (wrapping), then e = 0 */
-            "negs r0, r0\n\t"
-            "lsls r3, r0\n\t"
+            "negs r2, r2\n\t"
+            "lsls r3, r2\n\t"
             "mov r6, lr\n\t"
-            "lsls r6, r0\n\t"
+            "lsls r6, r2\n\t"
             "mov lr, r6\n\t"
-            "movs r0, #0\n\t"
+            "movs r2, #0\n\t"
             "b 5b\n\t");
 }
 #undef MCU_CONV2D_S8_DW_V6M_TAP
-#undef MCU_CONV2D_S8_DW_V6M_OUT
+#undef MCU_CONV2D_S8_DW_V6M_STORE
 
 #define MCU_CONV2D_S8_DW_V6M 1
 #else
