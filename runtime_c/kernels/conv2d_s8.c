@@ -928,11 +928,13 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
     const mcu_conv_geom *g = &p->g;
     const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, c_out);
+    const int32_t unit = g->stride_h == 1 && g->stride_w == 1; /* (unpadded) pixel q reads input pixel q */
     int32_t i, q0, q1, iy, ix;
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_gemm(p, mode, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
-                           x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, c_in,
+        /* the divisions of window_start are library calls on cores without a divider */
+        mcu_conv2d_s8_gemm(p, mode, x + (size_t)(unit ? q0 : mcu_conv2d_s8_window_start(g, q0, &iy, &ix)) * c_in,
+                           x + (size_t)(unit ? q1 : mcu_conv2d_s8_window_start(g, q1, &iy, &ix)) * c_in, c_in,
                            y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
     }
 }

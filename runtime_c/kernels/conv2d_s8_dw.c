@@ -232,10 +232,10 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *
 #endif
 
 #if !MCU_CONV2D_S8_DW_DSP && defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
-/* ARMv6-M: the 3x3 pair in assembly with the fixed-mode requantization (double rounding) inside, for
- * qmin <= zp <= qmax. What the assembly reads: the pair's tap table (pixel 0's nine taps, pixel 1's, the weights'
- * tap rows: 27 pointers within reach of LDR's immediate offset from one base), then the fields it copies to its
- * stack. */
+/* ARMv6-M: 3x3 pixel pairs in assembly with the fixed-mode requantization (double rounding) inside, for
+ * qmin <= zp <= qmax (mcu_conv2d_s8_dw_pairs_v6m). What the assembly reads: a tap table of 27 pointers (within
+ * reach of LDR's immediate offset from one base: pixel 0's nine taps, pixel 1's, the weights' tap rows), then the
+ * fields it copies to its stack. */
 typedef struct {
     const int8_t *tab[27]; /* 0 */
     int32_t nlo, hi, zp;   /* 108: zp - qmin, qmax - zp, zp */
@@ -245,12 +245,80 @@ typedef struct {
     const int32_t *shift;  /* 132 */
     int32_t pcmask;        /* 136: -per_channel (a channel's byte offset in mult and shift is (4 ch) & pcmask) */
     int8_t *y0, *y1;       /* 140, 144 */
+    int32_t at, d;         /* 148, 152: both windows inside: pixel 0's window start in x, pixel 1's from there */
 } mcu_conv2d_s8_dw_v6m_args;
 typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo) == 108 &&
-                                         offsetof(mcu_conv2d_s8_dw_v6m_args, y1) == 144 ? 1 : -1];
+                                         offsetof(mcu_conv2d_s8_dw_v6m_args, d) == 152 ? 1 : -1];
 
-/* One tap T of both pixels (T = 0..6 from r4 = the table, later taps with r4 moved by 32 bytes: OFF): r5 = the
- * channel, r0 / r7 the two accumulators. */
+/* The naked functions' entry: r4-r11 and lr saved, r8-r10 = nlo, hi, zp, r11 = 2^30, the table (a) in r4, then
+ * the fields c, kbias, mult, shift, pcmask, y0, y1 pushed (sp + 0 .. 24) above EXTRA bytes of locals. */
+#define MCU_CONV2D_S8_DW_V6M_ENTER(EXTRA)                                                                          \
+    "push {r4, r5, r6, r7, lr}\n\t"                                                                                \
+    "mov r4, r8\n\t"                                                                                               \
+    "mov r5, r9\n\t"                                                                                               \
+    "mov r6, r10\n\t"                                                                                              \
+    "mov r7, r11\n\t"                                                                                              \
+    "push {r4, r5, r6, r7}\n\t"                                                                                    \
+    "sub sp, #" #EXTRA "\n\t"                                                                                      \
+    "mov r4, r0\n\t"                                                                                               \
+    "adds r0, #108\n\t"                                                                                            \
+    "ldm r0!, {r1, r2, r3}\n\t"                                                                                    \
+    "mov r8, r1\n\t"                                                                                               \
+    "mov r9, r2\n\t"                                                                                               \
+    "mov r10, r3\n\t"                                                                                              \
+    "ldr r1, [r0, #24]\n\t"                                                                                        \
+    "push {r1}\n\t"                                                                                                \
+    "ldm r0, {r0, r1, r2, r3, r5, r6}\n\t"                                                                         \
+    "push {r0, r1, r2, r3, r5, r6}\n\t"                                                                            \
+    "movs r6, #1\n\t"                                                                                              \
+    "lsls r6, r6, #30\n\t"                                                                                         \
+    "mov r11, r6\n\t"
+#define MCU_CONV2D_S8_DW_V6M_LEAVE(EXTRA)                                                                          \
+    "add sp, #(28 + " #EXTRA ")\n\t"                                                                               \
+    "pop {r4, r5, r6, r7}\n\t"                                                                                     \
+    "mov r8, r4\n\t"                                                                                               \
+    "mov r9, r5\n\t"                                                                                               \
+    "mov r10, r6\n\t"                                                                                              \
+    "mov r11, r7\n\t"                                                                                              \
+    "pop {r4, r5, r6, r7, pc}\n\t"
+
+/* The output's store (MCU_CONV2D_S8_V6M_RQ_OUT): at the stack slot YSLOT's pointer plus the channel (r5). */
+#define MCU_CONV2D_S8_DW_V6M_STORE(YSLOT) "ldr r6, [sp, #" #YSLOT "]\n\tstrb r3, [r6, r5]\n\t"
+
+/* Channel r5's two outputs from its accumulators r3 (pixel 0) and lr (pixel 1): the channel's mult and shift read
+ * and split once (a left shift applied to both accumulators), then MCU_CONV2D_S8_V6M_RQ_OUT each, to y0 and y1;
+ * r4 and r5 are kept. */
+#define MCU_CONV2D_S8_DW_V6M_RQ                                                                                    \
+    "ldr r6, [sp, #16]\n\t" /* the channel's offset in mult and shift */                                          \
+    "lsls r2, r5, #2\n\t"                                                                                          \
+    "ands r2, r6\n\t"                                                                                              \
+    "ldr r6, [sp, #8]\n\t"                                                                                         \
+    "ldr r0, [r6, r2]\n\t"                                                                                         \
+    "ldr r6, [sp, #12]\n\t"                                                                                        \
+    "ldr r2, [r6, r2]\n\t"                                                                                         \
+    "sxth r1, r0\n\t"                                                                                              \
+    "asrs r0, r0, #15\n\t"                                                                                         \
+    "adds r0, #1\n\t"                                                                                              \
+    "asrs r0, r0, #1\n\t"                                                                                          \
+    "cmp r2, #0\n\t"                                                                                               \
+    "bge 5f\n\t"                                                                                                   \
+    "negs r2, r2\n\t" /* a left shift (rare): both accumulators, wrapping, then e = 0 */                          \
+    "lsls r3, r2\n\t"                                                                                              \
+    "mov r6, lr\n\t"                                                                                               \
+    "lsls r6, r2\n\t"                                                                                              \
+    "mov lr, r6\n\t"                                                                                               \
+    "movs r2, #0\n"                                                                                                \
+    "5:\n\t"                                                                                                       \
+    "movs r6, #1\n\t"                                                                                              \
+    "lsls r6, r2\n\t"                                                                                              \
+    "lsrs r6, r6, #1\n\t"                                                                                          \
+    "mov ip, r6\n\t"                                                                                               \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(20))                                                       \
+    "mov r3, lr\n\t"                                                                                               \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(24))
+
+/* One tap of both pixels from the table (r4): pointers at X0, X1, W, the channel r5 as offset; accumulators r0
+ * (pixel 0), r7 (pixel 1). */
 #define MCU_CONV2D_S8_DW_V6M_TAP(X0, X1, W)                                                                         \
     "ldr r1, [r4, #" #X0 "]\n\t"                                                                                   \
     "ldrsb r2, [r1, r5]\n\t"                                                                                       \
@@ -263,36 +331,14 @@ typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo
     "muls r3, r6\n\t"                                                                                              \
     "adds r7, r3\n\t"
 
-/* The output's store (MCU_CONV2D_S8_V6M_RQ_OUT): at the stack slot YSLOT's pointer plus the channel (r5). */
-#define MCU_CONV2D_S8_DW_V6M_STORE(YSLOT) "ldr r6, [sp, #" #YSLOT "]\n\tstrb r3, [r6, r5]\n\t"
-
-/** Every channel of a 3x3 pixel pair on ARMv6-M (see mcu_conv2d_s8_dw_v6m_args): per channel the two accumulators
- * from kbias, nine taps of three LDRSB (pointers from the table, the channel as offset), two MULS, two ADDS each,
- * then the channel's mult and shift read and split once and both outputs requantized and stored. Stack after the
- * entry: c, kbias, mult, shift, pcmask, y0, y1 at sp + 0 .. 24. */
+/** Every channel of a 3x3 pixel pair from its tap table (mcu_conv2d_s8_dw_v6m_args): per channel the two
+ * accumulators from kbias, nine taps of three LDRSB, two MULS, two ADDS each (16 cycles), then
+ * MCU_CONV2D_S8_DW_V6M_RQ. */
 __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu_conv2d_s8_dw_v6m_args *a
                                                                        __attribute__((unused)))
 {
     __asm__(".syntax unified\n\t"
-            "push {r4, r5, r6, r7, lr}\n\t"
-            "mov r4, r8\n\t"
-            "mov r5, r9\n\t"
-            "mov r6, r10\n\t"
-            "mov r7, r11\n\t"
-            "push {r4, r5, r6, r7}\n\t"
-            "mov r4, r0\n\t" /* the table */
-            "adds r0, #108\n\t"
-            "ldm r0!, {r1, r2, r3}\n\t"
-            "mov r8, r1\n\t"
-            "mov r9, r2\n\t"
-            "mov r10, r3\n\t"
-            "ldm r0!, {r1, r2, r3, r5, r6, r7}\n\t"
-            "ldr r0, [r0]\n\t"
-            "push {r0}\n\t" /* y1 at sp + 24 */
-            "push {r1, r2, r3, r5, r6, r7}\n\t"
-            "movs r5, #1\n\t"
-            "lsls r5, r5, #30\n\t"
-            "mov r11, r5\n\t"
+            MCU_CONV2D_S8_DW_V6M_ENTER(0)
             "movs r5, #0\n"
             "4:\n\t" /* channel r5 */
             "ldr r1, [sp, #4]\n\t"
@@ -310,52 +356,84 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu
             MCU_CONV2D_S8_DW_V6M_TAP(32, 68, 104)
             "mov r3, r0\n\t"
             "mov lr, r7\n\t"
-            "ldr r6, [sp, #16]\n\t" /* the channel's offset in mult and shift */
-            "lsls r2, r5, #2\n\t"
-            "ands r2, r6\n\t"
-            "ldr r6, [sp, #8]\n\t"
-            "ldr r0, [r6, r2]\n\t"
-            "ldr r6, [sp, #12]\n\t"
-            "ldr r2, [r6, r2]\n\t"
-            "sxth r1, r0\n\t"
-            "asrs r0, r0, #15\n\t"
-            "adds r0, #1\n\t"
-            "asrs r0, r0, #1\n\t"
-            "cmp r2, #0\n\t"
-            "blt 6f\n" /* a left shift (rare): out of line */
-            "5:\n\t"
-            "movs r6, #1\n\t"
-            "lsls r6, r2\n\t"
-            "lsrs r6, r6, #1\n\t"
-            "mov ip, r6\n\t"
-            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(20))
-            "mov r3, lr\n\t"
-            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(24))
+            MCU_CONV2D_S8_DW_V6M_RQ
             "adds r5, #1\n\t"
             "ldr r6, [sp, #0]\n\t"
             "cmp r5, r6\n\t"
             "bge 7f\n\t"
             "b 4b\n" /* beyond a conditional branch's reach */
             "7:\n\t"
-            "add sp, #28\n\t"
-            "pop {r4, r5, r6, r7}\n\t"
-            "mov r8, r4\n\t"
-            "mov r9, r5\n\t"
-            "mov r10, r6\n\t"
-            "mov r11, r7\n\t"
-            "pop {r4, r5, r6, r7, pc}\n"
-            "6:\n\t" /* shift < 0: both accumulators shifted left by -shift (wrapping), then e = 0 */
-            "negs r2, r2\n\t"
-            "lsls r3, r2\n\t"
-            "mov r6, lr\n\t"
-            "lsls r6, r2\n\t"
-            "mov lr, r6\n\t"
-            "movs r2, #0\n\t"
-            "b 5b\n\t");
+            MCU_CONV2D_S8_DW_V6M_LEAVE(0));
+}
+
+/* One tap of both pixels whose windows lie inside the input: X0 = the tap's offset from a window start (as a
+ * pointer into x), W = the weights' row; r5 = pixel 0's window start + the channel, r0 = that + d (pixel 1), r7 =
+ * the channel; accumulators ip, lr. */
+#define MCU_CONV2D_S8_DW_V6M_TAP_IN(X0, W)                                                                          \
+    "ldr r1, [r4, #" #X0 "]\n\t"                                                                                   \
+    "ldrsb r2, [r1, r5]\n\t"                                                                                       \
+    "ldrsb r3, [r1, r0]\n\t"                                                                                       \
+    "ldr r1, [r4, #" #W "]\n\t"                                                                                    \
+    "ldrsb r6, [r1, r7]\n\t"                                                                                       \
+    "muls r2, r6\n\t"                                                                                              \
+    "add ip, r2\n\t"                                                                                               \
+    "muls r3, r6\n\t"                                                                                              \
+    "add lr, r3\n\t"
+
+/** mcu_conv2d_s8_dw_pair_v6m for two windows inside the input (a->at, a->d; the table's first nine entries are x
+ * plus the taps' offsets): the x pointer of a tap serves both pixels, 14 cycles a tap. Locals: d, the table
+ * (sp + 28, 32). */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_in_v6m(const mcu_conv2d_s8_dw_v6m_args *a
+                                                                          __attribute__((unused)))
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_DW_V6M_ENTER(8)
+            "str r4, [sp, #32]\n\t"
+            "mov r1, r4\n\t"
+            "adds r1, #124\n\t"
+            "ldr r3, [r1, #24]\n\t" /* at */
+            "ldr r2, [r1, #28]\n\t" /* d */
+            "str r2, [sp, #28]\n\t"
+            "movs r7, #0\n\t"
+            "mov r5, r3\n" /* at + channel */
+            "4:\n\t" /* channel r7 */
+            "ldr r0, [sp, #28]\n\t"
+            "adds r0, r5\n\t"
+            "ldr r1, [sp, #4]\n\t"
+            "lsls r2, r7, #2\n\t"
+            "ldr r2, [r1, r2]\n\t"
+            "mov ip, r2\n\t"
+            "mov lr, r2\n\t"
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(0, 72)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(4, 76)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(8, 80)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(12, 84)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(16, 88)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(20, 92)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(24, 96)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(28, 100)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(32, 104)
+            "mov r3, ip\n\t"
+            "mov r4, r5\n\t" /* at + channel, while r5 holds the channel */
+            "mov r5, r7\n\t"
+            MCU_CONV2D_S8_DW_V6M_RQ
+            "adds r5, #1\n\t"
+            "ldr r6, [sp, #0]\n\t"
+            "cmp r5, r6\n\t"
+            "bge 7f\n\t"
+            "mov r7, r5\n\t"
+            "adds r5, r4, #1\n\t"
+            "ldr r4, [sp, #32]\n\t"
+            "b 4b\n"
+            "7:\n\t"
+            MCU_CONV2D_S8_DW_V6M_LEAVE(8));
 }
 #undef MCU_CONV2D_S8_DW_V6M_TAP
+#undef MCU_CONV2D_S8_DW_V6M_TAP_IN
+#undef MCU_CONV2D_S8_DW_V6M_RQ
 #undef MCU_CONV2D_S8_DW_V6M_STORE
-
+#undef MCU_CONV2D_S8_DW_V6M_ENTER
+#undef MCU_CONV2D_S8_DW_V6M_LEAVE
 #define MCU_CONV2D_S8_DW_V6M 1
 #else
 #define MCU_CONV2D_S8_DW_V6M 0
@@ -571,29 +649,6 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];
     int32_t q = 0, n = 0, oy = 0, ox = 0, ky, kx, i;
-    const int8_t **xtab = tab; /* where the pixels' tables go, xstride apart */
-    int32_t xstride = MCU_CONV2D_S8_DW_TAPS;
-#if MCU_CONV2D_S8_DW_V6M
-    mcu_conv2d_s8_dw_v6m_args v6m;
-    const int32_t v6m_pairs = paired && taps == 9 && rq.mult != NULL && !rq.single_round && rq.qmin <= rq.zp &&
-                              rq.zp <= rq.qmax;
-    if (v6m_pairs) { /* the assembly's table: both pixels' nine taps, then the weights' */
-        xtab = v6m.tab;
-        xstride = 9;
-        for (i = 0; i < 9; ++i) {
-            v6m.tab[18 + i] = p->w + (size_t)i * c;
-        }
-        v6m.nlo = rq.zp - rq.qmin;
-        v6m.hi = rq.qmax - rq.zp;
-        v6m.zp = rq.zp;
-        v6m.c = c;
-        v6m.kbias = p->kbias;
-        v6m.mult = rq.mult;
-        v6m.shift = rq.shift;
-        v6m.pcmask = -rq.per_channel;
-        v6m.y1 = (int8_t *)defer;
-    }
-#endif
     for (ky = 0; ky < g->k_h; ++ky) {
         for (kx = 0; kx < g->k_w; ++kx) {
             rel[ky * g->k_w + kx] = (ky * g->dil_h * g->w_in + kx * g->dil_w) * c;
@@ -605,7 +660,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
         int8_t *y0 = y + (size_t)q * c;
         for (i = 0; i <= two; ++i) { /* the pixels' tables; (n, oy, ox) steps to the next pixel */
             mcu_conv2d_s8_dw_table(p, x + n * image, oy * g->stride_h - g->pad_t, ox * g->stride_w - g->pad_l, rel,
-                                   xtab + i * xstride);
+                                   tab + i * MCU_CONV2D_S8_DW_TAPS);
             if (++ox == g->w_out) {
                 ox = 0;
                 if (++oy == g->h_out) {
@@ -614,17 +669,6 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
                 }
             }
         }
-#if MCU_CONV2D_S8_DW_V6M
-        if (xtab != tab && two) {
-            v6m.y0 = y0;
-            mcu_conv2d_s8_dw_pair_v6m(&v6m);
-        } else if (xtab != tab) { /* a lone last pixel: its table where the C loop reads it */
-            for (i = 0; i < 9; ++i) {
-                tab[MCU_CONV2D_S8_DW_X0 + i] = xtab[i];
-            }
-            mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
-        } else
-#endif
         if (two && !MCU_CONV2D_S8_DW_DSP && taps == 9) { /* ARMv6-M: the 3x3 instance unrolled */
             mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, (int8_t *)defer);
         } else if (two) {
@@ -639,12 +683,107 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     }
 }
 
+#if MCU_CONV2D_S8_DW_V6M
+/** Copy the c deferred outputs (a pair's second pixel) from the stack: word by word when dst and c allow (a memcpy
+ * call costs about 100 cycles on the Cortex-M0+ for a few words). */
+static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
+{
+    if ((((uintptr_t)dst | (uintptr_t)c) & 3u) == 0) {
+        uint32_t *d = (uint32_t *)(void *)dst; /* aligned, and int8 storage may be written through any type */
+        int32_t i;
+        for (i = 0; i < c / 4; ++i) {
+            d[i] = (uint32_t)src[i];
+        }
+        return;
+    }
+    memcpy(dst, src, (size_t)c);
+}
+
+/** The pixel-pair path on ARMv6-M for 3x3 windows, C <= MCU_CONV2D_S8_DW_DEFER, fixed mode with double rounding
+ * and qmin <= zp <= qmax: the pairs in the same order and with the same deferred second pixel as
+ * mcu_conv2d_s8_dw_pairs (deferred only when y overlaps x), each pair in assembly: two windows inside the input
+ * from their starts (no tables), the others from tap tables; a lone last pixel as a pair of itself (the duplicate's
+ * outputs dropped). */
+static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs_v6m(const mcu_conv2d_s8_params *p, const int8_t *x,
+                                                                 int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out;
+    const size_t image = (size_t)g->h_in * g->w_in * c;
+    mcu_conv2d_s8_dw_v6m_args a;
+    int32_t rel[9], defer[MCU_CONV2D_S8_DW_DEFER / 4];
+    const int32_t apart = y + (size_t)pixels * c <= x || x + image * g->n <= y;
+    int32_t q, n = 0, oy = 0, ox = 0, i, tables = 1; /* tables: a.tab[0 .. 17] hold tap tables */
+    for (i = 0; i < 9; ++i) {
+        rel[i] = (i / 3 * g->dil_h * g->w_in + i % 3 * g->dil_w) * c;
+        a.tab[18 + i] = p->w + (size_t)i * c;
+    }
+    a.nlo = p->rq.zp - p->rq.qmin;
+    a.hi = p->rq.qmax - p->rq.zp;
+    a.zp = p->rq.zp;
+    a.c = c;
+    a.kbias = p->kbias;
+    a.mult = p->rq.mult;
+    a.shift = p->rq.shift;
+    a.pcmask = -p->rq.per_channel;
+    a.y1 = (int8_t *)defer;
+    for (q = 0; q < pixels; q += 2) {
+        int32_t iy[2], ix[2], img[2], inside = 1;
+        for (i = 0; i < 2; ++i) { /* the pair's windows; (n, oy, ox) steps to the next pixel (none after the last) */
+            iy[i] = oy * g->stride_h - g->pad_t;
+            ix[i] = ox * g->stride_w - g->pad_l;
+            img[i] = n;
+            inside &= iy[i] >= 0 && ix[i] >= 0 && iy[i] + 2 * g->dil_h < g->h_in && ix[i] + 2 * g->dil_w < g->w_in;
+            if (q + i + 1 < pixels && ++ox == g->w_out) {
+                ox = 0;
+                if (++oy == g->h_out) {
+                    oy = 0;
+                    ++n;
+                }
+            }
+        }
+        a.y0 = y + (size_t)q * c;
+        if (apart) { /* y apart from x: pixel 1's outputs straight to their place */
+            a.y1 = a.y0 + (q + 1 < pixels ? c : 0);
+        }
+        if (inside) {
+            const int32_t at0 = ((img[0] * g->h_in + iy[0]) * g->w_in + ix[0]) * c;
+            if (tables) {
+                for (i = 0; i < 9; ++i) {
+                    a.tab[i] = x + rel[i];
+                }
+                tables = 0;
+            }
+            a.at = at0;
+            a.d = ((img[1] * g->h_in + iy[1]) * g->w_in + ix[1]) * c - at0;
+            mcu_conv2d_s8_dw_pair_in_v6m(&a);
+        } else {
+            for (i = 0; i < 2; ++i) {
+                mcu_conv2d_s8_dw_table(p, x + img[i] * image, iy[i], ix[i], rel, a.tab + 9 * i);
+            }
+            tables = 1;
+            mcu_conv2d_s8_dw_pair_v6m(&a);
+        }
+        if (!apart && q + 1 < pixels) {
+            mcu_conv2d_s8_dw_copy(a.y0 + c, defer, c);
+        }
+    }
+}
+#endif
+
 void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
-    /* two out-of-line paths: the stack holds the ring or the pair tables, never both */
+    /* out-of-line paths: the stack holds the ring or one set of pair tables */
     if (p->path == MCU_CONV2D_S8_DEPTHWISE_RING) {
         mcu_conv2d_s8_dw_ring(p, x, y);
-    } else {
-        mcu_conv2d_s8_dw_pairs(p, x, y);
+        return;
     }
+#if MCU_CONV2D_S8_DW_V6M
+    if (p->g.k_h == 3 && p->g.k_w == 3 && p->g.c_in <= MCU_CONV2D_S8_DW_DEFER && p->rq.mult != NULL &&
+        !p->rq.single_round && p->rq.qmin <= p->rq.zp && p->rq.zp <= p->rq.qmax) {
+        mcu_conv2d_s8_dw_pairs_v6m(p, x, y);
+        return;
+    }
+#endif
+    mcu_conv2d_s8_dw_pairs(p, x, y);
 }
