@@ -372,6 +372,25 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
     "mov r3, r4\n\t"                                                                                               \
     MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y1)
 
+/* MCU_CONV2D_S8_V6M_RQ_HEAD from a table built once per call (mcu_conv2d_s8_rq_table): lr walks its records of
+ * five words (mh, ml, e | left << 8, the channel, 2^e >> 1), one per channel in the order the blocks visit them. */
+#define MCU_CONV2D_S8_V6M_RQ_HEAD_T(load_acc)                                                                      \
+    "mov r3, lr\n\t"                                                                                               \
+    "ldm r3!, {r0, r1, r2, r5, r6}\n\t"                                                                           \
+    "mov lr, r3\n\t"                                                                                               \
+    "mov ip, r6\n\t"                                                                                               \
+    "ldr r6, [sp, #32]\n\t"                                                                                        \
+    "adds r5, r6\n\t"                                                                                              \
+    load_acc /* r3, r4: the channel's two accumulators */                                                         \
+    "lsrs r6, r2, #8\n\t" /* the left shift; r2's low byte, e, is what LSRS by register reads */                   \
+    "lsls r3, r6\n\t"                                                                                              \
+    "lsls r4, r6\n\t"
+#define MCU_CONV2D_S8_V6M_RQ_CHANNEL_T(load_acc)                                                                   \
+    MCU_CONV2D_S8_V6M_RQ_HEAD_T(load_acc)                                                                          \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)                                                              \
+    "mov r3, r4\n\t"                                                                                               \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y1)
+
 /* The frame's requantization fields (sp + 36 .. 56) from rq (in r0); r0-r3 are kept, r4-r7 scratch. */
 #define MCU_CONV2D_S8_V6M_RQ_FRAME                                                                                 \
     "ldr r4, [r0, #4]\n\t"                                                                                         \
@@ -444,6 +463,7 @@ typedef struct {
     int32_t c_out;           /* 20 */
     int8_t *y0, *y1;         /* 24, 28 */
     const mcu_requant *rq;   /* 32 */
+    const int32_t *rqt;      /* 36: the requantization table (the _t variants), or NULL */
 } mcu_conv2d_s8_gemm_v6m_args;
 
 /* The fused GEMM's loop over channel pairs, BLOCK: the dot products and the requantization of one pair. Locals: a
@@ -453,6 +473,8 @@ typedef struct {
     MCU_CONV2D_S8_V6M_ENTER                                                                                        \
     "sub sp, #60\n\t"                                                                                              \
     "str r0, [sp, #0]\n\t"                                                                                         \
+    "ldr r1, [r0, #36]\n\t"                                                                                        \
+    "mov lr, r1\n\t"                                                                                               \
     "ldr r1, [r0, #24]\n\t"                                                                                        \
     "str r1, [sp, #32]\n\t"                                                                                        \
     "ldr r2, [r0, #28]\n\t"                                                                                        \
@@ -540,11 +562,79 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_v6m(const mcu_c
             MCU_CONV2D_S8_V6M_RQ_HEAD(8, "ldr r3, [sp, #24]\n\t")
             MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)));
 }
+/** mcu_conv2d_s8_gemm_v6m with the requantization table a->rqt. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_t_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
+                                                                      MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_V6M_GEMM(
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "add r0, sp, #16\n\t"
+            "stm r0!, {r4, r5, r6, r7}\n\t"
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("ldr r3, [sp, #16]\n\tldr r4, [sp, #20]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
+}
+
+/** mcu_conv2d_s8_gemm1_v6m with the requantization table a->rqt. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_t_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
+                                                                       MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_V6M_GEMM(
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP1)
+            "mov r4, r8\n\t"
+            "str r4, [sp, #16]\n\t"
+            "mov r4, r10\n\t"
+            "str r4, [sp, #24]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_HEAD_T("ldr r3, [sp, #16]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)
+            MCU_CONV2D_S8_V6M_RQ_HEAD_T("ldr r3, [sp, #24]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)));
+}
+
+/* Channels of the requantization table (20 bytes each, on the caller's stack: at 128, the pointwise and im2col
+ * frames stay below the depthwise path's). */
+#define MCU_CONV2D_S8_RQT_CHANNELS 128
+
+/** The requantization table of mcu_conv2d_s8_gemm_t_v6m in t (5 words per channel, channels in block order: oc,
+ * then oc + 1 or oc again for a lone last one), or NULL where the fused GEMM does not run (weight zero points, not
+ * fixed mode with double rounding, zp outside [qmin, qmax]), c_out is above MCU_CONV2D_S8_RQT_CHANNELS, or fewer
+ * than `pairs` 2 pixel pairs would share it. */
+static const int32_t *mcu_conv2d_s8_rq_table(const mcu_conv2d_s8_params *p, int32_t pairs, int32_t *t)
+{
+    const mcu_requant *rq = &p->rq;
+    const int32_t c_out = p->g.c_out;
+    int32_t oc, i;
+    if (p->w_zp != NULL || rq->mult == NULL || rq->single_round || rq->qmin > rq->zp || rq->zp > rq->qmax ||
+        c_out > MCU_CONV2D_S8_RQT_CHANNELS || pairs < 2) {
+        return NULL;
+    }
+    for (oc = 0; oc < c_out; oc += 2) {
+        for (i = 0; i < 2; ++i) {
+            const int32_t ch = oc + i < c_out ? oc + i : oc, c = rq->per_channel ? ch : 0;
+            const int32_t m = rq->mult[c], shift = rq->shift[c], e = shift > 0 ? shift : 0;
+            int32_t *r = t + 5 * (oc + i);
+            mcu_split16(m, &r[0], &r[1]);
+            r[2] = e | (shift < 0 ? -shift : 0) << 8;
+            r[3] = ch;
+            r[4] = (int32_t)((1u << e) >> 1);
+        }
+    }
+    return t;
+}
 #define MCU_CONV2D_S8_GEMM_V6M 1
 #undef MCU_CONV2D_S8_V6M_RQ_HEAD
 #undef MCU_CONV2D_S8_V6M_RQ_Y0
 #undef MCU_CONV2D_S8_V6M_RQ_Y1
 #undef MCU_CONV2D_S8_V6M_RQ_CHANNEL
+#undef MCU_CONV2D_S8_V6M_RQ_HEAD_T
+#undef MCU_CONV2D_S8_V6M_RQ_CHANNEL_T
 #undef MCU_CONV2D_S8_V6M_RQ_FRAME
 #undef MCU_CONV2D_S8_V6M_RQ_SETUP
 #undef MCU_CONV2D_S8_V6M_GEMM
@@ -850,23 +940,36 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, 0, y0, y1);
 }
 
+/* Declares rqt, the GEMM's requantization table for the call (pairs: its pixel pairs): on ARMv6-M its storage on
+ * the caller's stack and mcu_conv2d_s8_rq_table's result, elsewhere NULL. */
+#if defined(MCU_CONV2D_S8_GEMM_V6M)
+#define MCU_CONV2D_S8_RQT(p, pairs, rqt)                                                                           \
+    int32_t rqt##_store[5 * MCU_CONV2D_S8_RQT_CHANNELS];                                                           \
+    const int32_t *rqt = mcu_conv2d_s8_rq_table(p, pairs, rqt##_store)
+#else
+#define MCU_CONV2D_S8_RQT(p, pairs, rqt) const int32_t *rqt = NULL
+#endif
+
 /** The GEMM over one run of k taps per column: on DSP cores with an FPU, the full-int8-range float mode with
  * per-channel scales and no w_zp through the block loop in assembly (mcu_conv2d_s8_blocks_s8) where k allows. */
 static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
-                               int32_t k, int8_t *y0, int8_t *y1)
+                               int32_t k, int8_t *y0, int8_t *y1, const int32_t *rqt)
 {
     int32_t first = 0;
 #if defined(MCU_CONV2D_S8_GEMM_V6M)
     const mcu_requant rq = p->rq; /* the assembly reads it; a copy, as for the C block */
     if (p->w_zp == NULL && rq.mult != NULL && !rq.single_round && rq.qmin <= rq.zp && rq.zp <= rq.qmax) {
-        const mcu_conv2d_s8_gemm_v6m_args a = {c0, c1, k, p->w, p->kbias, p->g.c_out, y0, y1, &rq};
-        if (c0 == c1 && y0 == y1) {
-            mcu_conv2d_s8_gemm1_v6m(&a);
+        const mcu_conv2d_s8_gemm_v6m_args a = {c0, c1, k, p->w, p->kbias, p->g.c_out, y0, y1, &rq, rqt};
+        const int32_t lone = c0 == c1 && y0 == y1;
+        if (rqt != NULL) {
+            (lone ? mcu_conv2d_s8_gemm1_t_v6m : mcu_conv2d_s8_gemm_t_v6m)(&a);
         } else {
-            mcu_conv2d_s8_gemm_v6m(&a);
+            (lone ? mcu_conv2d_s8_gemm1_v6m : mcu_conv2d_s8_gemm_v6m)(&a);
         }
         return;
     }
+#else
+    (void)rqt;
 #endif
 #if MCU_CONV2D_S8_BLOCKS_ASM
     if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel &&
@@ -912,6 +1015,28 @@ static int32_t mcu_conv2d_s8_window_start(const mcu_conv_geom *g, int32_t q, int
     return (n * g->h_in + *iy) * g->w_in + *ix;
 }
 
+/* The output row of the last pixel mcu_conv2d_s8_window_row looked up: its first pixel q and window start (iy,
+ * start of ox = 0); q = -1 before the first. */
+typedef struct {
+    int32_t q, iy, start;
+} mcu_conv2d_s8_row;
+
+/** mcu_conv2d_s8_window_start with the divisions (library calls on cores without a divider) only when q leaves the
+ * row cached in *row. */
+static int32_t mcu_conv2d_s8_window_row(const mcu_conv_geom *g, mcu_conv2d_s8_row *row, int32_t q, int32_t *iy,
+                                        int32_t *ix)
+{
+    int32_t ox = q - row->q;
+    if (row->q < 0 || ox < 0 || ox >= g->w_out) {
+        row->q = q - q % g->w_out;
+        row->start = mcu_conv2d_s8_window_start(g, row->q, &row->iy, ix);
+        ox = q - row->q;
+    }
+    *iy = row->iy;
+    *ix = ox * g->stride_w - g->pad_l;
+    return row->start + ox * g->stride_w;
+}
+
 /* Pixel pair number i of `pixels` in run order: (0, 1), (2, 3), .. up or (P-2, P-1), (P-4, P-3), .. down; a lone
  * last pair has q0 == q1 (mcucomp/ops/_overlap.py pixel_pairs). */
 static void mcu_conv2d_s8_pair(int32_t i, int32_t pixels, int32_t down, int32_t *q0, int32_t *q1)
@@ -930,12 +1055,13 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, c_out);
     const int32_t unit = g->stride_h == 1 && g->stride_w == 1; /* (unpadded) pixel q reads input pixel q */
     int32_t i, q0, q1, iy, ix;
+    MCU_CONV2D_S8_RQT(p, (pixels + 1) / 2, rqt);
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         /* the divisions of window_start are library calls on cores without a divider */
         mcu_conv2d_s8_gemm(p, mode, x + (size_t)(unit ? q0 : mcu_conv2d_s8_window_start(g, q0, &iy, &ix)) * c_in,
                            x + (size_t)(unit ? q1 : mcu_conv2d_s8_window_start(g, q1, &iy, &ix)) * c_in, c_in,
-                           y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
+                           y + (size_t)q0 * c_out, y + (size_t)q1 * c_out, rqt);
     }
 }
 
@@ -973,12 +1099,13 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_fill(int8_t *dst, int32_t v, size
 
 /* Output pixel q's window in kernel-row, kernel-column, channel order (k_h * k_w * c_in bytes), x_zp in the
  * padding; whole kernel rows in one copy when they are inside the input and undilated. */
-static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x, int32_t q, int8_t *col)
+static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x, mcu_conv2d_s8_row *row, int32_t q,
+                                 int8_t *col)
 {
     const mcu_conv_geom *g = &p->g;
     const size_t c = (size_t)g->c_in;
     int32_t iy0, ix0, ky, kx;
-    const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
+    const int32_t start = mcu_conv2d_s8_window_row(g, row, q, &iy0, &ix0);
     const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * c; /* the image */
     const int32_t row_inside = ix0 >= 0 && ix0 + (g->k_w - 1) * g->dil_w < g->w_in;
     if (row_inside && g->dil_w == 1 && iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in) {
@@ -1023,15 +1150,17 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
     const int32_t taps = g->c_in * g->k_h * g->k_w, k = MCU_CONV2D_S8_COLUMN(taps);
     const int32_t pixels = g->n * g->h_out * g->w_out;
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, g->c_out);
+    mcu_conv2d_s8_row row = {-1, 0, 0};
     int32_t i, q0, q1;
+    MCU_CONV2D_S8_RQT(p, (pixels + 1) / 2, rqt);
     /* the extra taps: zero bytes against zero weights (the gathers write the first `taps` bytes of a window only) */
     mcu_conv2d_s8_fill(col + taps, 0, (size_t)(k - taps));
     mcu_conv2d_s8_fill(col + k + taps, 0, (size_t)(k - taps));
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_gather(p, x, q0, col);
-        mcu_conv2d_s8_gather(p, x, q1, col + k);
-        mcu_conv2d_s8_gemm(p, mode, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
+        mcu_conv2d_s8_gather(p, x, &row, q0, col);
+        mcu_conv2d_s8_gather(p, x, &row, q1, col + k);
+        mcu_conv2d_s8_gemm(p, mode, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out, rqt);
     }
 }
 

@@ -42,6 +42,25 @@ void t_gemm1(const mcu_conv2d_s8_gemm_v6m_args *a)
 {
     mcu_conv2d_s8_gemm1_v6m(a);
 }
+/* Both with the requantization table, built from a's rq and c_out in the table's storage t. */
+static void table(mcu_conv2d_s8_gemm_v6m_args *a, int32_t *t)
+{
+    mcu_conv2d_s8_params p;
+    memset(&p, 0, sizeof p);
+    p.g.c_out = a->c_out;
+    p.rq = *a->rq;
+    a->rqt = mcu_conv2d_s8_rq_table(&p, 2, t);
+}
+void t_gemm_t(mcu_conv2d_s8_gemm_v6m_args *a, int32_t *t)
+{
+    table(a, t);
+    mcu_conv2d_s8_gemm_t_v6m(a);
+}
+void t_gemm1_t(mcu_conv2d_s8_gemm_v6m_args *a, int32_t *t)
+{
+    table(a, t);
+    mcu_conv2d_s8_gemm1_t_v6m(a);
+}
 /* The depthwise path (its pairs in assembly); called directly, as mcu_conv2d_s8's switch reads a jump table from
  * .rodata, which the harness does not load. */
 void t_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
@@ -153,8 +172,9 @@ def test_store2x2_fixed_equals_reference(v6m, seed, per_channel, limits):
 @pytest.mark.parametrize("k, c_out, lone", [(1, 1, False), (3, 5, False), (27, 16, False), (40, 7, True),
                                             (64, 64, False), (66, 3, True), (8, 2, False)])
 def test_gemm_v6m_equals_reference(v6m, k, c_out, lone):
-    """One pixel pair (or a lone pixel: c1 == c0, y1 == y0) against every output channel, odd counts included:
-    kbias + the dot products, requantized per channel (double rounding, zp 7), equals numpy."""
+    """One pixel pair (or a lone pixel: c1 == c0, y1 == y0, also through the 1x2 block) against every output channel,
+    odd counts included, with the requantization parameters read per channel or from the per-call table: kbias + the
+    dot products, requantized per channel (double rounding, zp 7, left shifts included), equals numpy."""
     code, functions = v6m
     rng = np.random.default_rng(k * 100 + c_out)
     w = rng.integers(-128, 128, (c_out, k)).astype(np.int8)
@@ -172,17 +192,19 @@ def test_gemm_v6m_equals_reference(v6m, k, c_out, lone):
     at["y0"] = at["c0"] + 2 * k + 4
     at["y1"] = at["y0"] if lone else at["y0"] + c_out
     addr = {name: RAM_BASE + off for name, off in at.items()}
-    ram = bytearray(at["y0"] + 2 * c_out + 4)
+    at["t"] = (at["y0"] + 2 * c_out + 8) & ~3
+    addr["t"] = RAM_BASE + at["t"]
+    ram = bytearray(at["t"] + 20 * (c_out + 1))
     ram[0:36] = struct.pack("<iiiifiiii", 0, addr["mult"], addr["shift"], 1, 0.0, zp, qmin, qmax, 0)
-    ram[64:100] = struct.pack("<IIiIIiIII", addr["c0"], addr["c1"], k, addr["w"], addr["kbias"], c_out, addr["y0"],
-                              addr["y1"], addr["rq"])
+    ram[64:104] = struct.pack("<IIiIIiIIII", addr["c0"], addr["c1"], k, addr["w"], addr["kbias"], c_out, addr["y0"],
+                              addr["y1"], addr["rq"], 0)
     for name, array in (("mult", mult.astype(np.int32)), ("shift", shift.astype(np.int32)),
                         ("kbias", kbias.astype(np.int32)), ("w", w), ("c0", cols[0]), ("c1", cols[1])):
         ram[at[name]:at[name] + array.nbytes] = array.tobytes()
     acc = kbias[None, :] + cols.astype(np.int64) @ w.astype(np.int64).T
     want = requant_fixed(acc, mult[None, :], shift[None, :], zp, qmin, qmax)
-    for name in ("t_gemm", "t_gemm1") if lone else ("t_gemm",):
-        _, after = call_c(code, functions[name], "cortex-m0plus", [addr["args"]], bytes(ram))
+    for name in ("t_gemm", "t_gemm_t", "t_gemm1", "t_gemm1_t") if lone else ("t_gemm", "t_gemm_t"):
+        _, after = call_c(code, functions[name], "cortex-m0plus", [addr["args"], addr["t"]], bytes(ram))
         y0 = np.frombuffer(after[at["y0"]:at["y0"] + c_out], np.int8)
         y1 = np.frombuffer(after[at["y1"]:at["y1"] + c_out], np.int8)
         assert y0.tolist() == want[0].tolist(), name
