@@ -169,21 +169,26 @@ def test_store2x2_fixed_equals_reference(v6m, seed, per_channel, limits):
                                             f"shift {shift[c[ch]]}: {int(got) & 0xFF} != {want}"
 
 
-@pytest.mark.parametrize("k, c_out, lone", [(1, 1, False), (3, 5, False), (27, 16, False), (40, 7, True),
-                                            (64, 64, False), (66, 3, True), (8, 2, False)])
-def test_gemm_v6m_equals_reference(v6m, k, c_out, lone):
+@pytest.mark.parametrize("k, c_out, lone, small", [(1, 1, False, False), (3, 5, False, False), (27, 16, False, False),
+                                                   (40, 7, True, False), (64, 64, False, False), (66, 3, True, False),
+                                                   (8, 2, False, False), (8, 16, False, True), (9, 9, True, True)])
+def test_gemm_v6m_equals_reference(v6m, k, c_out, lone, small):
     """One pixel pair (or a lone pixel: c1 == c0, y1 == y0, also through the 1x2 block) against every output channel,
     odd counts included, with the requantization parameters read per channel or from the per-call table: kbias + the
-    dot products, requantized per channel (double rounding, zp 7, left shifts included), equals numpy."""
+    dot products, requantized per channel (double rounding, zp 7; small: values that left shifts do not saturate),
+    equals numpy."""
     code, functions = v6m
     rng = np.random.default_rng(k * 100 + c_out)
-    w = rng.integers(-128, 128, (c_out, k)).astype(np.int8)
-    cols = rng.integers(-128, 128, (2, k)).astype(np.int8)
+    big = 3 if small else 128  # small: values that a left shift does not saturate
+    w = rng.integers(-big, big, (c_out, k)).astype(np.int8)
+    cols = rng.integers(-big, big, (2, k)).astype(np.int8)
     if lone:
         cols[1] = cols[0]
-    kbias = rng.integers(-(1 << 20), 1 << 20, c_out)
+    kbias = rng.integers(-(1 << 20), 1 << 20, c_out) // (1 << 17 if small else 1)
     mult = rng.integers(1 << 30, 1 << 31, c_out)
     shift = rng.integers(-2, 14, c_out)
+    if small:
+        shift[::2] = rng.integers(-2, 0, (c_out + 1) // 2)
     zp, qmin, qmax = 7, -128, 127
     at = {"rq": 0, "args": 64, "mult": 128, "shift": 128 + 4 * c_out, "kbias": 128 + 8 * c_out}
     at["w"] = at["kbias"] + 4 * c_out
@@ -228,27 +233,32 @@ def _depthwise_reference(x, w, kbias, x_zp, stride, pad):
 @given(seed=st.integers(0, 2**32 - 1), c=st.sampled_from([1, 3, 8, 13, 64]), hw=st.sampled_from([(1, 1), (3, 3), (4, 7), (6, 5)]),
        stride=st.sampled_from([1, 2]), n=st.sampled_from([1, 2]), per_channel=st.sampled_from([0, 1]),
        limits=st.sampled_from([(-128, -128, 127), (5, -128, 127), (-3, -3, 127), (0, -20, 20)]),
-       overlap=st.booleans())
-def test_depthwise_v6m_equals_reference(v6m, seed, c, hw, stride, n, per_channel, limits, overlap):
+       overlap=st.booleans(), small=st.booleans())
+def test_depthwise_v6m_equals_reference(v6m, seed, c, hw, stride, n, per_channel, limits, overlap, small):
     """mcu_conv2d_s8's 3x3 depthwise path on the M0+ (pad 1, odd and even pixel counts, border and inside pairs,
     several images): accumulators from kbias over most of the int32 range, multipliers in [2^30, 2^31) or 0, shifts
-    -30..31 (left shifts included), per channel or per tensor; y apart from x (pixel 1's outputs stored directly) or
+    -30..31 (left shifts included; small: values they do not saturate), per channel or per tensor; y apart from x (pixel 1's outputs stored directly) or
     overlapping it (W + 1 pixels below x, stride 1: the deferred copy); every output equals numpy's requant_fixed."""
     code, functions = v6m
     rng = np.random.default_rng(seed)
     zp, qmin, qmax = limits
     h, wd = hw
     overlap = overlap and stride == 1
-    x = rng.integers(-128, 128, (n, h, wd, c)).astype(np.int8)
-    w = rng.integers(-128, 128, (3, 3, c)).astype(np.int8)
-    x_zp = int(rng.integers(-128, 128))
+    big = 3 if small else 128  # small: values that a left shift does not saturate
+    x = rng.integers(-big, big, (n, h, wd, c)).astype(np.int8)
+    w = rng.integers(-big, big, (3, 3, c)).astype(np.int8)
+    x_zp = int(rng.integers(-big, big))
     kbias = rng.integers(-(1 << 31) + (1 << 18), (1 << 31) - (1 << 18), c)
     kbias[rng.random(c) < 0.5] //= 1 << 12
+    if small:
+        kbias //= 1 << 26
     params = max(c, 1) if per_channel else 1
     mult = rng.integers(1 << 30, 1 << 31, params)
     mult[rng.random(params) < 0.1] = 0
     shift = rng.integers(-30, 32, params)
     shift[rng.random(params) < 0.5] = rng.integers(4, 12)
+    if small:
+        shift[::2] = rng.integers(-2, 0, (params + 1) // 2)
     ho, wo = (h - 1) // stride + 1, (wd - 1) // stride + 1
     acc = _depthwise_reference(x, w, kbias, x_zp, stride, 1)
     acc = ((acc + (1 << 31)) % (1 << 32)) - (1 << 31)  # the kernel's int32 sums wrap
