@@ -156,7 +156,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
 #if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
 /* One tap i of the ARMv6-M 2x2 block: four LDRSB, one MOV, four MULS (each of the last three overwrites a value at
  * its last use) and four ADD to the accumulators in r8-r11: 17 cycles for four MACs on the two-stage pipeline.
- * r0 = w0, r1 = w1, r2 = c0, r3 = c1, r4 = i, r5-r7 the values. */
+ * r0 = w0 - 1, r1 = w1 - 1, r2 = c0 - 1, r3 = c1 - 1 (MCU_CONV2D_S8_V6M_DOT), r4 = i + 1, r5-r7 the values. */
 #define MCU_CONV2D_S8_V6M_TAP                                                                                      \
     "ldrsb r5, [r2, r4]\n\t"                                                                                       \
     "ldrsb r6, [r0, r4]\n\t"                                                                                       \
@@ -183,25 +183,25 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
     "muls r7, r5\n\t" /* x0 w1 */                                                                                  \
     "add r10, r7\n\t"
 
-/* The block's loop over taps TAP: r4 = k taps counted down (the last k % 4 first, then four a turn),
- * accumulators r8-r11. */
+/* The block's loop over taps TAP: r4 = k taps counted down (the last k % 4 first, then four a turn), each tap
+ * reading element r4 - 1 of its rows through bases one below them (r0-r3 = the rows - 1), so the SUBS after it
+ * sets the loop's flags (a MULS last would leave its own); accumulators r8-r11. */
 #define MCU_CONV2D_S8_V6M_DOT(TAP)                                                                                  \
     "lsrs r5, r4, #1\n\t" /* carry: k odd */                                                                         \
     "bcc 1f\n\t"                                                                                                     \
-    "subs r4, #1\n\t"                                                                                                \
     TAP                                                                                                              \
+    "subs r4, #1\n"                                                                                                  \
     "1:\n\t"                                                                                                         \
     "lsrs r5, r4, #2\n\t" /* carry: two more taps before a multiple of four */                                       \
     "bcc 2f\n\t"                                                                                                     \
-    "subs r4, #1\n\t"                                                                                                \
     TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
     TAP                                                                                                              \
+    "subs r4, #1\n"                                                                                                  \
     "2:\n\t"                                                                                                         \
     "cmp r4, #0\n\t"                                                                                                 \
     "beq 4f\n"                                                                                                       \
     "3:\n\t"                                                                                                         \
-    "subs r4, #1\n\t"                                                                                                \
     TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
     TAP                                                                                                              \
@@ -209,7 +209,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
     TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
     TAP                                                                                                              \
-    "cmp r4, #0\n\t"                                                                                                 \
+    "subs r4, #1\n\t"                                                                                                \
     "bne 3b\n"                                                                                                       \
     "4:\n\t"
 
@@ -250,6 +250,10 @@ mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w
             "mov r10, r6\n\t"
             "mov r11, r7\n\t"
             "ldr r4, [sp, #36]\n\t"
+            "subs r0, #1\n\t"
+            "subs r1, #1\n\t"
+            "subs r2, #1\n\t"
+            "subs r3, #1\n\t"
             MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
             "ldr r4, [sp, #40]\n\t"
             "mov r5, r8\n\t"
@@ -467,12 +471,21 @@ typedef struct {
 } mcu_conv2d_s8_gemm_v6m_args;
 
 /* The fused GEMM's loop over channel pairs, BLOCK: the dot products and the requantization of one pair. Locals: a
- * (sp + 0), oc, oc1, the accumulators (sp + 16 .. 28: channel oc's two pixels, then oc1's) and the requantization
- * frame (MCU_CONV2D_S8_V6M_RQ_HEAD). */
+ * (sp + 0), oc, oc1, the accumulators (sp + 16 .. 28: channel oc's two pixels, then oc1's), the requantization
+ * frame (MCU_CONV2D_S8_V6M_RQ_HEAD), w - 1, c0 - 1, c1 - 1 (sp + 60 .. 68: MCU_CONV2D_S8_V6M_DOT's bases). */
 #define MCU_CONV2D_S8_V6M_GEMM(BLOCK)                                                                              \
     MCU_CONV2D_S8_V6M_ENTER                                                                                        \
-    "sub sp, #60\n\t"                                                                                              \
+    "sub sp, #72\n\t"                                                                                              \
     "str r0, [sp, #0]\n\t"                                                                                         \
+    "ldm r0!, {r1, r2}\n\t" /* c0, c1 */                                                                            \
+    "subs r1, #1\n\t"                                                                                              \
+    "subs r2, #1\n\t"                                                                                              \
+    "str r1, [sp, #64]\n\t"                                                                                        \
+    "str r2, [sp, #68]\n\t"                                                                                        \
+    "ldr r1, [r0, #4]\n\t" /* w */                                                                                 \
+    "subs r1, #1\n\t"                                                                                              \
+    "str r1, [sp, #60]\n\t"                                                                                        \
+    "subs r0, #8\n\t"                                                                                              \
     "ldr r1, [r0, #36]\n\t"                                                                                        \
     "mov lr, r1\n\t"                                                                                               \
     "ldr r1, [r0, #24]\n\t"                                                                                        \
@@ -504,13 +517,13 @@ typedef struct {
     "mov r10, r6\n\t"                                                                                              \
     "mov r11, r6\n\t"                                                                                              \
     "ldr r4, [r7, #8]\n\t"                                                                                         \
-    "ldr r0, [r7, #12]\n\t"                                                                                        \
+    "ldr r0, [sp, #60]\n\t"                                                                                        \
     "muls r3, r4\n\t"                                                                                              \
-    "adds r1, r0, r3\n\t" /* w1 */                                                                                 \
+    "adds r1, r0, r3\n\t" /* w1 - 1 */                                                                             \
     "muls r2, r4\n\t"                                                                                              \
-    "adds r0, r0, r2\n\t" /* w0 */                                                                                 \
-    "ldr r2, [r7, #0]\n\t"                                                                                         \
-    "ldr r3, [r7, #4]\n\t"                                                                                         \
+    "adds r0, r0, r2\n\t" /* w0 - 1 */                                                                             \
+    "ldr r2, [sp, #64]\n\t"                                                                                        \
+    "ldr r3, [sp, #68]\n\t"                                                                                        \
     BLOCK                                                                                                          \
     "ldr r7, [sp, #0]\n\t"                                                                                         \
     "ldr r2, [sp, #4]\n\t"                                                                                         \
@@ -521,7 +534,7 @@ typedef struct {
     "bge 6f\n\t"                                                                                                   \
     "b 5b\n"                                                                                                       \
     "6:\n\t"                                                                                                       \
-    "add sp, #60\n\t"                                                                                              \
+    "add sp, #72\n\t"                                                                                              \
     MCU_CONV2D_S8_V6M_LEAVE
 
 /** mcu_conv2d_s8_gemm on ARMv6-M without weight zero points, fixed mode with double rounding, qmin <= zp <= qmax:
