@@ -285,10 +285,10 @@ typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo
 /* The output's store (MCU_CONV2D_S8_V6M_RQ_OUT): at the stack slot YSLOT's pointer plus the channel (r5). */
 #define MCU_CONV2D_S8_DW_V6M_STORE(YSLOT) "ldr r6, [sp, #" #YSLOT "]\n\tstrb r3, [r6, r5]\n\t"
 
-/* Channel r5's two outputs from its accumulators r3 (pixel 0) and lr (pixel 1): the channel's mult and shift read
- * and split once (a left shift applied to both accumulators), then MCU_CONV2D_S8_V6M_RQ_OUT each, to y0 and y1;
+/* Channel r5's requantization parameters for its accumulators r3 (pixel 0) and lr (pixel 1): mult and shift read
+ * and split once, a left shift applied to both accumulators, ip = 2^e >> 1 (MCU_CONV2D_S8_V6M_RQ_OUT's registers);
  * r4 and r5 are kept. */
-#define MCU_CONV2D_S8_DW_V6M_RQ                                                                                    \
+#define MCU_CONV2D_S8_DW_V6M_RQ_HEAD                                                                               \
     "ldr r6, [sp, #16]\n\t" /* the channel's offset in mult and shift */                                          \
     "lsls r2, r5, #2\n\t"                                                                                          \
     "ands r2, r6\n\t"                                                                                              \
@@ -312,7 +312,10 @@ typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo
     "movs r6, #1\n\t"                                                                                              \
     "lsls r6, r2\n\t"                                                                                              \
     "lsrs r6, r6, #1\n\t"                                                                                          \
-    "mov ip, r6\n\t"                                                                                               \
+    "mov ip, r6\n\t"
+/* Channel r5's two outputs, to y0 and y1. */
+#define MCU_CONV2D_S8_DW_V6M_RQ                                                                                    \
+    MCU_CONV2D_S8_DW_V6M_RQ_HEAD                                                                                   \
     MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(20))                                                       \
     "mov r3, lr\n\t"                                                                                               \
     MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(24))
@@ -362,6 +365,48 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu
             "cmp r5, r6\n\t"
             "bge 7f\n\t"
             "b 4b\n" /* beyond a conditional branch's reach */
+            "7:\n\t"
+            MCU_CONV2D_S8_DW_V6M_LEAVE(0));
+}
+
+/* One tap of pixel 0 alone: accumulator r0. */
+#define MCU_CONV2D_S8_DW_V6M_TAP1(X0, W)                                                                            \
+    "ldr r1, [r4, #" #X0 "]\n\t"                                                                                   \
+    "ldrsb r2, [r1, r5]\n\t"                                                                                       \
+    "ldr r1, [r4, #" #W "]\n\t"                                                                                    \
+    "ldrsb r6, [r1, r5]\n\t"                                                                                       \
+    "muls r2, r6\n\t"                                                                                              \
+    "adds r0, r2\n\t"
+
+/** mcu_conv2d_s8_dw_pair_v6m for pixel 0 alone (an odd last pixel): its table's nine taps, one output per
+ * channel, to y0. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_one_v6m(const mcu_conv2d_s8_dw_v6m_args *a
+                                                                      __attribute__((unused)))
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_DW_V6M_ENTER(0)
+            "movs r5, #0\n"
+            "4:\n\t" /* channel r5 */
+            "ldr r1, [sp, #4]\n\t"
+            "lsls r0, r5, #2\n\t"
+            "ldr r0, [r1, r0]\n\t"
+            MCU_CONV2D_S8_DW_V6M_TAP1(0, 72)
+            MCU_CONV2D_S8_DW_V6M_TAP1(4, 76)
+            MCU_CONV2D_S8_DW_V6M_TAP1(8, 80)
+            MCU_CONV2D_S8_DW_V6M_TAP1(12, 84)
+            MCU_CONV2D_S8_DW_V6M_TAP1(16, 88)
+            MCU_CONV2D_S8_DW_V6M_TAP1(20, 92)
+            MCU_CONV2D_S8_DW_V6M_TAP1(24, 96)
+            MCU_CONV2D_S8_DW_V6M_TAP1(28, 100)
+            MCU_CONV2D_S8_DW_V6M_TAP1(32, 104)
+            "mov r3, r0\n\t"
+            MCU_CONV2D_S8_DW_V6M_RQ_HEAD
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(20))
+            "adds r5, #1\n\t"
+            "ldr r6, [sp, #0]\n\t"
+            "cmp r5, r6\n\t"
+            "bge 7f\n\t"
+            "b 4b\n"
             "7:\n\t"
             MCU_CONV2D_S8_DW_V6M_LEAVE(0));
 }
@@ -430,7 +475,9 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_in_v6m(const 
 }
 #undef MCU_CONV2D_S8_DW_V6M_TAP
 #undef MCU_CONV2D_S8_DW_V6M_TAP_IN
+#undef MCU_CONV2D_S8_DW_V6M_TAP1
 #undef MCU_CONV2D_S8_DW_V6M_RQ
+#undef MCU_CONV2D_S8_DW_V6M_RQ_HEAD
 #undef MCU_CONV2D_S8_DW_V6M_STORE
 #undef MCU_CONV2D_S8_DW_V6M_ENTER
 #undef MCU_CONV2D_S8_DW_V6M_LEAVE
@@ -702,8 +749,7 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
 /** The pixel-pair path on ARMv6-M for 3x3 windows, C <= MCU_CONV2D_S8_DW_DEFER, fixed mode with double rounding
  * and qmin <= zp <= qmax: the pairs in the same order and with the same deferred second pixel as
  * mcu_conv2d_s8_dw_pairs (deferred only when y overlaps x), each pair in assembly: two windows inside the input
- * from their starts (no tables), the others from tap tables; a lone last pixel as a pair of itself (the duplicate's
- * outputs dropped). */
+ * from their starts (no tables), the others from tap tables; a lone last pixel from its table alone. */
 static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs_v6m(const mcu_conv2d_s8_params *p, const int8_t *x,
                                                                  int8_t *y)
 {
@@ -744,9 +790,13 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs_v6m(const mcu_conv2
         }
         a.y0 = y + (size_t)q * c;
         if (apart) { /* y apart from x: pixel 1's outputs straight to their place */
-            a.y1 = a.y0 + (q + 1 < pixels ? c : 0);
+            a.y1 = a.y0 + c;
         }
-        if (inside) {
+        if (q + 1 == pixels) { /* a lone last pixel */
+            mcu_conv2d_s8_dw_table(p, x + img[0] * image, iy[0], ix[0], rel, a.tab);
+            tables = 1;
+            mcu_conv2d_s8_dw_one_v6m(&a);
+        } else if (inside) {
             const int32_t at0 = ((img[0] * g->h_in + iy[0]) * g->w_in + ix[0]) * c;
             if (tables) {
                 for (i = 0; i < 9; ++i) {
