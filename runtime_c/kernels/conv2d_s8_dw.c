@@ -746,6 +746,49 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
     memcpy(dst, src, (size_t)c);
 }
 
+/* Output pixels in order for the ARMv6-M pair loop without multiplications or divisions: the window start (iy, ix)
+ * and its byte offset `at` in x (images included; it may point outside x when the window reaches the padding). */
+typedef struct {
+    int32_t ox, oy, iy, ix, at;
+} mcu_conv2d_s8_dw_cursor;
+
+/** Step the cursor to the next output pixel (across rows and images); steps: the byte offsets of one pixel, of a row
+ * end to the next row's start, and of an image end to the next image's start. */
+static void mcu_conv2d_s8_dw_step(const mcu_conv_geom *g, mcu_conv2d_s8_dw_cursor *u, const int32_t steps[3])
+{
+    u->ix += g->stride_w;
+    u->at += steps[0];
+    if (++u->ox < g->w_out) {
+        return;
+    }
+    u->ox = 0;
+    u->ix = -g->pad_l;
+    u->iy += g->stride_h;
+    u->at += steps[1];
+    if (++u->oy < g->h_out) {
+        return;
+    }
+    u->oy = 0;
+    u->iy = -g->pad_t;
+    u->at += steps[2];
+}
+
+/** The nine taps of the 3x3 window at the cursor, pointers into x or zrow in the padding (tab[t]). */
+static void mcu_conv2d_s8_dw_taps(const mcu_conv2d_s8_params *p, const int8_t *x, const mcu_conv2d_s8_dw_cursor *u,
+                                  const int32_t *rel, const int8_t **tab)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int8_t *start = x + u->at;
+    int32_t ky, kx, iy = u->iy;
+    for (ky = 0; ky < 3; ++ky, iy += g->dil_h, tab += 3, rel += 3) {
+        const int32_t row_in = iy >= 0 && iy < g->h_in;
+        int32_t ix = u->ix;
+        for (kx = 0; kx < 3; ++kx, ix += g->dil_w) {
+            tab[kx] = row_in && ix >= 0 && ix < g->w_in ? start + rel[kx] : p->zrow;
+        }
+    }
+}
+
 /** The pixel-pair path on ARMv6-M for 3x3 windows, C <= MCU_CONV2D_S8_DW_DEFER, fixed mode with double rounding
  * and qmin <= zp <= qmax: the pairs in the same order and with the same deferred second pixel as
  * mcu_conv2d_s8_dw_pairs (deferred only when y overlaps x), each pair in assembly: two windows inside the input
@@ -756,10 +799,15 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs_v6m(const mcu_conv2
     const mcu_conv_geom *g = &p->g;
     const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out;
     const size_t image = (size_t)g->h_in * g->w_in * c;
-    mcu_conv2d_s8_dw_v6m_args a;
-    int32_t rel[9], defer[MCU_CONV2D_S8_DW_DEFER / 4];
     const int32_t apart = y + (size_t)pixels * c <= x || x + image * g->n <= y;
-    int32_t q, n = 0, oy = 0, ox = 0, i, tables = 1; /* tables: a.tab[0 .. 17] hold tap tables */
+    /* windows inside: iy in [0, ylast], ix in [0, xlast] (none when a bound is negative) */
+    const int32_t ylast = g->h_in - 1 - 2 * g->dil_h, xlast = g->w_in - 1 - 2 * g->dil_w;
+    const int32_t steps[3] = {g->stride_w * c, (g->stride_h * g->w_in - g->w_out * g->stride_w) * c,
+                              (g->h_in - g->h_out * g->stride_h) * g->w_in * c};
+    mcu_conv2d_s8_dw_v6m_args a;
+    mcu_conv2d_s8_dw_cursor u;
+    int32_t rel[9], defer[MCU_CONV2D_S8_DW_DEFER / 4];
+    int32_t q, i, tables = 1; /* tables: a.tab[0 .. 17] hold tap tables */
     for (i = 0; i < 9; ++i) {
         rel[i] = (i / 3 * g->dil_h * g->w_in + i % 3 * g->dil_w) * c;
         a.tab[18 + i] = p->w + (size_t)i * c;
@@ -773,48 +821,42 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs_v6m(const mcu_conv2
     a.shift = p->rq.shift;
     a.pcmask = -p->rq.per_channel;
     a.y1 = (int8_t *)defer;
+    u.ox = u.oy = 0;
+    u.iy = -g->pad_t;
+    u.ix = -g->pad_l;
+    u.at = (u.iy * g->w_in + u.ix) * c;
     for (q = 0; q < pixels; q += 2) {
-        int32_t iy[2], ix[2], img[2], inside = 1;
-        for (i = 0; i < 2; ++i) { /* the pair's windows; (n, oy, ox) steps to the next pixel (none after the last) */
-            iy[i] = oy * g->stride_h - g->pad_t;
-            ix[i] = ox * g->stride_w - g->pad_l;
-            img[i] = n;
-            inside &= iy[i] >= 0 && ix[i] >= 0 && iy[i] + 2 * g->dil_h < g->h_in && ix[i] + 2 * g->dil_w < g->w_in;
-            if (q + i + 1 < pixels && ++ox == g->w_out) {
-                ox = 0;
-                if (++oy == g->h_out) {
-                    oy = 0;
-                    ++n;
-                }
-            }
-        }
+        const mcu_conv2d_s8_dw_cursor u0 = u;
         a.y0 = y + (size_t)q * c;
+        mcu_conv2d_s8_dw_step(g, &u, steps);
+        if (q + 1 == pixels) { /* a lone last pixel */
+            mcu_conv2d_s8_dw_taps(p, x, &u0, rel, a.tab);
+            tables = 1;
+            mcu_conv2d_s8_dw_one_v6m(&a);
+            break;
+        }
         if (apart) { /* y apart from x: pixel 1's outputs straight to their place */
             a.y1 = a.y0 + c;
         }
-        if (q + 1 == pixels) { /* a lone last pixel */
-            mcu_conv2d_s8_dw_table(p, x + img[0] * image, iy[0], ix[0], rel, a.tab);
-            tables = 1;
-            mcu_conv2d_s8_dw_one_v6m(&a);
-        } else if (inside) {
-            const int32_t at0 = ((img[0] * g->h_in + iy[0]) * g->w_in + ix[0]) * c;
+        if (ylast >= 0 && xlast >= 0 && (uint32_t)u0.iy <= (uint32_t)ylast && (uint32_t)u0.ix <= (uint32_t)xlast &&
+            (uint32_t)u.iy <= (uint32_t)ylast && (uint32_t)u.ix <= (uint32_t)xlast) {
             if (tables) {
                 for (i = 0; i < 9; ++i) {
                     a.tab[i] = x + rel[i];
                 }
                 tables = 0;
             }
-            a.at = at0;
-            a.d = ((img[1] * g->h_in + iy[1]) * g->w_in + ix[1]) * c - at0;
+            a.at = u0.at;
+            a.d = u.at - u0.at;
             mcu_conv2d_s8_dw_pair_in_v6m(&a);
         } else {
-            for (i = 0; i < 2; ++i) {
-                mcu_conv2d_s8_dw_table(p, x + img[i] * image, iy[i], ix[i], rel, a.tab + 9 * i);
-            }
+            mcu_conv2d_s8_dw_taps(p, x, &u0, rel, a.tab);
+            mcu_conv2d_s8_dw_taps(p, x, &u, rel, a.tab + 9);
             tables = 1;
             mcu_conv2d_s8_dw_pair_v6m(&a);
         }
-        if (!apart && q + 1 < pixels) {
+        mcu_conv2d_s8_dw_step(g, &u, steps);
+        if (!apart) {
             mcu_conv2d_s8_dw_copy(a.y0 + c, defer, c);
         }
     }
