@@ -1034,11 +1034,15 @@ typedef struct {
     int32_t q, iy, start;
 } mcu_conv2d_s8_row;
 
-/** mcu_conv2d_s8_window_start with the divisions (library calls on cores without a divider) only when q leaves the
- * row cached in *row. */
+/** mcu_conv2d_s8_window_start; on cores without a divide instruction (where a division is a library call) the
+ * divisions only when q leaves the row cached in *row. */
 static int32_t mcu_conv2d_s8_window_row(const mcu_conv_geom *g, mcu_conv2d_s8_row *row, int32_t q, int32_t *iy,
                                         int32_t *ix)
 {
+#if defined(__ARM_FEATURE_IDIV) || !defined(__arm__) /* a divide instruction: the lookup costs more than it saves */
+    (void)row;
+    return mcu_conv2d_s8_window_start(g, q, iy, ix);
+#else
     int32_t ox = q - row->q;
     if (row->q < 0 || ox < 0 || ox >= g->w_out) {
         row->q = q - q % g->w_out;
@@ -1048,6 +1052,7 @@ static int32_t mcu_conv2d_s8_window_row(const mcu_conv_geom *g, mcu_conv2d_s8_ro
     *iy = row->iy;
     *ix = ox * g->stride_w - g->pad_l;
     return row->start + ox * g->stride_w;
+#endif
 }
 
 /* Pixel pair number i of `pixels` in run order: (0, 1), (2, 3), .. up or (P-2, P-1), (P-4, P-3), .. down; a lone
