@@ -99,7 +99,7 @@ def fused_cycles(runtime: Path, k: int, rng, table: bool = False) -> float:
     addr = {name: RAM_BASE + off for name, off in at.items()}
     at["t"] = (at["y1"] + CHANNELS + 4) & ~3
     addr["t"] = RAM_BASE + at["t"]
-    ram = bytearray(at["t"] + 20 * CHANNELS)
+    ram = bytearray(at["t"] + 16 * CHANNELS)
     ram[0:36] = _rq_struct(at["mult"], at["shift"])
     # the rqt field (session 6) is past the end of older trees' struct, which ignore it
     ram[64:104] = struct.pack("<IIiIIiIIII", addr["c0"], addr["c1"], k, addr["w"], addr["kbias"], CHANNELS,

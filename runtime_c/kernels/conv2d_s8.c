@@ -377,16 +377,18 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
     MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y1)
 
 /* MCU_CONV2D_S8_V6M_RQ_HEAD from a table built once per call (mcu_conv2d_s8_rq_table): lr walks its records of
- * five words (mh, ml, e | left << 8, the channel, 2^e >> 1), one per channel in the order the blocks visit them. */
+ * four words (mh, ml, e | left << 8 | channel << 16, 2^e >> 1), one per channel in the order the blocks visit them;
+ * shifts by a register read its low byte only. */
 #define MCU_CONV2D_S8_V6M_RQ_HEAD_T(load_acc)                                                                      \
     "mov r3, lr\n\t"                                                                                               \
-    "ldm r3!, {r0, r1, r2, r5, r6}\n\t"                                                                           \
+    "ldm r3!, {r0, r1, r2, r6}\n\t"                                                                               \
     "mov lr, r3\n\t"                                                                                               \
     "mov ip, r6\n\t"                                                                                               \
+    "lsrs r5, r2, #16\n\t"                                                                                         \
     "ldr r6, [sp, #32]\n\t"                                                                                        \
     "adds r5, r6\n\t"                                                                                              \
     load_acc /* r3, r4: the channel's two accumulators */                                                         \
-    "lsrs r6, r2, #8\n\t" /* the left shift; r2's low byte, e, is what LSRS by register reads */                   \
+    "lsrs r6, r2, #8\n\t" /* the left shift in the low byte */                                                     \
     "lsls r3, r6\n\t"                                                                                              \
     "lsls r4, r6\n\t"
 #define MCU_CONV2D_S8_V6M_RQ_CHANNEL_T(load_acc)                                                                   \
@@ -611,11 +613,11 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_t_v6m(const mcu
             MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)));
 }
 
-/* Channels of the requantization table (20 bytes each, on the caller's stack: at 128, the pointwise and im2col
- * frames stay below the depthwise path's). */
+/* Channels of the requantization table (16 bytes each, on the caller's stack: at 128, the pointwise and im2col
+ * call chains stay below the depthwise path's stack). */
 #define MCU_CONV2D_S8_RQT_CHANNELS 128
 
-/** The requantization table of mcu_conv2d_s8_gemm_t_v6m in t (5 words per channel, channels in block order: oc,
+/** The requantization table of mcu_conv2d_s8_gemm_t_v6m in t (4 words per channel, channels in block order: oc,
  * then oc + 1 or oc again for a lone last one), or NULL where the fused GEMM does not run (weight zero points, not
  * fixed mode with double rounding, zp outside [qmin, qmax]), c_out is above MCU_CONV2D_S8_RQT_CHANNELS, or fewer
  * than `pairs` 2 pixel pairs would share it. */
@@ -632,11 +634,10 @@ static const int32_t *mcu_conv2d_s8_rq_table(const mcu_conv2d_s8_params *p, int3
         for (i = 0; i < 2; ++i) {
             const int32_t ch = oc + i < c_out ? oc + i : oc, c = rq->per_channel ? ch : 0;
             const int32_t m = rq->mult[c], shift = rq->shift[c], e = shift > 0 ? shift : 0;
-            int32_t *r = t + 5 * (oc + i);
+            int32_t *r = t + 4 * (oc + i);
             mcu_split16(m, &r[0], &r[1]);
-            r[2] = e | (shift < 0 ? -shift : 0) << 8;
-            r[3] = ch;
-            r[4] = (int32_t)((1u << e) >> 1);
+            r[2] = e | (shift < 0 ? -shift : 0) << 8 | ch << 16;
+            r[3] = (int32_t)((1u << e) >> 1);
         }
     }
     return t;
@@ -953,14 +954,14 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, 0, y0, y1);
 }
 
-/* Declares rqt, the GEMM's requantization table for the call (pairs: its pixel pairs): on ARMv6-M its storage on
- * the caller's stack and mcu_conv2d_s8_rq_table's result, elsewhere NULL. */
+/* Declares rqt, the GEMM's requantization table for the call (pairs: its pixel pairs; store: the storage
+ * mcu_conv2d_s8_gemm_paths provides, NULL off ARMv6-M): mcu_conv2d_s8_rq_table's result, elsewhere NULL. */
 #if defined(MCU_CONV2D_S8_GEMM_V6M)
-#define MCU_CONV2D_S8_RQT(p, pairs, rqt)                                                                           \
-    int32_t rqt##_store[5 * MCU_CONV2D_S8_RQT_CHANNELS];                                                           \
-    const int32_t *rqt = mcu_conv2d_s8_rq_table(p, pairs, rqt##_store)
+#define MCU_CONV2D_S8_RQT(p, pairs, store, rqt) const int32_t *rqt = mcu_conv2d_s8_rq_table(p, pairs, store)
 #else
-#define MCU_CONV2D_S8_RQT(p, pairs, rqt) const int32_t *rqt = NULL
+#define MCU_CONV2D_S8_RQT(p, pairs, store, rqt)                                                                    \
+    const int32_t *rqt = NULL;                                                                                     \
+    (void)(store)
 #endif
 
 /** The GEMM over one run of k taps per column: on DSP cores with an FPU, the full-int8-range float mode with
@@ -1066,14 +1067,14 @@ static void mcu_conv2d_s8_pair(int32_t i, int32_t pixels, int32_t down, int32_t 
 
 /* Pointwise path: the GEMM reads each pixel's c_in inputs in place (contiguous channels-last), pixel pairs in the
  * order p->down says (mcucomp/ops/_overlap.py pointwise_nhwc). */
-static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int32_t *rqt_store)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, c_out);
     const int32_t unit = g->stride_h == 1 && g->stride_w == 1; /* (unpadded) pixel q reads input pixel q */
     int32_t i, q0, q1, iy, ix;
-    MCU_CONV2D_S8_RQT(p, (pixels + 1) / 2, rqt);
+    MCU_CONV2D_S8_RQT(p, (pixels + 1) / 2, rqt_store, rqt);
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
         /* the divisions of window_start are library calls on cores without a divider */
@@ -1162,7 +1163,8 @@ static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x,
 
 /* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block; pixel pairs in the
  * order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
-static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
+static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col,
+                                 int32_t *rqt_store)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t taps = g->c_in * g->k_h * g->k_w, k = MCU_CONV2D_S8_COLUMN(taps);
@@ -1170,7 +1172,7 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, g->c_out);
     mcu_conv2d_s8_row row = {-1, 0, 0};
     int32_t i, q0, q1;
-    MCU_CONV2D_S8_RQT(p, (pixels + 1) / 2, rqt);
+    MCU_CONV2D_S8_RQT(p, (pixels + 1) / 2, rqt_store, rqt);
     /* the extra taps: zero bytes against zero weights (the gathers write the first `taps` bytes of a window only) */
     mcu_conv2d_s8_fill(col + taps, 0, (size_t)(k - taps));
     mcu_conv2d_s8_fill(col + k + taps, 0, (size_t)(k - taps));
@@ -1184,10 +1186,29 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
 
 /* Local path: the im2col path with both windows gathered to the stack instead of an arena scratch (small windows,
 such as a first conv over one input channel, where the direct path's span checks per kernel row dominate). */
-static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int32_t *rqt_store)
 {
     int8_t col[MCU_CONV2D_S8_LOCAL_COL];
-    mcu_conv2d_s8_im2col(p, x, y, col);
+    mcu_conv2d_s8_im2col(p, x, y, col, rqt_store);
+}
+
+/** The GEMM paths (pointwise, im2col, local); on ARMv6-M this frame holds their requantization table's storage
+ * (one frame for the three, apart from the depthwise path's call chain). */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_paths(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y,
+                                                           void *scratch)
+{
+#if defined(MCU_CONV2D_S8_GEMM_V6M)
+    int32_t store[4 * MCU_CONV2D_S8_RQT_CHANNELS];
+#else
+    int32_t *const store = NULL;
+#endif
+    if (p->path == MCU_CONV2D_S8_POINTWISE) {
+        mcu_conv2d_s8_pointwise(p, x, y, store);
+    } else if (p->path == MCU_CONV2D_S8_IM2COL) {
+        mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch, store);
+    } else {
+        mcu_conv2d_s8_local(p, x, y, store);
+    }
 }
 
 /* One output pixel of the general path, channel by channel, taps outside the input read as x_zp. xw: the image;
@@ -1380,10 +1401,9 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
 {
     switch (p->path) {
     case MCU_CONV2D_S8_POINTWISE:
-        mcu_conv2d_s8_pointwise(p, x, y);
-        break;
     case MCU_CONV2D_S8_IM2COL:
-        mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch);
+    case MCU_CONV2D_S8_LOCAL:
+        mcu_conv2d_s8_gemm_paths(p, x, y, scratch);
         break;
     case MCU_CONV2D_S8_DEPTHWISE:
     case MCU_CONV2D_S8_DEPTHWISE_RING:
@@ -1391,9 +1411,6 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         break;
     case MCU_CONV2D_S8_DIRECT:
         mcu_conv2d_s8_direct(p, x, y);
-        break;
-    case MCU_CONV2D_S8_LOCAL:
-        mcu_conv2d_s8_local(p, x, y);
         break;
     default:
         mcu_conv2d_s8_general(p, x, y);

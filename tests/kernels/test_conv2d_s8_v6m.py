@@ -199,7 +199,7 @@ def test_gemm_v6m_equals_reference(v6m, k, c_out, lone, small):
     addr = {name: RAM_BASE + off for name, off in at.items()}
     at["t"] = (at["y0"] + 2 * c_out + 8) & ~3
     addr["t"] = RAM_BASE + at["t"]
-    ram = bytearray(at["t"] + 20 * (c_out + 1))
+    ram = bytearray(at["t"] + 16 * (c_out + 1))
     ram[0:36] = struct.pack("<iiiifiiii", 0, addr["mult"], addr["shift"], 1, 0.0, zp, qmin, qmax, 0)
     ram[64:104] = struct.pack("<IIiIIiIIII", addr["c0"], addr["c1"], k, addr["w"], addr["kbias"], c_out, addr["y0"],
                               addr["y1"], addr["rq"], 0)
