@@ -497,13 +497,12 @@ typedef struct {
     "str r2, [sp, #12]\n\t"                                                                                        \
     "ldr r0, [r0, #32]\n\t"                                                                                        \
     MCU_CONV2D_S8_V6M_RQ_FRAME                                                                                     \
-    "movs r1, #0\n\t"                                                                                              \
-    "str r1, [sp, #4]\n"                                                                                           \
-    "5:\n\t" /* channels oc, oc1 = min(oc + 1, c_out - 1) */                                                      \
+    "movs r2, #0\n\t"                                                                                              \
+    "str r2, [sp, #4]\n\t"                                                                                         \
     "ldr r7, [sp, #0]\n\t"                                                                                         \
-    "ldr r2, [sp, #4]\n\t"                                                                                         \
+    "ldr r4, [r7, #20]\n"                                                                                          \
+    "5:\n\t" /* channels oc = r2, oc1 = min(oc + 1, c_out - 1); r7 = a, r4 = c_out */                              \
     "adds r3, r2, #1\n\t"                                                                                          \
-    "ldr r4, [r7, #20]\n\t"                                                                                        \
     "cmp r3, r4\n\t"                                                                                               \
     "blt 1f\n\t"                                                                                                   \
     "mov r3, r2\n"                                                                                                 \
