@@ -345,12 +345,12 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
     "ldr r5, [sp, #32]\n\t"                                                                                        \
     "adds r5, r2\n\t"                                                                                              \
     "lsls r2, r2, #2\n\t"                                                                                          \
-    "ldr r3, [sp, #44]\n\t"                                                                                        \
-    "ands r2, r3\n\t"                                                                                              \
-    "ldr r3, [sp, #36]\n\t"                                                                                        \
-    "ldr r0, [r3, r2]\n\t"                                                                                         \
-    "ldr r3, [sp, #40]\n\t"                                                                                        \
-    "ldr r2, [r3, r2]\n\t"                                                                                         \
+    "ldr r7, [sp, #44]\n\t"                                                                                        \
+    "ands r2, r7\n\t"                                                                                              \
+    "ldr r7, [sp, #36]\n\t"                                                                                        \
+    "ldr r0, [r7, r2]\n\t"                                                                                         \
+    "ldr r7, [sp, #40]\n\t"                                                                                        \
+    "ldr r2, [r7, r2]\n\t"                                                                                         \
     "sxth r1, r0\n\t"                                                                                              \
     "asrs r0, r0, #15\n\t"                                                                                         \
     "adds r0, #1\n\t"                                                                                              \
@@ -380,10 +380,10 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
  * four words (mh, ml, e | left << 8 | channel << 16, 2^e >> 1), one per channel in the order the blocks visit them;
  * shifts by a register read its low byte only. */
 #define MCU_CONV2D_S8_V6M_RQ_HEAD_T(load_acc)                                                                      \
-    "mov r3, lr\n\t"                                                                                               \
-    "ldm r3!, {r0, r1, r2, r6}\n\t"                                                                               \
-    "mov lr, r3\n\t"                                                                                               \
-    "mov ip, r6\n\t"                                                                                               \
+    "mov r6, lr\n\t"                                                                                               \
+    "ldm r6!, {r0, r1, r2, r7}\n\t"                                                                                \
+    "mov lr, r6\n\t"                                                                                               \
+    "mov ip, r7\n\t"                                                                                               \
     "lsrs r5, r2, #16\n\t"                                                                                         \
     "ldr r6, [sp, #32]\n\t"                                                                                        \
     "adds r5, r6\n\t"                                                                                              \
@@ -415,17 +415,17 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
     "str r6, [sp, #52]\n\t"                                                                                        \
     "str r4, [sp, #56]\n\t"
 
-/* r8-r11 for the outputs: zp - qmin, qmax - zp, zp, 2^30. */
+/* r8-r11 for the outputs: zp - qmin, qmax - zp, zp, 2^30 (r6 scratch; r0-r5 kept). */
 #define MCU_CONV2D_S8_V6M_RQ_SETUP                                                                                 \
-    "ldr r4, [sp, #48]\n\t"                                                                                        \
-    "mov r8, r4\n\t"                                                                                               \
-    "ldr r4, [sp, #52]\n\t"                                                                                        \
-    "mov r9, r4\n\t"                                                                                               \
-    "ldr r4, [sp, #56]\n\t"                                                                                        \
-    "mov r10, r4\n\t"                                                                                              \
-    "movs r4, #1\n\t"                                                                                              \
-    "lsls r4, r4, #30\n\t"                                                                                         \
-    "mov r11, r4\n\t"
+    "ldr r6, [sp, #48]\n\t"                                                                                        \
+    "mov r8, r6\n\t"                                                                                               \
+    "ldr r6, [sp, #52]\n\t"                                                                                        \
+    "mov r9, r6\n\t"                                                                                               \
+    "ldr r6, [sp, #56]\n\t"                                                                                        \
+    "mov r10, r6\n\t"                                                                                              \
+    "movs r6, #1\n\t"                                                                                              \
+    "lsls r6, r6, #30\n\t"                                                                                         \
+    "mov r11, r6\n\t"
 
 /* The assembly reads mcu_requant at these offsets. */
 typedef char mcu_conv2d_s8_rq_layout[(offsetof(mcu_requant, mult) == 4 && offsetof(mcu_requant, shift) == 8 &&
@@ -473,7 +473,7 @@ typedef struct {
 } mcu_conv2d_s8_gemm_v6m_args;
 
 /* The fused GEMM's loop over channel pairs, BLOCK: the dot products and the requantization of one pair. Locals: a
- * (sp + 0), oc, oc1, the accumulators (sp + 16 .. 28: channel oc's two pixels, then oc1's), the requantization
+ * (sp + 0), oc, oc1, channel oc1's accumulators (sp + 24, 28: its two pixels), the requantization
  * frame (MCU_CONV2D_S8_V6M_RQ_HEAD), w - 1, c0 - 1, c1 - 1 (sp + 60 .. 68: MCU_CONV2D_S8_V6M_DOT's bases). */
 #define MCU_CONV2D_S8_V6M_GEMM(BLOCK)                                                                              \
     MCU_CONV2D_S8_V6M_ENTER                                                                                        \
@@ -547,14 +547,14 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_co
     __asm__(".syntax unified\n\t"
             MCU_CONV2D_S8_V6M_GEMM(
             MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
-            "mov r4, r8\n\t"
-            "mov r5, r9\n\t"
+            "mov r3, r8\n\t" /* channel oc's accumulators stay in r3, r4, oc1's wait on the stack */
+            "mov r4, r9\n\t"
             "mov r6, r10\n\t"
             "mov r7, r11\n\t"
-            "add r0, sp, #16\n\t"
-            "stm r0!, {r4, r5, r6, r7}\n\t"
+            "str r6, [sp, #24]\n\t"
+            "str r7, [sp, #28]\n\t"
             MCU_CONV2D_S8_V6M_RQ_SETUP
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, "ldr r3, [sp, #16]\n\tldr r4, [sp, #20]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, "")
             MCU_CONV2D_S8_V6M_RQ_CHANNEL(8, "ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
 }
 
@@ -566,12 +566,11 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_v6m(const mcu_c
     __asm__(".syntax unified\n\t"
             MCU_CONV2D_S8_V6M_GEMM(
             MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP1)
-            "mov r4, r8\n\t"
-            "str r4, [sp, #16]\n\t"
-            "mov r4, r10\n\t"
-            "str r4, [sp, #24]\n\t"
+            "mov r3, r8\n\t"
+            "mov r6, r10\n\t"
+            "str r6, [sp, #24]\n\t"
             MCU_CONV2D_S8_V6M_RQ_SETUP
-            MCU_CONV2D_S8_V6M_RQ_HEAD(4, "ldr r3, [sp, #16]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_HEAD(4, "")
             MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)
             MCU_CONV2D_S8_V6M_RQ_HEAD(8, "ldr r3, [sp, #24]\n\t")
             MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)));
@@ -583,14 +582,14 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_t_v6m(const mcu_
     __asm__(".syntax unified\n\t"
             MCU_CONV2D_S8_V6M_GEMM(
             MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
-            "mov r4, r8\n\t"
-            "mov r5, r9\n\t"
+            "mov r3, r8\n\t" /* channel oc's accumulators stay in r3, r4, oc1's wait on the stack */
+            "mov r4, r9\n\t"
             "mov r6, r10\n\t"
             "mov r7, r11\n\t"
-            "add r0, sp, #16\n\t"
-            "stm r0!, {r4, r5, r6, r7}\n\t"
+            "str r6, [sp, #24]\n\t"
+            "str r7, [sp, #28]\n\t"
             MCU_CONV2D_S8_V6M_RQ_SETUP
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("ldr r3, [sp, #16]\n\tldr r4, [sp, #20]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("")
             MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
 }
 
@@ -601,12 +600,11 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_t_v6m(const mcu
     __asm__(".syntax unified\n\t"
             MCU_CONV2D_S8_V6M_GEMM(
             MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP1)
-            "mov r4, r8\n\t"
-            "str r4, [sp, #16]\n\t"
-            "mov r4, r10\n\t"
-            "str r4, [sp, #24]\n\t"
+            "mov r3, r8\n\t"
+            "mov r6, r10\n\t"
+            "str r6, [sp, #24]\n\t"
             MCU_CONV2D_S8_V6M_RQ_SETUP
-            MCU_CONV2D_S8_V6M_RQ_HEAD_T("ldr r3, [sp, #16]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_HEAD_T("")
             MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)
             MCU_CONV2D_S8_V6M_RQ_HEAD_T("ldr r3, [sp, #24]\n\t")
             MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)));
