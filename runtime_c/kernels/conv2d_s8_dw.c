@@ -799,7 +799,8 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs_v6m(const mcu_conv2
     const mcu_conv_geom *g = &p->g;
     const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out;
     const size_t image = (size_t)g->h_in * g->w_in * c;
-    const int32_t apart = y + (size_t)pixels * c <= x || x + image * g->n <= y;
+    const uintptr_t ya = (uintptr_t)y, xa = (uintptr_t)x; /* addresses: x and y may be different objects */
+    const int32_t apart = ya + (size_t)pixels * c <= xa || xa + image * g->n <= ya;
     /* windows inside: iy in [0, ylast], ix in [0, xlast] (none when a bound is negative) */
     const int32_t ylast = g->h_in - 1 - 2 * g->dil_h, xlast = g->w_in - 1 - 2 * g->dil_w;
     const int32_t steps[3] = {g->stride_w * c, (g->stride_h * g->w_in - g->w_out * g->stride_w) * c,
