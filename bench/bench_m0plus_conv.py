@@ -3,10 +3,11 @@
     python bench/bench_m0plus_conv.py [--tree DIR]
 
 `--tree` picks the runtime_c of another checkout (the "before" of BENCHMARKS.md). Reports the fixed-mode
-requantization per output as the GEMM paths called it before this work (mcu_requant_apply out of line, one call per
+requantization per output as the GEMM paths called it before session 5 (mcu_requant_apply out of line, one call per
 output) and as they call it now (the block's requantization inside mcu_conv2d_s8_gemm_v6m, measured as the fused
-GEMM with k = 0: accumulators from kbias, requantization, stores, loop), and the fused GEMM's cycles per MAC for a
-pixel pair against 64 channels. Needs arm-none-eabi-gcc.
+GEMM with k = 0: accumulators from kbias, requantization, stores, loop; since session 6 also with the per-call
+requantization table, mcu_conv2d_s8_gemm_t_v6m), and the fused GEMM's cycles per MAC for a pixel pair against 64
+channels. Needs arm-none-eabi-gcc.
 """
 
 from __future__ import annotations
@@ -38,9 +39,25 @@ void b_apply(const mcu_requant *rq, const int32_t *acc, int8_t *y, int32_t n)
 """
 
 FUSED = """#include "conv2d_s8.c"
+#include "conv2d_s8_dw.c" /* mcu_conv2d_s8 calls the depthwise path */
 void b_gemm(const mcu_conv2d_s8_gemm_v6m_args *a)
 {
     mcu_conv2d_s8_gemm_v6m(a);
+}
+"""
+
+#: The table variant (session 6): the per-call requantization table built first (not timed: once per layer call).
+FUSED_TABLE = FUSED + """void b_table(mcu_conv2d_s8_gemm_v6m_args *a, int32_t *t)
+{
+    mcu_conv2d_s8_params p;
+    memset(&p, 0, sizeof p);
+    p.g.c_out = a->c_out;
+    p.rq = *a->rq;
+    a->rqt = mcu_conv2d_s8_rq_table(&p, 2, t);
+}
+void b_gemm_t(const mcu_conv2d_s8_gemm_v6m_args *a)
+{
+    mcu_conv2d_s8_gemm_t_v6m(a);
 }
 """
 
@@ -69,9 +86,10 @@ def requant_apply_cycles(runtime: Path, rng) -> float:
     return (run(128) - run(64)) / 64
 
 
-def fused_cycles(runtime: Path, k: int, rng) -> float:
-    """Cycles of mcu_conv2d_s8_gemm_v6m for one pixel pair against CHANNELS channels of k taps."""
-    code, functions = compile_c(FUSED, "cortex-m0plus", [runtime, runtime / "kernels"])
+def fused_cycles(runtime: Path, k: int, rng, table: bool = False) -> float:
+    """Cycles of mcu_conv2d_s8_gemm_v6m (table: mcu_conv2d_s8_gemm_t_v6m) for one pixel pair against CHANNELS
+    channels of k taps."""
+    code, functions = compile_c(FUSED_TABLE if table else FUSED, "cortex-m0plus", [runtime, runtime / "kernels"])
     at = {"rq": 0, "args": 64, "mult": 128, "shift": 128 + 4 * CHANNELS, "kbias": 128 + 8 * CHANNELS}
     at["w"] = at["kbias"] + 4 * CHANNELS
     at["c0"] = at["w"] + CHANNELS * k
@@ -79,10 +97,13 @@ def fused_cycles(runtime: Path, k: int, rng) -> float:
     at["y0"] = at["c1"] + k + 4
     at["y1"] = at["y0"] + CHANNELS
     addr = {name: RAM_BASE + off for name, off in at.items()}
-    ram = bytearray(at["y1"] + CHANNELS + 4)
+    at["t"] = (at["y1"] + CHANNELS + 4) & ~3
+    addr["t"] = RAM_BASE + at["t"]
+    ram = bytearray(at["t"] + 16 * CHANNELS)
     ram[0:36] = _rq_struct(at["mult"], at["shift"])
-    ram[64:100] = struct.pack("<IIiIIiIII", addr["c0"], addr["c1"], k, addr["w"], addr["kbias"], CHANNELS,
-                              addr["y0"], addr["y1"], addr["rq"])
+    # the rqt field (session 6) is past the end of older trees' struct, which ignore it
+    ram[64:104] = struct.pack("<IIiIIiIIII", addr["c0"], addr["c1"], k, addr["w"], addr["kbias"], CHANNELS,
+                              addr["y0"], addr["y1"], addr["rq"], 0)
     arrays = {"mult": rng.integers(1 << 30, 1 << 31, CHANNELS).astype(np.int32),
               "shift": rng.integers(6, 11, CHANNELS).astype(np.int32),
               "kbias": rng.integers(-3000, 3000, CHANNELS).astype(np.int32),
@@ -90,7 +111,10 @@ def fused_cycles(runtime: Path, k: int, rng) -> float:
               "c0": rng.integers(-128, 128, 2 * k).astype(np.int8)}
     for name, array in arrays.items():
         ram[at[name]:at[name] + array.nbytes] = array.tobytes()
-    sim, _ = call_c(code, functions["b_gemm"], "cortex-m0plus", [addr["args"]], bytes(ram))
+    if table:
+        _, after = call_c(code, functions["b_table"], "cortex-m0plus", [addr["args"], addr["t"]], bytes(ram))
+        ram = bytearray(after)
+    sim, _ = call_c(code, functions["b_gemm_t" if table else "b_gemm"], "cortex-m0plus", [addr["args"]], bytes(ram))
     return sim.cycles
 
 
@@ -103,12 +127,15 @@ def main() -> None:
     print(f"mcu_requant_apply per output (one call each): {requant_apply_cycles(runtime, rng):.1f} cycles")
     if "mcu_conv2d_s8_gemm_v6m" not in (runtime / "kernels" / "conv2d_s8.c").read_text():
         return
-    base = fused_cycles(runtime, 0, rng)
-    print(f"fused GEMM, k = 0 (requantization, accumulator set-up, stores, loop) per output: "
-          f"{base / (2 * CHANNELS):.1f} cycles")
-    for k in (16, 27, 40, 64):
-        cycles = fused_cycles(runtime, k, rng)
-        print(f"fused GEMM, k = {k}, {CHANNELS} channels, 2 pixels: {cycles / (2 * CHANNELS * k):.2f} cycles/MAC")
+    variants = [False] + (["mcu_conv2d_s8_rq_table" in (runtime / "kernels" / "conv2d_s8.c").read_text()] * 1)
+    for table in sorted(set(variants)):
+        name = "fused GEMM" + (" with the per-call table" if table else "")
+        base = fused_cycles(runtime, 0, rng, table)
+        print(f"{name}, k = 0 (requantization, accumulator set-up, stores, loop) per output: "
+              f"{base / (2 * CHANNELS):.1f} cycles")
+        for k in (8, 16, 27, 40, 64):
+            cycles = fused_cycles(runtime, k, rng, table)
+            print(f"{name}, k = {k}, {CHANNELS} channels, 2 pixels: {cycles / (2 * CHANNELS * k):.2f} cycles/MAC")
 
 
 if __name__ == "__main__":

@@ -312,12 +312,17 @@ static inline void mcu_requant_row(const mcu_requant *rq, const int32_t *acc, in
     const int32_t c0 = rq->per_channel ? ch0 : 0;
     const int32_t zp = rq->zp, lo = rq->qmin - zp, hi = rq->qmax - zp;
     int32_t i;
-    if (rq->mult != NULL) {
-        const int32_t single = rq->single_round;
+    if (rq->mult != NULL && !rq->single_round) { /* a loop per rounding: without a long multiply, the single one's
+                                                  * registers would crowd the double one's */
         for (i = 0; i < n; ++i) {
             const int32_t c = c0 + i * step;
-            const mcu_rq_fixed f = mcu_rq_fixed_unpack(rq->mult[c], rq->shift[c]);
-            const int32_t v = single ? mcu_requant_scale_single(acc[i], f) : mcu_requant_scale_fixed(acc[i], f);
+            const int32_t v = mcu_requant_scale_fixed(acc[i], mcu_rq_fixed_unpack(rq->mult[c], rq->shift[c]));
+            y[i * y_step] = (int8_t)(mcu_sat(v, lo, hi) + zp);
+        }
+    } else if (rq->mult != NULL) {
+        for (i = 0; i < n; ++i) {
+            const int32_t c = c0 + i * step;
+            const int32_t v = mcu_requant_scale_single(acc[i], mcu_rq_fixed_unpack(rq->mult[c], rq->shift[c]));
             y[i * y_step] = (int8_t)(mcu_sat(v, lo, hi) + zp);
         }
     } else if (rq->div == 0.0f) {

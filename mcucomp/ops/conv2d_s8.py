@@ -324,9 +324,10 @@ class Conv2dS8(KernelOp):
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """GEMM paths (pointwise, im2col, local, direct): per pixel pair a gather (im2col, local), per 2x2 block one
-        k-long dot (direct: one per kernel row) in 16-tap iterations, 4-tap steps and a tail; pointwise in the float
-        mode of pointwise_swept: see sweep_terms (the fixed mode and the other cores' GEMM block count as before);
-        depthwise(3x3): see depthwise_terms; general: per output every tap, checked."""
+        k-long dot (direct: one per kernel row) in 16-tap iterations, 4-tap steps and a tail, the blocks of a lone last
+        pixel counted apart too; pointwise in the float mode of pointwise_swept: see sweep_terms (the fixed mode and
+        the other cores' GEMM block count as before); depthwise(3x3): see depthwise_terms; general: per output every
+        tap, checked."""
         call = self.call(node, g)
         p = params_dict(call)
         geom, win = p["g"], window(p["g"])
@@ -345,7 +346,9 @@ class Conv2dS8(KernelOp):
             dots, length = (blocks * geom["k_h"], k // geom["k_h"]) if path == "direct" else (blocks, k)
             # a dot: 16-tap iterations (DSP: one assembly loop), then 4-tap steps, then single taps
             gemm = {"pixel_pairs": pairs, "blocks": blocks, "block_dots": dots, "block_sixteens": dots * (length // 16),
-                    "block_quads": dots * (length % 16 // 4), "block_tail": dots * (length % 4)}
+                    "block_quads": dots * (length % 16 // 4), "block_tail": dots * (length % 4),
+                    # a lone last pixel's blocks (ARMv6-M: a 1x2 block, one output per channel)
+                    "lone_blocks": geom["n"] * win.pixels % 2 * -(-geom["c_out"] // 2)}
             if path in ("im2col", "local"):
                 gemm.update({"gathered": pairs * 2 * k, **im2col_gather_rows(geom)})
             return path, {**terms, **gemm}

@@ -161,7 +161,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
 #if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
 /* One tap i of the ARMv6-M 2x2 block: four LDRSB, one MOV, four MULS (each of the last three overwrites a value at
  * its last use) and four ADD to the accumulators in r8-r11: 17 cycles for four MACs on the two-stage pipeline.
- * r0 = w0, r1 = w1, r2 = c0, r3 = c1, r4 = i, r5-r7 the values. */
+ * r0 = w0 - 1, r1 = w1 - 1, r2 = c0 - 1, r3 = c1 - 1 (MCU_CONV2D_S8_V6M_DOT), r4 = i + 1, r5-r7 the values. */
 #define MCU_CONV2D_S8_V6M_TAP                                                                                      \
     "ldrsb r5, [r2, r4]\n\t"                                                                                       \
     "ldrsb r6, [r0, r4]\n\t"                                                                                       \
@@ -177,32 +177,44 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
     "muls r7, r5\n\t" /* x1 w1 */                                                                                  \
     "add r11, r7\n\t"
 
-/* The 2x2 block's loop: r4 = k taps counted down (the last k % 4 first, then four a turn), accumulators r8-r11. */
-#define MCU_CONV2D_S8_V6M_DOT                                                                                        \
+/* One tap i of the lone pixel's 1x2 block (c0 == c1): three LDRSB, two MULS and two ADD to r8 (w0) and r10
+ * (w1): 10 cycles for two MACs. */
+#define MCU_CONV2D_S8_V6M_TAP1                                                                                     \
+    "ldrsb r5, [r2, r4]\n\t"                                                                                       \
+    "ldrsb r6, [r0, r4]\n\t"                                                                                       \
+    "ldrsb r7, [r1, r4]\n\t"                                                                                       \
+    "muls r6, r5\n\t" /* x0 w0 */                                                                                  \
+    "add r8, r6\n\t"                                                                                              \
+    "muls r7, r5\n\t" /* x0 w1 */                                                                                  \
+    "add r10, r7\n\t"
+
+/* The block's loop over taps TAP: r4 = k taps counted down (the last k % 4 first, then four a turn), each tap
+ * reading element r4 - 1 of its rows through bases one below them (r0-r3 = the rows - 1), so the SUBS after it
+ * sets the loop's flags (a MULS last would leave its own); accumulators r8-r11. */
+#define MCU_CONV2D_S8_V6M_DOT(TAP)                                                                                  \
     "lsrs r5, r4, #1\n\t" /* carry: k odd */                                                                         \
     "bcc 1f\n\t"                                                                                                     \
-    "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
+    "subs r4, #1\n"                                                                                                  \
     "1:\n\t"                                                                                                         \
     "lsrs r5, r4, #2\n\t" /* carry: two more taps before a multiple of four */                                       \
     "bcc 2f\n\t"                                                                                                     \
+    TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
-    "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
+    "subs r4, #1\n"                                                                                                  \
     "2:\n\t"                                                                                                         \
     "cmp r4, #0\n\t"                                                                                                 \
     "beq 4f\n"                                                                                                       \
     "3:\n\t"                                                                                                         \
+    TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
+    TAP                                                                                                              \
     "subs r4, #1\n\t"                                                                                                \
-    MCU_CONV2D_S8_V6M_TAP                                                                                            \
-    "cmp r4, #0\n\t"                                                                                                 \
     "bne 3b\n"                                                                                                       \
     "4:\n\t"
 
@@ -243,7 +255,11 @@ mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w
             "mov r10, r6\n\t"
             "mov r11, r7\n\t"
             "ldr r4, [sp, #36]\n\t"
-            MCU_CONV2D_S8_V6M_DOT
+            "subs r0, #1\n\t"
+            "subs r1, #1\n\t"
+            "subs r2, #1\n\t"
+            "subs r3, #1\n\t"
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
             "ldr r4, [sp, #40]\n\t"
             "mov r5, r8\n\t"
             "mov r6, r9\n\t"
@@ -324,60 +340,22 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
 #if defined(__arm__) && !defined(__ARM_FP)
 #if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
 /* The fixed-mode requantization of the 2x2 block on ARMv6-M, in assembly: GCC spills most of its values around the
- * GEMM's. Per channel: mult and shift read once, mult split into mh = r0, ml = r1 (mcu_split16), the left shift
- * applied to both accumulators, r2 = the right shift e, ip = 2^e >> 1, lr = (2^e - 1) >> 1. Per output (x in r3):
- * mcu_doubling_high_mul's 17 instructions leave R with its sign in the flags, then RoundingDivideByPOT is
- * (R + ip) >> e (logical: R + ip < 2^32) for R >= 0 and (R + lr) >> e (arithmetic) for R < 0, which is TFLite's
- * rounding half away from zero; a result from R >= 0 is >= 0 and one from R < 0 is <= 0, so with
- * lo <= 0 <= hi (the caller checks qmin <= zp <= qmax) each side needs one bound. r8 = lo, r9 = hi, r10 = zp,
- * r11 = 2^30; the stack keeps acc, oc, oc1, rq (sp + 0 .. 12), y0 and y1 (sp + 52, 56). */
-#define MCU_CONV2D_S8_V6M_RQ_OUT(yslot, cslot)                                                                     \
-    "sxth r6, r3\n\t"                                                                                              \
-    "asrs r5, r3, #15\n\t"                                                                                         \
-    "adds r5, #1\n\t"                                                                                              \
-    "asrs r5, r5, #1\n\t"                                                                                          \
-    "mov r7, r6\n\t"                                                                                               \
-    "muls r7, r1\n\t"                                                                                              \
-    "add r7, r11\n\t"                                                                                              \
-    "lsrs r7, r7, #16\n\t"                                                                                         \
-    "muls r6, r0\n\t"                                                                                              \
-    "adds r7, r6\n\t"                                                                                              \
-    "mov r6, r5\n\t"                                                                                               \
-    "muls r6, r1\n\t"                                                                                              \
-    "adds r7, r6\n\t"                                                                                              \
-    "asrs r7, r7, #15\n\t"                                                                                         \
-    "muls r5, r0\n\t"                                                                                              \
-    "lsls r5, r5, #1\n\t"                                                                                          \
-    "adds r3, r5, r7\n\t"                                                                                          \
-    "bmi 2f\n\t"                                                                                                   \
-    "add r3, ip\n\t"                                                                                               \
-    "lsrs r3, r2\n\t"                                                                                              \
-    "cmp r3, r9\n\t"                                                                                               \
-    "ble 3f\n\t"                                                                                                   \
-    "mov r3, r9\n\t"                                                                                               \
-    "b 3f\n"                                                                                                       \
-    "2:\n\t"                                                                                                       \
-    "add r3, lr\n\t"                                                                                               \
-    "asrs r3, r2\n\t"                                                                                              \
-    "cmp r3, r8\n\t"                                                                                               \
-    "bge 3f\n\t"                                                                                                   \
-    "mov r3, r8\n"                                                                                                 \
-    "3:\n\t"                                                                                                       \
-    "add r3, r10\n\t"                                                                                              \
-    "ldr r5, [sp, #" #yslot "]\n\t"                                                                                \
-    "ldr r6, [sp, #" #cslot "]\n\t"                                                                                \
-    "strb r3, [r5, r6]\n\t"
-#define MCU_CONV2D_S8_V6M_RQ_CHANNEL(rqslot, cslot, load_acc, y0slot, y1slot)                                      \
-    "ldr r7, [sp, #" #rqslot "]\n\t"                                                                               \
+ * GEMM's. Frame (sp + ..): 4 oc, 8 oc1, 12 y1 - y0, 32 y0, 36 mult, 40 shift, 44 -per_channel, 48 zp - qmin,
+ * 52 qmax - zp, 56 zp. Per channel (MCU_CONV2D_S8_V6M_RQ_HEAD): r5 = y0 + oc, mult and shift read once (the
+ * channel's byte offset is 4 oc & -per_channel), mult split into mh = r0, ml = r1 (mcu_split16), a left shift
+ * applied to both accumulators (r3, r4), r2 = the right shift e, ip = 2^e >> 1; then each output by
+ * MCU_CONV2D_S8_V6M_RQ_OUT (conv2d_s8.h). */
+#define MCU_CONV2D_S8_V6M_RQ_HEAD(cslot, load_acc)                                                                 \
     "ldr r2, [sp, #" #cslot "]\n\t"                                                                                \
-    "ldr r3, [r7, #12]\n\t" /* per_channel: 0 or 1 */                                                              \
-    "negs r3, r3\n\t"                                                                                              \
-    "ands r2, r3\n\t"                                                                                              \
+    "ldr r5, [sp, #32]\n\t"                                                                                        \
+    "adds r5, r2\n\t"                                                                                              \
     "lsls r2, r2, #2\n\t"                                                                                          \
-    "ldr r3, [r7, #4]\n\t"                                                                                         \
-    "ldr r0, [r3, r2]\n\t"                                                                                         \
-    "ldr r3, [r7, #8]\n\t"                                                                                         \
-    "ldr r2, [r3, r2]\n\t"                                                                                         \
+    "ldr r7, [sp, #44]\n\t"                                                                                        \
+    "ands r2, r7\n\t"                                                                                              \
+    "ldr r7, [sp, #36]\n\t"                                                                                        \
+    "ldr r0, [r7, r2]\n\t"                                                                                         \
+    "ldr r7, [sp, #40]\n\t"                                                                                        \
+    "ldr r2, [r7, r2]\n\t"                                                                                         \
     "sxth r1, r0\n\t"                                                                                              \
     "asrs r0, r0, #15\n\t"                                                                                         \
     "adds r0, #1\n\t"                                                                                              \
@@ -390,30 +368,69 @@ static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq, int32_t c_out)
     "lsls r4, r2\n\t"                                                                                              \
     "movs r2, #0\n"                                                                                                \
     "1:\n\t"                                                                                                       \
-    "movs r5, #1\n\t"                                                                                              \
-    "lsls r5, r2\n\t"                                                                                              \
-    "lsrs r6, r5, #1\n\t"                                                                                          \
-    "mov ip, r6\n\t"                                                                                               \
-    "subs r5, #1\n\t"                                                                                              \
-    "lsrs r5, r5, #1\n\t"                                                                                          \
-    "mov lr, r5\n\t"                                                                                               \
-    MCU_CONV2D_S8_V6M_RQ_OUT(y0slot, cslot)                                                                        \
+    "movs r6, #1\n\t"                                                                                              \
+    "lsls r6, r2\n\t"                                                                                              \
+    "lsrs r6, r6, #1\n\t"                                                                                          \
+    "mov ip, r6\n\t"
+/* The channel's outputs: pixel 0's at r5, pixel 1's at r5 + (y1 - y0). */
+#define MCU_CONV2D_S8_V6M_RQ_Y0 "strb r3, [r5, #0]\n\t"
+#define MCU_CONV2D_S8_V6M_RQ_Y1 "ldr r6, [sp, #12]\n\tstrb r3, [r5, r6]\n\t"
+#define MCU_CONV2D_S8_V6M_RQ_CHANNEL(cslot, load_acc)                                                              \
+    MCU_CONV2D_S8_V6M_RQ_HEAD(cslot, load_acc)                                                                     \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)                                                              \
     "mov r3, r4\n\t"                                                                                               \
-    MCU_CONV2D_S8_V6M_RQ_OUT(y1slot, cslot)
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y1)
 
-/* r8-r11 for the outputs of rq (in r0): lo, hi, zp, 2^30. */
-#define MCU_CONV2D_S8_V6M_RQ_SETUP                                                                                 \
+/* MCU_CONV2D_S8_V6M_RQ_HEAD from a table built once per call (mcu_conv2d_s8_rq_table): lr walks its records of
+ * four words (mh, ml, e | left << 8 | channel << 16, 2^e >> 1), one per channel in the order the blocks visit them;
+ * shifts by a register read its low byte only. */
+#define MCU_CONV2D_S8_V6M_RQ_HEAD_T(load_acc)                                                                      \
+    "mov r6, lr\n\t"                                                                                               \
+    "ldm r6!, {r0, r1, r2, r7}\n\t"                                                                                \
+    "mov lr, r6\n\t"                                                                                               \
+    "mov ip, r7\n\t"                                                                                               \
+    "lsrs r5, r2, #16\n\t"                                                                                         \
+    "ldr r6, [sp, #32]\n\t"                                                                                        \
+    "adds r5, r6\n\t"                                                                                              \
+    load_acc /* r3, r4: the channel's two accumulators */                                                         \
+    "lsrs r6, r2, #8\n\t" /* the left shift in the low byte */                                                     \
+    "lsls r3, r6\n\t"                                                                                              \
+    "lsls r4, r6\n\t"
+#define MCU_CONV2D_S8_V6M_RQ_CHANNEL_T(load_acc)                                                                   \
+    MCU_CONV2D_S8_V6M_RQ_HEAD_T(load_acc)                                                                          \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)                                                              \
+    "mov r3, r4\n\t"                                                                                               \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y1)
+
+/* The frame's requantization fields (sp + 36 .. 56) from rq (in r0); r0-r3 are kept, r4-r7 scratch. */
+#define MCU_CONV2D_S8_V6M_RQ_FRAME                                                                                 \
+    "ldr r4, [r0, #4]\n\t"                                                                                         \
+    "str r4, [sp, #36]\n\t"                                                                                        \
+    "ldr r4, [r0, #8]\n\t"                                                                                         \
+    "str r4, [sp, #40]\n\t"                                                                                        \
+    "ldr r4, [r0, #12]\n\t"                                                                                        \
+    "negs r4, r4\n\t"                                                                                              \
+    "str r4, [sp, #44]\n\t"                                                                                        \
     "ldr r4, [r0, #20]\n\t" /* zp */                                                                               \
     "ldr r5, [r0, #24]\n\t"                                                                                        \
     "ldr r6, [r0, #28]\n\t"                                                                                        \
-    "subs r5, r5, r4\n\t" /* lo = qmin - zp */                                                                     \
-    "subs r6, r6, r4\n\t" /* hi = qmax - zp */                                                                     \
-    "mov r8, r5\n\t"                                                                                               \
+    "subs r5, r4, r5\n\t" /* zp - qmin */                                                                          \
+    "subs r6, r6, r4\n\t" /* qmax - zp */                                                                          \
+    "str r5, [sp, #48]\n\t"                                                                                        \
+    "str r6, [sp, #52]\n\t"                                                                                        \
+    "str r4, [sp, #56]\n\t"
+
+/* r8-r11 for the outputs: zp - qmin, qmax - zp, zp, 2^30 (r6 scratch; r0-r5 kept). */
+#define MCU_CONV2D_S8_V6M_RQ_SETUP                                                                                 \
+    "ldr r6, [sp, #48]\n\t"                                                                                        \
+    "mov r8, r6\n\t"                                                                                               \
+    "ldr r6, [sp, #52]\n\t"                                                                                        \
     "mov r9, r6\n\t"                                                                                               \
-    "mov r10, r4\n\t"                                                                                              \
-    "movs r4, #1\n\t"                                                                                              \
-    "lsls r4, r4, #30\n\t"                                                                                         \
-    "mov r11, r4\n\t"
+    "ldr r6, [sp, #56]\n\t"                                                                                        \
+    "mov r10, r6\n\t"                                                                                              \
+    "movs r6, #1\n\t"                                                                                              \
+    "lsls r6, r6, #30\n\t"                                                                                         \
+    "mov r11, r6\n\t"
 
 /* The assembly reads mcu_requant at these offsets. */
 typedef char mcu_conv2d_s8_rq_layout[(offsetof(mcu_requant, mult) == 4 && offsetof(mcu_requant, shift) == 8 &&
@@ -424,7 +441,7 @@ typedef char mcu_conv2d_s8_rq_layout[(offsetof(mcu_requant, mult) == 4 && offset
 
 /** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2 for qmin <= zp <= qmax: the four outputs of
  * channels oc (acc[0], acc[1]) and oc1 (acc[2], acc[3]) to y0[oc], y1[oc], y0[oc1], y1[oc1]. AAPCS: rq, acc, oc,
- * oc1 in r0-r3, y0 and y1 on the stack. */
+ * oc1 in r0-r3, y0 and y1 on the stack (sp + 96, 100 in the frame); acc at sp + 0. */
 __attribute__((naked, noinline)) static void
 mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const int32_t *acc MCU_CONV2D_S8_REG_ARG,
                              int32_t oc MCU_CONV2D_S8_REG_ARG, int32_t oc1 MCU_CONV2D_S8_REG_ARG,
@@ -432,103 +449,214 @@ mcu_conv2d_s8_store2x2_fixed(const mcu_requant *rq MCU_CONV2D_S8_REG_ARG, const 
 {
     __asm__(".syntax unified\n\t"
             MCU_CONV2D_S8_V6M_ENTER
-            "sub sp, #16\n\t"
+            "sub sp, #60\n\t"
             "str r1, [sp, #0]\n\t"
             "str r2, [sp, #4]\n\t"
             "str r3, [sp, #8]\n\t"
-            "str r0, [sp, #12]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_FRAME
+            "ldr r4, [sp, #96]\n\t"
+            "str r4, [sp, #32]\n\t"
+            "ldr r5, [sp, #100]\n\t"
+            "subs r5, r5, r4\n\t"
+            "str r5, [sp, #12]\n\t"
             MCU_CONV2D_S8_V6M_RQ_SETUP
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 4, "ldr r7, [sp, #0]\n\tldr r3, [r7, #0]\n\tldr r4, [r7, #4]\n\t", 52, 56)
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 8, "ldr r7, [sp, #0]\n\tldr r3, [r7, #8]\n\tldr r4, [r7, #12]\n\t", 52, 56)
-            "add sp, #16\n\t"
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, "ldr r7, [sp, #0]\n\tldr r3, [r7, #0]\n\tldr r4, [r7, #4]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(8, "ldr r7, [sp, #0]\n\tldr r3, [r7, #8]\n\tldr r4, [r7, #12]\n\t")
+            "add sp, #60\n\t"
             MCU_CONV2D_S8_V6M_LEAVE);
 }
 /* What mcu_conv2d_s8_gemm_v6m reads (offsets in its assembly). */
 typedef struct {
-    const int8_t *c0, *c1;   /* 0, 4: the two pixels' columns */
+    const int8_t *c0, *c1;   /* 0, 4: the two pixels' columns (equal for a lone pixel) */
     int32_t k;               /* 8 */
     const int8_t *w;         /* 12: weight rows of k bytes */
     const int32_t *kbias;    /* 16 */
     int32_t c_out;           /* 20 */
     int8_t *y0, *y1;         /* 24, 28 */
     const mcu_requant *rq;   /* 32 */
+    const int32_t *rqt;      /* 36: the requantization table (the _t variants), or NULL */
 } mcu_conv2d_s8_gemm_v6m_args;
+
+/* The fused GEMM's loop over channel pairs, BLOCK: the dot products and the requantization of one pair. Locals: a
+ * (sp + 0), oc, oc1, channel oc1's accumulators (sp + 24, 28: its two pixels), the requantization
+ * frame (MCU_CONV2D_S8_V6M_RQ_HEAD), w - 1, c0 - 1, c1 - 1 (sp + 60 .. 68: MCU_CONV2D_S8_V6M_DOT's bases). */
+#define MCU_CONV2D_S8_V6M_GEMM(BLOCK)                                                                              \
+    MCU_CONV2D_S8_V6M_ENTER                                                                                        \
+    "sub sp, #72\n\t"                                                                                              \
+    "str r0, [sp, #0]\n\t"                                                                                         \
+    "ldm r0!, {r1, r2}\n\t" /* c0, c1 */                                                                            \
+    "subs r1, #1\n\t"                                                                                              \
+    "subs r2, #1\n\t"                                                                                              \
+    "str r1, [sp, #64]\n\t"                                                                                        \
+    "str r2, [sp, #68]\n\t"                                                                                        \
+    "ldr r1, [r0, #4]\n\t" /* w */                                                                                 \
+    "subs r1, #1\n\t"                                                                                              \
+    "str r1, [sp, #60]\n\t"                                                                                        \
+    "subs r0, #8\n\t"                                                                                              \
+    "ldr r1, [r0, #36]\n\t"                                                                                        \
+    "mov lr, r1\n\t"                                                                                               \
+    "ldr r1, [r0, #24]\n\t"                                                                                        \
+    "str r1, [sp, #32]\n\t"                                                                                        \
+    "ldr r2, [r0, #28]\n\t"                                                                                        \
+    "subs r2, r2, r1\n\t"                                                                                          \
+    "str r2, [sp, #12]\n\t"                                                                                        \
+    "ldr r0, [r0, #32]\n\t"                                                                                        \
+    MCU_CONV2D_S8_V6M_RQ_FRAME                                                                                     \
+    "movs r2, #0\n\t"                                                                                              \
+    "str r2, [sp, #4]\n\t"                                                                                         \
+    "ldr r7, [sp, #0]\n\t"                                                                                         \
+    "ldr r4, [r7, #20]\n"                                                                                          \
+    "5:\n\t" /* channels oc = r2, oc1 = min(oc + 1, c_out - 1); r7 = a, r4 = c_out */                              \
+    "adds r3, r2, #1\n\t"                                                                                          \
+    "cmp r3, r4\n\t"                                                                                               \
+    "blt 1f\n\t"                                                                                                   \
+    "mov r3, r2\n"                                                                                                 \
+    "1:\n\t"                                                                                                       \
+    "str r3, [sp, #8]\n\t"                                                                                         \
+    "ldr r4, [r7, #16]\n\t"                                                                                        \
+    "lsls r5, r2, #2\n\t"                                                                                          \
+    "ldr r5, [r4, r5]\n\t"                                                                                         \
+    "lsls r6, r3, #2\n\t"                                                                                          \
+    "ldr r6, [r4, r6]\n\t"                                                                                         \
+    "mov r8, r5\n\t"                                                                                               \
+    "mov r9, r5\n\t"                                                                                               \
+    "mov r10, r6\n\t"                                                                                              \
+    "mov r11, r6\n\t"                                                                                              \
+    "ldr r4, [r7, #8]\n\t"                                                                                         \
+    "ldr r0, [sp, #60]\n\t"                                                                                        \
+    "muls r3, r4\n\t"                                                                                              \
+    "adds r1, r0, r3\n\t" /* w1 - 1 */                                                                             \
+    "muls r2, r4\n\t"                                                                                              \
+    "adds r0, r0, r2\n\t" /* w0 - 1 */                                                                             \
+    "ldr r2, [sp, #64]\n\t"                                                                                        \
+    "ldr r3, [sp, #68]\n\t"                                                                                        \
+    BLOCK                                                                                                          \
+    "ldr r7, [sp, #0]\n\t"                                                                                         \
+    "ldr r2, [sp, #4]\n\t"                                                                                         \
+    "adds r2, #2\n\t"                                                                                              \
+    "str r2, [sp, #4]\n\t"                                                                                         \
+    "ldr r4, [r7, #20]\n\t"                                                                                        \
+    "cmp r2, r4\n\t"                                                                                               \
+    "bge 6f\n\t"                                                                                                   \
+    "b 5b\n"                                                                                                       \
+    "6:\n\t"                                                                                                       \
+    "add sp, #72\n\t"                                                                                              \
+    MCU_CONV2D_S8_V6M_LEAVE
 
 /** mcu_conv2d_s8_gemm on ARMv6-M without weight zero points, fixed mode with double rounding, qmin <= zp <= qmax:
  * every pair of output channels in one function (no calls, no C around the blocks): accumulators from kbias, the
- * 2x2 loop, then the four outputs requantized as in mcu_conv2d_s8_store2x2_fixed. Locals: a, oc, oc1, rq
- * (sp + 0 .. 12), the four accumulators (sp + 16 .. 28), y0, y1 (sp + 32, 36). */
+ * 2x2 loop, then the four outputs requantized as in mcu_conv2d_s8_store2x2_fixed. */
 __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
                                                                     MCU_CONV2D_S8_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
-            MCU_CONV2D_S8_V6M_ENTER
-            "sub sp, #40\n\t"
-            "str r0, [sp, #0]\n\t"
-            "ldr r1, [r0, #24]\n\t"
-            "str r1, [sp, #32]\n\t"
-            "ldr r1, [r0, #28]\n\t"
-            "str r1, [sp, #36]\n\t"
-            "ldr r1, [r0, #32]\n\t"
-            "str r1, [sp, #12]\n\t"
-            "movs r1, #0\n\t"
-            "str r1, [sp, #4]\n"
-            "5:\n\t" /* channels oc, oc1 = min(oc + 1, c_out - 1) */
-            "ldr r7, [sp, #0]\n\t"
-            "ldr r2, [sp, #4]\n\t"
-            "adds r3, r2, #1\n\t"
-            "ldr r4, [r7, #20]\n\t"
-            "cmp r3, r4\n\t"
-            "blt 1f\n\t"
-            "mov r3, r2\n"
-            "1:\n\t"
-            "str r3, [sp, #8]\n\t"
-            "ldr r4, [r7, #16]\n\t"
-            "lsls r5, r2, #2\n\t"
-            "ldr r5, [r4, r5]\n\t"
-            "lsls r6, r3, #2\n\t"
-            "ldr r6, [r4, r6]\n\t"
-            "mov r8, r5\n\t"
-            "mov r9, r5\n\t"
-            "mov r10, r6\n\t"
-            "mov r11, r6\n\t"
-            "ldr r4, [r7, #8]\n\t"
-            "ldr r0, [r7, #12]\n\t"
-            "muls r3, r4\n\t"
-            "adds r1, r0, r3\n\t" /* w1 */
-            "muls r2, r4\n\t"
-            "adds r0, r0, r2\n\t" /* w0 */
-            "ldr r2, [r7, #0]\n\t"
-            "ldr r3, [r7, #4]\n\t"
-            MCU_CONV2D_S8_V6M_DOT
-            "mov r4, r8\n\t"
-            "mov r5, r9\n\t"
+            MCU_CONV2D_S8_V6M_GEMM(
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
+            "mov r3, r8\n\t" /* channel oc's accumulators stay in r3, r4, oc1's wait on the stack */
+            "mov r4, r9\n\t"
             "mov r6, r10\n\t"
             "mov r7, r11\n\t"
-            "add r0, sp, #16\n\t"
-            "stm r0!, {r4, r5, r6, r7}\n\t"
-            "ldr r0, [sp, #12]\n\t"
+            "str r6, [sp, #24]\n\t"
+            "str r7, [sp, #28]\n\t"
             MCU_CONV2D_S8_V6M_RQ_SETUP
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 4, "ldr r3, [sp, #16]\n\tldr r4, [sp, #20]\n\t", 32, 36)
-            MCU_CONV2D_S8_V6M_RQ_CHANNEL(12, 8, "ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t", 32, 36)
-            "ldr r7, [sp, #0]\n\t"
-            "ldr r2, [sp, #4]\n\t"
-            "adds r2, #2\n\t"
-            "str r2, [sp, #4]\n\t"
-            "ldr r4, [r7, #20]\n\t"
-            "cmp r2, r4\n\t"
-            "bge 6f\n\t"
-            "b 5b\n"
-            "6:\n\t"
-            "add sp, #40\n\t"
-            MCU_CONV2D_S8_V6M_LEAVE);
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, "")
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL(8, "ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
+}
+
+/** mcu_conv2d_s8_gemm_v6m for a lone pixel (c0 == c1, y0 == y1): the 1x2 block (MCU_CONV2D_S8_V6M_TAP1) and one
+ * output per channel. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
+                                                                     MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_V6M_GEMM(
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP1)
+            "mov r3, r8\n\t"
+            "mov r6, r10\n\t"
+            "str r6, [sp, #24]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_HEAD(4, "")
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)
+            MCU_CONV2D_S8_V6M_RQ_HEAD(8, "ldr r3, [sp, #24]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)));
+}
+/** mcu_conv2d_s8_gemm_v6m with the requantization table a->rqt. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_t_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
+                                                                      MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_V6M_GEMM(
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
+            "mov r3, r8\n\t" /* channel oc's accumulators stay in r3, r4, oc1's wait on the stack */
+            "mov r4, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "str r6, [sp, #24]\n\t"
+            "str r7, [sp, #28]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("")
+            MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
+}
+
+/** mcu_conv2d_s8_gemm1_v6m with the requantization table a->rqt. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_t_v6m(const mcu_conv2d_s8_gemm_v6m_args *a
+                                                                       MCU_CONV2D_S8_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_V6M_GEMM(
+            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP1)
+            "mov r3, r8\n\t"
+            "mov r6, r10\n\t"
+            "str r6, [sp, #24]\n\t"
+            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_RQ_HEAD_T("")
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)
+            MCU_CONV2D_S8_V6M_RQ_HEAD_T("ldr r3, [sp, #24]\n\t")
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)));
+}
+
+/* Channels of the requantization table (16 bytes each, on the caller's stack: at 128, the pointwise and im2col
+ * call chains stay below the depthwise path's stack). */
+#define MCU_CONV2D_S8_RQT_CHANNELS 128
+
+/** The requantization table of mcu_conv2d_s8_gemm_t_v6m in t (4 words per channel, channels in block order: oc,
+ * then oc + 1 or oc again for a lone last one), or NULL where the fused GEMM does not run (weight zero points, not
+ * fixed mode with double rounding, zp outside [qmin, qmax]), c_out is above MCU_CONV2D_S8_RQT_CHANNELS, or fewer
+ * than `pairs` 2 pixel pairs would share it. */
+static const int32_t *mcu_conv2d_s8_rq_table(const mcu_conv2d_s8_params *p, int32_t pairs, int32_t *t)
+{
+    const mcu_requant *rq = &p->rq;
+    const int32_t c_out = p->g.c_out;
+    int32_t oc, i;
+    if (p->w_zp != NULL || rq->mult == NULL || rq->single_round || rq->qmin > rq->zp || rq->zp > rq->qmax ||
+        c_out > MCU_CONV2D_S8_RQT_CHANNELS || pairs < 2) {
+        return NULL;
+    }
+    for (oc = 0; oc < c_out; oc += 2) {
+        for (i = 0; i < 2; ++i) {
+            const int32_t ch = oc + i < c_out ? oc + i : oc, c = rq->per_channel ? ch : 0;
+            const int32_t m = rq->mult[c], shift = rq->shift[c], e = shift > 0 ? shift : 0;
+            int32_t *r = t + 4 * (oc + i);
+            mcu_split16(m, &r[0], &r[1]);
+            r[2] = e | (shift < 0 ? -shift : 0) << 8 | ch << 16;
+            r[3] = (int32_t)((1u << e) >> 1);
+        }
+    }
+    return t;
 }
 #define MCU_CONV2D_S8_GEMM_V6M 1
-#undef MCU_CONV2D_S8_V6M_RQ_OUT
+#undef MCU_CONV2D_S8_V6M_RQ_HEAD
+#undef MCU_CONV2D_S8_V6M_RQ_Y0
+#undef MCU_CONV2D_S8_V6M_RQ_Y1
 #undef MCU_CONV2D_S8_V6M_RQ_CHANNEL
+#undef MCU_CONV2D_S8_V6M_RQ_HEAD_T
+#undef MCU_CONV2D_S8_V6M_RQ_CHANNEL_T
+#undef MCU_CONV2D_S8_V6M_RQ_FRAME
 #undef MCU_CONV2D_S8_V6M_RQ_SETUP
+#undef MCU_CONV2D_S8_V6M_GEMM
 #undef MCU_CONV2D_S8_V6M_DOT
 #undef MCU_CONV2D_S8_V6M_TAP
+#undef MCU_CONV2D_S8_V6M_TAP1
 #undef MCU_CONV2D_S8_REG_ARG
 #undef MCU_CONV2D_S8_V6M_ENTER
 #undef MCU_CONV2D_S8_V6M_LEAVE
@@ -1156,19 +1284,36 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_rows_any(const mcu_conv2d_s
     mcu_conv2d_s8_gemm_body(p, mode, c0, c1, rows, seg, rs, 0, 0, y0, y1);
 }
 
+/* Declares rqt, the GEMM's requantization table for the call (pairs: its pixel pairs; store: the storage
+ * mcu_conv2d_s8_gemm_paths provides, NULL off ARMv6-M): mcu_conv2d_s8_rq_table's result, elsewhere NULL. */
+#if defined(MCU_CONV2D_S8_GEMM_V6M)
+#define MCU_CONV2D_S8_RQT(p, pairs, store, rqt) const int32_t *rqt = mcu_conv2d_s8_rq_table(p, pairs, store)
+#else
+#define MCU_CONV2D_S8_RQT(p, pairs, store, rqt)                                                                    \
+    const int32_t *rqt = NULL;                                                                                     \
+    (void)(store)
+#endif
+
 /** The GEMM over one run of k taps per column: on DSP cores with an FPU, the full-int8-range float mode with
  * per-channel scales and no w_zp through the block loop in assembly (mcu_conv2d_s8_blocks_s8) where k allows. */
 static void mcu_conv2d_s8_gemm(const mcu_conv2d_s8_params *p, int32_t mode, const int8_t *c0, const int8_t *c1,
-                               int32_t k, int8_t *y0, int8_t *y1)
+                               int32_t k, int8_t *y0, int8_t *y1, const int32_t *rqt)
 {
     int32_t first = 0;
 #if defined(MCU_CONV2D_S8_GEMM_V6M)
     const mcu_requant rq = p->rq; /* the assembly reads it; a copy, as for the C block */
     if (p->w_zp == NULL && rq.mult != NULL && !rq.single_round && rq.qmin <= rq.zp && rq.zp <= rq.qmax) {
-        const mcu_conv2d_s8_gemm_v6m_args a = {c0, c1, k, p->w, p->kbias, p->g.c_out, y0, y1, &rq};
-        mcu_conv2d_s8_gemm_v6m(&a);
+        const mcu_conv2d_s8_gemm_v6m_args a = {c0, c1, k, p->w, p->kbias, p->g.c_out, y0, y1, &rq, rqt};
+        const int32_t lone = c0 == c1 && y0 == y1;
+        if (rqt != NULL) {
+            (lone ? mcu_conv2d_s8_gemm1_t_v6m : mcu_conv2d_s8_gemm_t_v6m)(&a);
+        } else {
+            (lone ? mcu_conv2d_s8_gemm1_v6m : mcu_conv2d_s8_gemm_v6m)(&a);
+        }
         return;
     }
+#else
+    (void)rqt;
 #endif
 #if MCU_CONV2D_S8_BLOCKS_ASM
     if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel &&
@@ -1212,6 +1357,33 @@ static int32_t mcu_conv2d_s8_window_start(const mcu_conv_geom *g, int32_t q, int
     *iy = (r / g->w_out) * g->stride_h - g->pad_t;
     *ix = (r % g->w_out) * g->stride_w - g->pad_l;
     return (n * g->h_in + *iy) * g->w_in + *ix;
+}
+
+/* The output row of the last pixel mcu_conv2d_s8_window_row looked up: its first pixel q and window start (iy,
+ * start of ox = 0); q = -1 before the first. */
+typedef struct {
+    int32_t q, iy, start;
+} mcu_conv2d_s8_row;
+
+/** mcu_conv2d_s8_window_start; on cores without a divide instruction (where a division is a library call) the
+ * divisions only when q leaves the row cached in *row. */
+static int32_t mcu_conv2d_s8_window_row(const mcu_conv_geom *g, mcu_conv2d_s8_row *row, int32_t q, int32_t *iy,
+                                        int32_t *ix)
+{
+#if defined(__ARM_FEATURE_IDIV) || !defined(__arm__) /* a divide instruction: the lookup costs more than it saves */
+    (void)row;
+    return mcu_conv2d_s8_window_start(g, q, iy, ix);
+#else
+    int32_t ox = q - row->q;
+    if (row->q < 0 || ox < 0 || ox >= g->w_out) {
+        row->q = q - q % g->w_out;
+        row->start = mcu_conv2d_s8_window_start(g, row->q, &row->iy, ix);
+        ox = q - row->q;
+    }
+    *iy = row->iy;
+    *ix = ox * g->stride_w - g->pad_l;
+    return row->start + ox * g->stride_w;
+#endif
 }
 
 /* Pixel pair number i of `pixels` in run order: (0, 1), (2, 3), .. up or (P-2, P-1), (P-4, P-3), .. down; a lone
@@ -1274,11 +1446,12 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pointwise_widened(const mcu_conv
 
 /* Pointwise path: the GEMM reads each pixel's c_in inputs in place (contiguous channels-last), pixel pairs in the
  * order p->down says (mcucomp/ops/_overlap.py pointwise_nhwc). */
-static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int32_t *rqt_store)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, c_out);
+    const int32_t unit = g->stride_h == 1 && g->stride_w == 1; /* (unpadded) pixel q reads input pixel q */
     int32_t i, q0, q1, iy, ix;
 #if MCU_CONV2D_S8_BLOCKS_ASM
     if (mode == MCU_CONV2D_S8_RQ_S8 && p->w_zp == NULL && p->rq.per_channel && c_in % 4 == 0 &&
@@ -1287,11 +1460,13 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
         return;
     }
 #endif
+    MCU_CONV2D_S8_RQT(p, (pixels + 1) / 2, rqt_store, rqt);
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_gemm(p, mode, x + (size_t)mcu_conv2d_s8_window_start(g, q0, &iy, &ix) * c_in,
-                           x + (size_t)mcu_conv2d_s8_window_start(g, q1, &iy, &ix) * c_in, c_in,
-                           y + (size_t)q0 * c_out, y + (size_t)q1 * c_out);
+        /* the divisions of window_start are library calls on cores without a divider */
+        mcu_conv2d_s8_gemm(p, mode, x + (size_t)(unit ? q0 : mcu_conv2d_s8_window_start(g, q0, &iy, &ix)) * c_in,
+                           x + (size_t)(unit ? q1 : mcu_conv2d_s8_window_start(g, q1, &iy, &ix)) * c_in, c_in,
+                           y + (size_t)q0 * c_out, y + (size_t)q1 * c_out, rqt);
     }
 }
 
@@ -1329,12 +1504,13 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_fill(int8_t *dst, int32_t v, size
 
 /* Output pixel q's window in kernel-row, kernel-column, channel order (k_h * k_w * c_in bytes), x_zp in the
  * padding; whole kernel rows in one copy when they are inside the input and undilated. */
-static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x, int32_t q, int8_t *col)
+static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x, mcu_conv2d_s8_row *row, int32_t q,
+                                 int8_t *col)
 {
     const mcu_conv_geom *g = &p->g;
     const size_t c = (size_t)g->c_in;
     int32_t iy0, ix0, ky, kx;
-    const int32_t start = mcu_conv2d_s8_window_start(g, q, &iy0, &ix0);
+    const int32_t start = mcu_conv2d_s8_window_row(g, row, q, &iy0, &ix0);
     const int8_t *xw = x + (size_t)(start - iy0 * g->w_in - ix0) * c; /* the image */
     const int32_t row_inside = ix0 >= 0 && ix0 + (g->k_w - 1) * g->dil_w < g->w_in;
     if (row_inside && g->dil_w == 1 && iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in) {
@@ -1373,30 +1549,52 @@ static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x,
 
 /* im2col path (group 1): the windows of two output pixels go to `col`, then the GEMM block; pixel pairs in the
  * order p->down says (mcucomp/ops/_overlap.py pixelwise_nhwc). */
-static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col)
+static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int8_t *col,
+                                 int32_t *rqt_store)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t taps = g->c_in * g->k_h * g->k_w, k = MCU_CONV2D_S8_COLUMN(taps);
     const int32_t pixels = g->n * g->h_out * g->w_out;
     const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq, g->c_out);
+    mcu_conv2d_s8_row row = {-1, 0, 0};
     int32_t i, q0, q1;
+    MCU_CONV2D_S8_RQT(p, (pixels + 1) / 2, rqt_store, rqt);
     /* the extra taps: zero bytes against zero weights (the gathers write the first `taps` bytes of a window only) */
     mcu_conv2d_s8_fill(col + taps, 0, (size_t)(k - taps));
     mcu_conv2d_s8_fill(col + k + taps, 0, (size_t)(k - taps));
     for (i = 0; 2 * i < pixels; ++i) {
         mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_gather(p, x, q0, col);
-        mcu_conv2d_s8_gather(p, x, q1, col + k);
-        mcu_conv2d_s8_gemm(p, mode, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out);
+        mcu_conv2d_s8_gather(p, x, &row, q0, col);
+        mcu_conv2d_s8_gather(p, x, &row, q1, col + k);
+        mcu_conv2d_s8_gemm(p, mode, col, col + k, k, y + (size_t)q0 * g->c_out, y + (size_t)q1 * g->c_out, rqt);
     }
 }
 
 /* Local path: the im2col path with both windows gathered to the stack instead of an arena scratch (small windows,
 such as a first conv over one input channel, where the direct path's span checks per kernel row dominate). */
-static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
+static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, int32_t *rqt_store)
 {
     int8_t col[MCU_CONV2D_S8_LOCAL_COL];
-    mcu_conv2d_s8_im2col(p, x, y, col);
+    mcu_conv2d_s8_im2col(p, x, y, col, rqt_store);
+}
+
+/** The GEMM paths (pointwise, im2col, local); on ARMv6-M this frame holds their requantization table's storage
+ * (one frame for the three, apart from the depthwise path's call chain). */
+static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_paths(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y,
+                                                           void *scratch)
+{
+#if defined(MCU_CONV2D_S8_GEMM_V6M)
+    int32_t store[4 * MCU_CONV2D_S8_RQT_CHANNELS];
+#else
+    int32_t *const store = NULL;
+#endif
+    if (p->path == MCU_CONV2D_S8_POINTWISE) {
+        mcu_conv2d_s8_pointwise(p, x, y, store);
+    } else if (p->path == MCU_CONV2D_S8_IM2COL) {
+        mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch, store);
+    } else {
+        mcu_conv2d_s8_local(p, x, y, store);
+    }
 }
 
 /* Few-channels path (MCU_CONV2D_S8_FEW_CHANNELS: group 1, c_in <= 4, no w_zp, a window of at most
@@ -1765,7 +1963,7 @@ static void mcu_conv2d_s8_few(const mcu_conv2d_s8_params *p, const int8_t *x, in
         return;
     }
 #endif
-    mcu_conv2d_s8_local(p, x, y);
+    mcu_conv2d_s8_gemm_paths(p, x, y, NULL);
 }
 
 /* One output pixel of the general path, channel by channel, taps outside the input read as x_zp. xw: the image;
@@ -1958,10 +2156,9 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
 {
     switch (p->path) {
     case MCU_CONV2D_S8_POINTWISE:
-        mcu_conv2d_s8_pointwise(p, x, y);
-        break;
     case MCU_CONV2D_S8_IM2COL:
-        mcu_conv2d_s8_im2col(p, x, y, (int8_t *)scratch);
+    case MCU_CONV2D_S8_LOCAL:
+        mcu_conv2d_s8_gemm_paths(p, x, y, scratch);
         break;
     case MCU_CONV2D_S8_DEPTHWISE:
     case MCU_CONV2D_S8_DEPTHWISE_RING:
@@ -1969,9 +2166,6 @@ void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, vo
         break;
     case MCU_CONV2D_S8_DIRECT:
         mcu_conv2d_s8_direct(p, x, y);
-        break;
-    case MCU_CONV2D_S8_LOCAL:
-        mcu_conv2d_s8_local(p, x, y);
         break;
     case MCU_CONV2D_S8_FEW_CHANNELS:
         mcu_conv2d_s8_few(p, x, y);

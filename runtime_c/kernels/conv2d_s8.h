@@ -94,6 +94,55 @@ static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, 
 #endif
 }
 
+#if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
+/* ARMv6-M assembly of conv2d_s8.c and conv2d_s8_dw.c: one fixed-mode (double rounding) output. The accumulator x in
+ * r3 times the channel's multiplier (mh = r0, ml = r1: mcu_split16) as mcu_doubling_high_mul computes it (r6, r7
+ * scratch, r11 = 2^30), leaving R in r3 and its sign in the flags; then RoundingDivideByPOT by e = r2 (ip =
+ * 2^e >> 1) half away from zero: |R| + ip shifted right (both below 2^31, so no carry) and the sign put back, the
+ * magnitude clamped first to r9 = qmax - zp (R >= 0) or r8 = zp - qmin (R < 0), which is the saturation to
+ * [qmin, qmax] for qmin <= zp <= qmax; r10 = zp added, then STORE (r3 the output byte; r4, r5 are left alone). */
+#define MCU_CONV2D_S8_V6M_RQ_OUT(STORE)                                                                            \
+    "sxth r6, r3\n\t"                                                                                              \
+    "asrs r3, r3, #15\n\t"                                                                                         \
+    "adds r3, #1\n\t"                                                                                              \
+    "asrs r3, r3, #1\n\t"                                                                                          \
+    "mov r7, r6\n\t"                                                                                               \
+    "muls r7, r1\n\t" /* xl ml */                                                                                  \
+    "add r7, r11\n\t"                                                                                              \
+    "lsrs r7, r7, #16\n\t"                                                                                         \
+    "muls r6, r0\n\t" /* xl mh */                                                                                  \
+    "adds r7, r6\n\t"                                                                                              \
+    "mov r6, r3\n\t"                                                                                               \
+    "muls r6, r1\n\t" /* xh ml */                                                                                  \
+    "adds r7, r6\n\t"                                                                                              \
+    "asrs r7, r7, #15\n\t"                                                                                         \
+    "muls r3, r0\n\t" /* xh mh */                                                                                  \
+    "lsls r3, r3, #1\n\t"                                                                                          \
+    "adds r3, r3, r7\n\t"                                                                                          \
+    "bmi 2f\n\t"                                                                                                   \
+    "add r3, ip\n\t"                                                                                               \
+    "lsrs r3, r2\n\t"                                                                                              \
+    "cmp r3, r9\n\t"                                                                                               \
+    "bls 1f\n\t"                                                                                                   \
+    "mov r3, r9\n"                                                                                                 \
+    "1:\n\t"                                                                                                       \
+    "add r3, r10\n\t"                                                                                              \
+    STORE                                                                                                          \
+    "b 3f\n"                                                                                                       \
+    "2:\n\t"                                                                                                       \
+    "negs r3, r3\n\t"                                                                                              \
+    "add r3, ip\n\t"                                                                                               \
+    "lsrs r3, r2\n\t"                                                                                              \
+    "cmp r3, r8\n\t"                                                                                               \
+    "bls 1f\n\t"                                                                                                   \
+    "mov r3, r8\n"                                                                                                 \
+    "1:\n\t"                                                                                                       \
+    "negs r3, r3\n\t"                                                                                              \
+    "add r3, r10\n\t"                                                                                              \
+    STORE                                                                                                          \
+    "3:\n\t"
+#endif
+
 /* Taps lo .. hi - 1 of a k-tap window starting at `start` (dilation dil) fall inside an input of length len. */
 static inline void mcu_conv2d_s8_valid_taps(int32_t start, int32_t len, int32_t k, int32_t dil, int32_t *lo, int32_t *hi)
 {

@@ -231,6 +231,261 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *
 }
 #endif
 
+#if !MCU_CONV2D_S8_DW_DSP && defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
+/* ARMv6-M: 3x3 pixel pairs in assembly with the fixed-mode requantization (double rounding) inside, for
+ * qmin <= zp <= qmax (mcu_conv2d_s8_dw_pairs_v6m). What the assembly reads: a tap table of 27 pointers (within
+ * reach of LDR's immediate offset from one base: pixel 0's nine taps, pixel 1's, the weights' tap rows), then the
+ * fields it copies to its stack. */
+typedef struct {
+    const int8_t *tab[27]; /* 0 */
+    int32_t nlo, hi, zp;   /* 108: zp - qmin, qmax - zp, zp */
+    int32_t c;             /* 120 */
+    const int32_t *kbias;  /* 124 */
+    const int32_t *mult;   /* 128 */
+    const int32_t *shift;  /* 132 */
+    int32_t pcmask;        /* 136: -per_channel (a channel's byte offset in mult and shift is (4 ch) & pcmask) */
+    int8_t *y0, *y1;       /* 140, 144 */
+    int32_t at, d;         /* 148, 152: both windows inside: pixel 0's window start in x, pixel 1's from there */
+} mcu_conv2d_s8_dw_v6m_args;
+typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo) == 108 &&
+                                         offsetof(mcu_conv2d_s8_dw_v6m_args, d) == 152 ? 1 : -1];
+
+/* The naked functions' entry: r4-r11 and lr saved, r8-r10 = nlo, hi, zp, r11 = 2^30, the table (a) in r4, then
+ * the fields c, kbias, mult, shift, pcmask, y0, y1 pushed (sp + 0 .. 24) above EXTRA bytes of locals. */
+#define MCU_CONV2D_S8_DW_V6M_ENTER(EXTRA)                                                                          \
+    "push {r4, r5, r6, r7, lr}\n\t"                                                                                \
+    "mov r4, r8\n\t"                                                                                               \
+    "mov r5, r9\n\t"                                                                                               \
+    "mov r6, r10\n\t"                                                                                              \
+    "mov r7, r11\n\t"                                                                                              \
+    "push {r4, r5, r6, r7}\n\t"                                                                                    \
+    "sub sp, #" #EXTRA "\n\t"                                                                                      \
+    "mov r4, r0\n\t"                                                                                               \
+    "adds r0, #108\n\t"                                                                                            \
+    "ldm r0!, {r1, r2, r3}\n\t"                                                                                    \
+    "mov r8, r1\n\t"                                                                                               \
+    "mov r9, r2\n\t"                                                                                               \
+    "mov r10, r3\n\t"                                                                                              \
+    "ldr r1, [r0, #24]\n\t"                                                                                        \
+    "push {r1}\n\t"                                                                                                \
+    "ldm r0, {r0, r1, r2, r3, r5, r6}\n\t"                                                                         \
+    "push {r0, r1, r2, r3, r5, r6}\n\t"                                                                            \
+    "movs r6, #1\n\t"                                                                                              \
+    "lsls r6, r6, #30\n\t"                                                                                         \
+    "mov r11, r6\n\t"
+#define MCU_CONV2D_S8_DW_V6M_LEAVE(EXTRA)                                                                          \
+    "add sp, #(28 + " #EXTRA ")\n\t"                                                                               \
+    "pop {r4, r5, r6, r7}\n\t"                                                                                     \
+    "mov r8, r4\n\t"                                                                                               \
+    "mov r9, r5\n\t"                                                                                               \
+    "mov r10, r6\n\t"                                                                                              \
+    "mov r11, r7\n\t"                                                                                              \
+    "pop {r4, r5, r6, r7, pc}\n\t"
+
+/* The output's store (MCU_CONV2D_S8_V6M_RQ_OUT): at the stack slot YSLOT's pointer plus the channel (r5). */
+#define MCU_CONV2D_S8_DW_V6M_STORE(YSLOT) "ldr r6, [sp, #" #YSLOT "]\n\tstrb r3, [r6, r5]\n\t"
+
+/* Channel r5's requantization parameters for its accumulators r3 (pixel 0) and lr (pixel 1): mult and shift read
+ * and split once, a left shift applied to both accumulators, ip = 2^e >> 1 (MCU_CONV2D_S8_V6M_RQ_OUT's registers);
+ * r4 and r5 are kept. */
+#define MCU_CONV2D_S8_DW_V6M_RQ_HEAD                                                                               \
+    "ldr r6, [sp, #16]\n\t" /* the channel's offset in mult and shift */                                          \
+    "lsls r2, r5, #2\n\t"                                                                                          \
+    "ands r2, r6\n\t"                                                                                              \
+    "ldr r6, [sp, #8]\n\t"                                                                                         \
+    "ldr r0, [r6, r2]\n\t"                                                                                         \
+    "ldr r6, [sp, #12]\n\t"                                                                                        \
+    "ldr r2, [r6, r2]\n\t"                                                                                         \
+    "sxth r1, r0\n\t"                                                                                              \
+    "asrs r0, r0, #15\n\t"                                                                                         \
+    "adds r0, #1\n\t"                                                                                              \
+    "asrs r0, r0, #1\n\t"                                                                                          \
+    "cmp r2, #0\n\t"                                                                                               \
+    "bge 5f\n\t"                                                                                                   \
+    "negs r2, r2\n\t" /* a left shift (rare): both accumulators, wrapping, then e = 0 */                          \
+    "lsls r3, r2\n\t"                                                                                              \
+    "mov r6, lr\n\t"                                                                                               \
+    "lsls r6, r2\n\t"                                                                                              \
+    "mov lr, r6\n\t"                                                                                               \
+    "movs r2, #0\n"                                                                                                \
+    "5:\n\t"                                                                                                       \
+    "movs r6, #1\n\t"                                                                                              \
+    "lsls r6, r2\n\t"                                                                                              \
+    "lsrs r6, r6, #1\n\t"                                                                                          \
+    "mov ip, r6\n\t"
+/* Channel r5's two outputs, to y0 and y1. */
+#define MCU_CONV2D_S8_DW_V6M_RQ                                                                                    \
+    MCU_CONV2D_S8_DW_V6M_RQ_HEAD                                                                                   \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(20))                                                       \
+    "mov r3, lr\n\t"                                                                                               \
+    MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(24))
+
+/* One tap of both pixels from the table (r4): pointers at X0, X1, W, the channel r5 as offset; accumulators r0
+ * (pixel 0), r7 (pixel 1). */
+#define MCU_CONV2D_S8_DW_V6M_TAP(X0, X1, W)                                                                         \
+    "ldr r1, [r4, #" #X0 "]\n\t"                                                                                   \
+    "ldrsb r2, [r1, r5]\n\t"                                                                                       \
+    "ldr r1, [r4, #" #W "]\n\t"                                                                                    \
+    "ldrsb r6, [r1, r5]\n\t"                                                                                       \
+    "ldr r1, [r4, #" #X1 "]\n\t"                                                                                   \
+    "ldrsb r3, [r1, r5]\n\t"                                                                                       \
+    "muls r2, r6\n\t"                                                                                              \
+    "adds r0, r2\n\t"                                                                                              \
+    "muls r3, r6\n\t"                                                                                              \
+    "adds r7, r3\n\t"
+
+/** Every channel of a 3x3 pixel pair from its tap table (mcu_conv2d_s8_dw_v6m_args): per channel the two
+ * accumulators from kbias, nine taps of three LDRSB, two MULS, two ADDS each (16 cycles), then
+ * MCU_CONV2D_S8_DW_V6M_RQ. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu_conv2d_s8_dw_v6m_args *a
+                                                                       __attribute__((unused)))
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_DW_V6M_ENTER(0)
+            "movs r5, #0\n"
+            "4:\n\t" /* channel r5 */
+            "ldr r1, [sp, #4]\n\t"
+            "lsls r0, r5, #2\n\t"
+            "ldr r0, [r1, r0]\n\t"
+            "mov r7, r0\n\t"
+            MCU_CONV2D_S8_DW_V6M_TAP(0, 36, 72)
+            MCU_CONV2D_S8_DW_V6M_TAP(4, 40, 76)
+            MCU_CONV2D_S8_DW_V6M_TAP(8, 44, 80)
+            MCU_CONV2D_S8_DW_V6M_TAP(12, 48, 84)
+            MCU_CONV2D_S8_DW_V6M_TAP(16, 52, 88)
+            MCU_CONV2D_S8_DW_V6M_TAP(20, 56, 92)
+            MCU_CONV2D_S8_DW_V6M_TAP(24, 60, 96)
+            MCU_CONV2D_S8_DW_V6M_TAP(28, 64, 100)
+            MCU_CONV2D_S8_DW_V6M_TAP(32, 68, 104)
+            "mov r3, r0\n\t"
+            "mov lr, r7\n\t"
+            MCU_CONV2D_S8_DW_V6M_RQ
+            "adds r5, #1\n\t"
+            "ldr r6, [sp, #0]\n\t"
+            "cmp r5, r6\n\t"
+            "bge 7f\n\t"
+            "b 4b\n" /* beyond a conditional branch's reach */
+            "7:\n\t"
+            MCU_CONV2D_S8_DW_V6M_LEAVE(0));
+}
+
+/* One tap of pixel 0 alone: accumulator r0. */
+#define MCU_CONV2D_S8_DW_V6M_TAP1(X0, W)                                                                            \
+    "ldr r1, [r4, #" #X0 "]\n\t"                                                                                   \
+    "ldrsb r2, [r1, r5]\n\t"                                                                                       \
+    "ldr r1, [r4, #" #W "]\n\t"                                                                                    \
+    "ldrsb r6, [r1, r5]\n\t"                                                                                       \
+    "muls r2, r6\n\t"                                                                                              \
+    "adds r0, r2\n\t"
+
+/** mcu_conv2d_s8_dw_pair_v6m for pixel 0 alone (an odd last pixel): its table's nine taps, one output per
+ * channel, to y0. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_one_v6m(const mcu_conv2d_s8_dw_v6m_args *a
+                                                                      __attribute__((unused)))
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_DW_V6M_ENTER(0)
+            "movs r5, #0\n"
+            "4:\n\t" /* channel r5 */
+            "ldr r1, [sp, #4]\n\t"
+            "lsls r0, r5, #2\n\t"
+            "ldr r0, [r1, r0]\n\t"
+            MCU_CONV2D_S8_DW_V6M_TAP1(0, 72)
+            MCU_CONV2D_S8_DW_V6M_TAP1(4, 76)
+            MCU_CONV2D_S8_DW_V6M_TAP1(8, 80)
+            MCU_CONV2D_S8_DW_V6M_TAP1(12, 84)
+            MCU_CONV2D_S8_DW_V6M_TAP1(16, 88)
+            MCU_CONV2D_S8_DW_V6M_TAP1(20, 92)
+            MCU_CONV2D_S8_DW_V6M_TAP1(24, 96)
+            MCU_CONV2D_S8_DW_V6M_TAP1(28, 100)
+            MCU_CONV2D_S8_DW_V6M_TAP1(32, 104)
+            "mov r3, r0\n\t"
+            MCU_CONV2D_S8_DW_V6M_RQ_HEAD
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(20))
+            "adds r5, #1\n\t"
+            "ldr r6, [sp, #0]\n\t"
+            "cmp r5, r6\n\t"
+            "bge 7f\n\t"
+            "b 4b\n"
+            "7:\n\t"
+            MCU_CONV2D_S8_DW_V6M_LEAVE(0));
+}
+
+/* One tap of both pixels whose windows lie inside the input: X0 = the tap's offset from a window start (as a
+ * pointer into x), W = the weights' row; r5 = pixel 0's window start + the channel, r0 = that + d (pixel 1), r7 =
+ * the channel; accumulators ip, lr. */
+#define MCU_CONV2D_S8_DW_V6M_TAP_IN(X0, W)                                                                          \
+    "ldr r1, [r4, #" #X0 "]\n\t"                                                                                   \
+    "ldrsb r2, [r1, r5]\n\t"                                                                                       \
+    "ldrsb r3, [r1, r0]\n\t"                                                                                       \
+    "ldr r1, [r4, #" #W "]\n\t"                                                                                    \
+    "ldrsb r6, [r1, r7]\n\t"                                                                                       \
+    "muls r2, r6\n\t"                                                                                              \
+    "add ip, r2\n\t"                                                                                               \
+    "muls r3, r6\n\t"                                                                                              \
+    "add lr, r3\n\t"
+
+/** mcu_conv2d_s8_dw_pair_v6m for two windows inside the input (a->at, a->d; the table's first nine entries are x
+ * plus the taps' offsets): the x pointer of a tap serves both pixels, 14 cycles a tap. Locals: d, the table
+ * (sp + 28, 32). */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_in_v6m(const mcu_conv2d_s8_dw_v6m_args *a
+                                                                          __attribute__((unused)))
+{
+    __asm__(".syntax unified\n\t"
+            MCU_CONV2D_S8_DW_V6M_ENTER(8)
+            "str r4, [sp, #32]\n\t"
+            "mov r1, r4\n\t"
+            "adds r1, #124\n\t"
+            "ldr r3, [r1, #24]\n\t" /* at */
+            "ldr r2, [r1, #28]\n\t" /* d */
+            "str r2, [sp, #28]\n\t"
+            "movs r7, #0\n\t"
+            "mov r5, r3\n" /* at + channel */
+            "4:\n\t" /* channel r7 */
+            "ldr r0, [sp, #28]\n\t"
+            "adds r0, r5\n\t"
+            "ldr r1, [sp, #4]\n\t"
+            "lsls r2, r7, #2\n\t"
+            "ldr r2, [r1, r2]\n\t"
+            "mov ip, r2\n\t"
+            "mov lr, r2\n\t"
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(0, 72)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(4, 76)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(8, 80)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(12, 84)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(16, 88)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(20, 92)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(24, 96)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(28, 100)
+            MCU_CONV2D_S8_DW_V6M_TAP_IN(32, 104)
+            "mov r3, ip\n\t"
+            "mov r4, r5\n\t" /* at + channel, while r5 holds the channel */
+            "mov r5, r7\n\t"
+            MCU_CONV2D_S8_DW_V6M_RQ
+            "adds r5, #1\n\t"
+            "ldr r6, [sp, #0]\n\t"
+            "cmp r5, r6\n\t"
+            "bge 7f\n\t"
+            "mov r7, r5\n\t"
+            "adds r5, r4, #1\n\t"
+            "ldr r4, [sp, #32]\n\t"
+            "b 4b\n"
+            "7:\n\t"
+            MCU_CONV2D_S8_DW_V6M_LEAVE(8));
+}
+#undef MCU_CONV2D_S8_DW_V6M_TAP
+#undef MCU_CONV2D_S8_DW_V6M_TAP_IN
+#undef MCU_CONV2D_S8_DW_V6M_TAP1
+#undef MCU_CONV2D_S8_DW_V6M_RQ
+#undef MCU_CONV2D_S8_DW_V6M_RQ_HEAD
+#undef MCU_CONV2D_S8_DW_V6M_STORE
+#undef MCU_CONV2D_S8_DW_V6M_ENTER
+#undef MCU_CONV2D_S8_DW_V6M_LEAVE
+#define MCU_CONV2D_S8_DW_V6M 1
+#else
+#define MCU_CONV2D_S8_DW_V6M 0
+#endif
+
 /** Every channel of both pixels of a pair, the 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
  * multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the channel. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
@@ -475,12 +730,153 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     }
 }
 
+#if MCU_CONV2D_S8_DW_V6M
+/** Copy the c deferred outputs (a pair's second pixel) from the stack: word by word when dst and c allow (a memcpy
+ * call costs about 100 cycles on the Cortex-M0+ for a few words). */
+static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
+{
+    if ((((uintptr_t)dst | (uintptr_t)c) & 3u) == 0) {
+        uint32_t *d = (uint32_t *)(void *)dst; /* aligned, and int8 storage may be written through any type */
+        int32_t i;
+        for (i = 0; i < c / 4; ++i) {
+            d[i] = (uint32_t)src[i];
+        }
+        return;
+    }
+    memcpy(dst, src, (size_t)c);
+}
+
+/* Output pixels in order for the ARMv6-M pair loop without multiplications or divisions: the window start (iy, ix)
+ * and its byte offset `at` in x (images included; it may point outside x when the window reaches the padding). */
+typedef struct {
+    int32_t ox, oy, iy, ix, at;
+} mcu_conv2d_s8_dw_cursor;
+
+/** Step the cursor to the next output pixel (across rows and images); steps: the byte offsets of one pixel, of a row
+ * end to the next row's start, and of an image end to the next image's start. */
+static void mcu_conv2d_s8_dw_step(const mcu_conv_geom *g, mcu_conv2d_s8_dw_cursor *u, const int32_t steps[3])
+{
+    u->ix += g->stride_w;
+    u->at += steps[0];
+    if (++u->ox < g->w_out) {
+        return;
+    }
+    u->ox = 0;
+    u->ix = -g->pad_l;
+    u->iy += g->stride_h;
+    u->at += steps[1];
+    if (++u->oy < g->h_out) {
+        return;
+    }
+    u->oy = 0;
+    u->iy = -g->pad_t;
+    u->at += steps[2];
+}
+
+/** The nine taps of the 3x3 window at the cursor, pointers into x or zrow in the padding (tab[t]). */
+static void mcu_conv2d_s8_dw_taps(const mcu_conv2d_s8_params *p, const int8_t *x, const mcu_conv2d_s8_dw_cursor *u,
+                                  const int32_t *rel, const int8_t **tab)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int8_t *start = x + u->at;
+    int32_t ky, kx, iy = u->iy;
+    for (ky = 0; ky < 3; ++ky, iy += g->dil_h, tab += 3, rel += 3) {
+        const int32_t row_in = iy >= 0 && iy < g->h_in;
+        int32_t ix = u->ix;
+        for (kx = 0; kx < 3; ++kx, ix += g->dil_w) {
+            tab[kx] = row_in && ix >= 0 && ix < g->w_in ? start + rel[kx] : p->zrow;
+        }
+    }
+}
+
+/** The pixel-pair path on ARMv6-M for 3x3 windows, C <= MCU_CONV2D_S8_DW_DEFER, fixed mode with double rounding
+ * and qmin <= zp <= qmax: the pairs in the same order and with the same deferred second pixel as
+ * mcu_conv2d_s8_dw_pairs (deferred only when y overlaps x), each pair in assembly: two windows inside the input
+ * from their starts (no tables), the others from tap tables; a lone last pixel from its table alone. */
+static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs_v6m(const mcu_conv2d_s8_params *p, const int8_t *x,
+                                                                 int8_t *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out;
+    const size_t image = (size_t)g->h_in * g->w_in * c;
+    const uintptr_t ya = (uintptr_t)y, xa = (uintptr_t)x; /* addresses: x and y may be different objects */
+    const int32_t apart = ya + (size_t)pixels * c <= xa || xa + image * g->n <= ya;
+    /* windows inside: iy in [0, ylast], ix in [0, xlast] (none when a bound is negative) */
+    const int32_t ylast = g->h_in - 1 - 2 * g->dil_h, xlast = g->w_in - 1 - 2 * g->dil_w;
+    const int32_t steps[3] = {g->stride_w * c, (g->stride_h * g->w_in - g->w_out * g->stride_w) * c,
+                              (g->h_in - g->h_out * g->stride_h) * g->w_in * c};
+    mcu_conv2d_s8_dw_v6m_args a;
+    mcu_conv2d_s8_dw_cursor u;
+    int32_t rel[9], defer[MCU_CONV2D_S8_DW_DEFER / 4];
+    int32_t q, i, tables = 1; /* tables: a.tab[0 .. 17] hold tap tables */
+    for (i = 0; i < 9; ++i) {
+        rel[i] = (i / 3 * g->dil_h * g->w_in + i % 3 * g->dil_w) * c;
+        a.tab[18 + i] = p->w + (size_t)i * c;
+    }
+    a.nlo = p->rq.zp - p->rq.qmin;
+    a.hi = p->rq.qmax - p->rq.zp;
+    a.zp = p->rq.zp;
+    a.c = c;
+    a.kbias = p->kbias;
+    a.mult = p->rq.mult;
+    a.shift = p->rq.shift;
+    a.pcmask = -p->rq.per_channel;
+    a.y1 = (int8_t *)defer;
+    u.ox = u.oy = 0;
+    u.iy = -g->pad_t;
+    u.ix = -g->pad_l;
+    u.at = (u.iy * g->w_in + u.ix) * c;
+    for (q = 0; q < pixels; q += 2) {
+        const mcu_conv2d_s8_dw_cursor u0 = u;
+        a.y0 = y + (size_t)q * c;
+        mcu_conv2d_s8_dw_step(g, &u, steps);
+        if (q + 1 == pixels) { /* a lone last pixel */
+            mcu_conv2d_s8_dw_taps(p, x, &u0, rel, a.tab);
+            tables = 1;
+            mcu_conv2d_s8_dw_one_v6m(&a);
+            break;
+        }
+        if (apart) { /* y apart from x: pixel 1's outputs straight to their place */
+            a.y1 = a.y0 + c;
+        }
+        if (ylast >= 0 && xlast >= 0 && (uint32_t)u0.iy <= (uint32_t)ylast && (uint32_t)u0.ix <= (uint32_t)xlast &&
+            (uint32_t)u.iy <= (uint32_t)ylast && (uint32_t)u.ix <= (uint32_t)xlast) {
+            if (tables) {
+                for (i = 0; i < 9; ++i) {
+                    a.tab[i] = x + rel[i];
+                }
+                tables = 0;
+            }
+            a.at = u0.at;
+            a.d = u.at - u0.at;
+            mcu_conv2d_s8_dw_pair_in_v6m(&a);
+        } else {
+            mcu_conv2d_s8_dw_taps(p, x, &u0, rel, a.tab);
+            mcu_conv2d_s8_dw_taps(p, x, &u, rel, a.tab + 9);
+            tables = 1;
+            mcu_conv2d_s8_dw_pair_v6m(&a);
+        }
+        mcu_conv2d_s8_dw_step(g, &u, steps);
+        if (!apart) {
+            mcu_conv2d_s8_dw_copy(a.y0 + c, defer, c);
+        }
+    }
+}
+#endif
+
 void mcu_conv2d_s8_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
-    /* two out-of-line paths: the stack holds the ring or the pair tables, never both */
+    /* out-of-line paths: the stack holds the ring or one set of pair tables */
     if (p->path == MCU_CONV2D_S8_DEPTHWISE_RING) {
         mcu_conv2d_s8_dw_ring(p, x, y);
-    } else {
-        mcu_conv2d_s8_dw_pairs(p, x, y);
+        return;
     }
+#if MCU_CONV2D_S8_DW_V6M
+    if (p->g.k_h == 3 && p->g.k_w == 3 && p->g.c_in <= MCU_CONV2D_S8_DW_DEFER && p->rq.mult != NULL &&
+        !p->rq.single_round && p->rq.qmin <= p->rq.zp && p->rq.zp <= p->rq.qmax) {
+        mcu_conv2d_s8_dw_pairs_v6m(p, x, y);
+        return;
+    }
+#endif
+    mcu_conv2d_s8_dw_pairs(p, x, y);
 }
