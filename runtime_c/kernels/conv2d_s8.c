@@ -1821,8 +1821,9 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_windows(const mcu_conv2d_s8_p
         s->left = f->left_x;
         return;
     }
-    mcu_conv2d_s8_gather(p, x, q0, col);
-    mcu_conv2d_s8_gather(p, x, q1, col + MCU_CONV2D_S8_FEW_TAPS);
+    mcu_conv2d_s8_row row = {-1, 0, 0}; /* no cache on these cores (they divide in hardware) */
+    mcu_conv2d_s8_gather(p, x, &row, q0, col);
+    mcu_conv2d_s8_gather(p, x, &row, q1, col + MCU_CONV2D_S8_FEW_TAPS);
     s->a = col;
     s->b = col + MCU_CONV2D_S8_FEW_TAPS;
     s->stride = (size_t)f->run;
