@@ -103,32 +103,8 @@ static inline uint32_t mcu_conv2d_s8_dw_min8(uint32_t v, uint32_t hi)
 #endif
 }
 
-/** One tap of four channels of one pixel: the window's word at *px + ch split into lanes (0, 2) and (1, 3) by
- * SXTB16 times the weights' lanes we, wo (SMLABB / SMLATT) into acc[0..3]. With GCC an asm block of few operands:
- * in plain C gcc spills some of the pair's eight accumulators in the unrolled tap loop. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, int32_t ch, int32_t we, int32_t wo,
-                                                      int32_t acc[4])
-{
-#if defined(__GNUC__)
-    int32_t u, v;
-    __asm__("ldr %[u], %[px]\n\t"
-            "ldr %[u], [%[u], %[ch]]\n\t"
-            "sxtb16 %[v], %[u]\n\t"
-            "sxtb16 %[u], %[u], ror #8\n\t"
-            "smlabb %[a0], %[v], %[we], %[a0]\n\t"
-            "smlatt %[a2], %[v], %[we], %[a2]\n\t"
-            "smlabb %[a1], %[u], %[wo], %[a1]\n\t"
-            "smlatt %[a3], %[u], %[wo], %[a3]"
-            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [u] "=&r"(u), [v] "=&r"(v)
-            : [px] "m"(*px), [ch] "r"(ch), [we] "r"(we), [wo] "r"(wo)
-            : "memory");
-#else
-    mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(*px + ch), we, wo, acc);
-#endif
-}
-
-/** The first pixel's tap together with the tap's weights: both table entries loaded before the two words (the
- * loads pipeline), the weight word split into *we, *wo for the second pixel's mcu_conv2d_s8_dw_tap. */
+/** One tap of four channels of one pixel (the lone pixel's loop): both table entries loaded before the two words
+ * (the loads pipeline), the weight word split into *we, *wo. With GCC an asm block of few operands. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tapw(const int8_t *const *px, const int8_t *const *pw, int32_t ch,
                                                        int32_t *we, int32_t *wo, int32_t acc[4])
 {
@@ -158,17 +134,55 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tapw(const int8_t *const *px, 
 #endif
 }
 
+/** Four int8 results (sign-extended int32, low bytes used) packed little-endian into one word: three BFI. */
+static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_bytes(int32_t r0, int32_t r1, int32_t r2, int32_t r3)
+{
+#if defined(__GNUC__)
+    uint32_t v = (uint32_t)r0;
+    __asm__("bfi %0, %1, #8, #8\n\tbfi %0, %2, #16, #8\n\tbfi %0, %3, #24, #8" : "+r"(v) : "r"(r1), "r"(r2), "r"(r3));
+    return v;
+#else
+    return ((uint32_t)r0 & 0xffu) | ((uint32_t)r1 & 0xffu) << 8 | ((uint32_t)r2 & 0xffu) << 16 | (uint32_t)r3 << 24;
+#endif
+}
+
+/** Four rounded products (channels ch .. ch + 3) finished: zp added saturating, SSAT to int8, packed into one word,
+ * then, when clamp (qmin or qmax inside the int8 range), [qmin, qmax] four bytes at once (SSUB8 + SEL: both bounds
+ * are int8, so this equals clamping before the SSAT); lims: qmin and qmax in every byte. */
+static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_finish(int32_t zp, int32_t clamp, const uint32_t lims[2],
+                                                             int32_t a0, int32_t a1, int32_t a2, int32_t a3)
+{
+    const uint32_t v = mcu_conv2d_s8_dw_bytes(__ssat(__qadd(a0, zp), 8), __ssat(__qadd(a1, zp), 8),
+                                              __ssat(__qadd(a2, zp), 8), __ssat(__qadd(a3, zp), 8));
+    return clamp ? mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]) : v;
+}
+
+/** The four lanes of mcu_conv2d_s8_requant_any packed into one word (fixed mode, div, scales not finite). */
+static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack_any(const mcu_requant *rq, int32_t ch, int32_t a0,
+                                                               int32_t a1, int32_t a2, int32_t a3)
+{
+    return (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a0, ch) |
+           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a1, ch + 1) << 8 |
+           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a2, ch + 2) << 16 |
+           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a3, ch + 3) << 24;
+}
+
+#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__)
+#define MCU_CONV2D_S8_DW_FPU_ASM 1
+#else
+#define MCU_CONV2D_S8_DW_FPU_ASM 0
+#endif
+
 /** Four accumulators (channels ch .. ch + 3) requantized and packed little-endian into one word. Plain float mode
- * (sc: channel ch's scale, step 1 per channel or 0 per tensor): (float)acc * scale rounded half to even (VCVTR), zp
- * added saturating, SSAT to int8, then [qmin, qmax] four bytes at once (SSUB8 + SEL: both bounds are int8, so this
- * equals clamping before the SSAT); lims: qmin and qmax in every byte. Otherwise mcu_requant_apply per lane. */
-static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq, int32_t plain, int32_t ch,
-                                                           const float *sc, int32_t step, const uint32_t lims[2],
-                                                           int32_t a0, int32_t a1, int32_t a2, int32_t a3)
+ * (sc: channel ch's scale, step 1 per channel or 0 per tensor): (float)acc * scale rounded half to even (VCVTR),
+ * then mcu_conv2d_s8_dw_finish. Otherwise mcu_requant_apply per lane. */
+static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq, int32_t plain, int32_t clamp,
+                                                           int32_t ch, const float *sc, int32_t step,
+                                                           const uint32_t lims[2], int32_t a0, int32_t a1, int32_t a2,
+                                                           int32_t a3)
 {
     if (plain) {
-        const int32_t zp = rq->zp;
-#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__)
+#if MCU_CONV2D_S8_DW_FPU_ASM
         /* the same conversions, multiplies and VCVTR as mcu_round_even_sat's, with two values per core<->FPU
          * transfer (VMOV of a register pair) */
         const float s0 = sc[0], s1 = sc[step], s2 = sc[2 * step], s3 = sc[3 * step];
@@ -191,27 +205,75 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3)
                 : [s0] "t"(s0), [s1] "t"(s1), [s2] "t"(s2), [s3] "t"(s3)
                 : "s0", "s1", "s2", "s3");
-        {
-            const int32_t r0 = __ssat(__qadd(a0, zp), 8), r1 = __ssat(__qadd(a1, zp), 8);
-            const int32_t r2 = __ssat(__qadd(a2, zp), 8), r3 = __ssat(__qadd(a3, zp), 8);
-            const uint32_t v = __uxtb16(((uint32_t)r0 & 0xffffu) | (uint32_t)r2 << 16) |
-                               __uxtb16(((uint32_t)r1 & 0xffffu) | (uint32_t)r3 << 16) << 8;
-            return mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]);
-        }
 #else
-        const int32_t r0 = __ssat(__qadd(mcu_round_even_sat((float)a0 * sc[0]), zp), 8);
-        const int32_t r1 = __ssat(__qadd(mcu_round_even_sat((float)a1 * sc[step]), zp), 8);
-        const int32_t r2 = __ssat(__qadd(mcu_round_even_sat((float)a2 * sc[2 * step]), zp), 8);
-        const int32_t r3 = __ssat(__qadd(mcu_round_even_sat((float)a3 * sc[3 * step]), zp), 8);
-        const uint32_t v = __uxtb16(((uint32_t)r0 & 0xffffu) | (uint32_t)r2 << 16) |
-                           __uxtb16(((uint32_t)r1 & 0xffffu) | (uint32_t)r3 << 16) << 8;
-        return mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]);
+        a0 = mcu_round_even_sat((float)a0 * sc[0]);
+        a1 = mcu_round_even_sat((float)a1 * sc[step]);
+        a2 = mcu_round_even_sat((float)a2 * sc[2 * step]);
+        a3 = mcu_round_even_sat((float)a3 * sc[3 * step]);
 #endif
+        return mcu_conv2d_s8_dw_finish(rq->zp, clamp, lims, a0, a1, a2, a3);
     }
-    return (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a0, ch) |
-           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a1, ch + 1) << 8 |
-           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a2, ch + 2) << 16 |
-           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a3, ch + 3) << 24;
+    return mcu_conv2d_s8_dw_pack_any(rq, ch, a0, a1, a2, a3);
+}
+
+/** mcu_conv2d_s8_dw_pack for the same four channels of two pixels (acc[0..3], acc[4..7]) into out[0], out[1]: the
+ * four scales loaded once. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pack2(const mcu_requant *rq, int32_t plain, int32_t clamp,
+                                                        int32_t ch, const float *sc, int32_t step,
+                                                        const uint32_t lims[2], int32_t acc[8], uint32_t out[2])
+{
+    int32_t k;
+    if (plain) {
+#if MCU_CONV2D_S8_DW_FPU_ASM
+        const float s0 = sc[0], s1 = sc[step], s2 = sc[2 * step], s3 = sc[3 * step];
+        __asm__("vmov s0, s1, %[a0], %[a1]\n\t"
+                "vmov s2, s3, %[a2], %[a3]\n\t"
+                "vmov s4, s5, %[a4], %[a5]\n\t"
+                "vmov s6, s7, %[a6], %[a7]\n\t"
+                "vcvt.f32.s32 s0, s0\n\t"
+                "vcvt.f32.s32 s1, s1\n\t"
+                "vcvt.f32.s32 s2, s2\n\t"
+                "vcvt.f32.s32 s3, s3\n\t"
+                "vcvt.f32.s32 s4, s4\n\t"
+                "vcvt.f32.s32 s5, s5\n\t"
+                "vcvt.f32.s32 s6, s6\n\t"
+                "vcvt.f32.s32 s7, s7\n\t"
+                "vmul.f32 s0, s0, %[s0]\n\t"
+                "vmul.f32 s1, s1, %[s1]\n\t"
+                "vmul.f32 s2, s2, %[s2]\n\t"
+                "vmul.f32 s3, s3, %[s3]\n\t"
+                "vmul.f32 s4, s4, %[s0]\n\t"
+                "vmul.f32 s5, s5, %[s1]\n\t"
+                "vmul.f32 s6, s6, %[s2]\n\t"
+                "vmul.f32 s7, s7, %[s3]\n\t"
+                "vcvtr.s32.f32 s0, s0\n\t"
+                "vcvtr.s32.f32 s1, s1\n\t"
+                "vcvtr.s32.f32 s2, s2\n\t"
+                "vcvtr.s32.f32 s3, s3\n\t"
+                "vcvtr.s32.f32 s4, s4\n\t"
+                "vcvtr.s32.f32 s5, s5\n\t"
+                "vcvtr.s32.f32 s6, s6\n\t"
+                "vcvtr.s32.f32 s7, s7\n\t"
+                "vmov %[a0], %[a1], s0, s1\n\t"
+                "vmov %[a2], %[a3], s2, s3\n\t"
+                "vmov %[a4], %[a5], s4, s5\n\t"
+                "vmov %[a6], %[a7], s6, s7"
+                : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [a4] "+r"(acc[4]),
+                  [a5] "+r"(acc[5]), [a6] "+r"(acc[6]), [a7] "+r"(acc[7])
+                : [s0] "t"(s0), [s1] "t"(s1), [s2] "t"(s2), [s3] "t"(s3)
+                : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7");
+#else
+        for (k = 0; k < 8; ++k) {
+            acc[k] = mcu_round_even_sat((float)acc[k] * sc[(k & 3) * step]);
+        }
+#endif
+        out[0] = mcu_conv2d_s8_dw_finish(rq->zp, clamp, lims, acc[0], acc[1], acc[2], acc[3]);
+        out[1] = mcu_conv2d_s8_dw_finish(rq->zp, clamp, lims, acc[4], acc[5], acc[6], acc[7]);
+        return;
+    }
+    (void)k;
+    out[0] = mcu_conv2d_s8_dw_pack_any(rq, ch, acc[0], acc[1], acc[2], acc[3]);
+    out[1] = mcu_conv2d_s8_dw_pack_any(rq, ch, acc[4], acc[5], acc[6], acc[7]);
 }
 #endif
 
@@ -221,13 +283,58 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
 #define MCU_CONV2D_S8_DW_W (2 * MCU_CONV2D_S8_DW_TAPS)
 
 #if defined(__ARM_FEATURE_DSP)
-/** Channels ch .. ch + 3 of tap t for both pixels: acc[0..3] pixel 0, acc[4..7] pixel 1. */
+/* acc[a..a + 3] += the split window word (x: lanes 0, 2; u: lanes 1, 3) times the split weight word (e, w). */
+#define MCU_CONV2D_S8_DW_MACS(a0, a1, a2, a3)                                                                          \
+    "smlabb %[" a0 "], %[x], %[e], %[" a0 "]\n\t"                                                                     \
+    "smlatt %[" a2 "], %[x], %[e], %[" a2 "]\n\t"                                                                     \
+    "smlabb %[" a1 "], %[u], %[w], %[" a1 "]\n\t"                                                                     \
+    "smlatt %[" a3 "], %[u], %[w], %[" a3 "]\n\t"
+#define MCU_CONV2D_S8_DW_PAIR_OUT                                                                                      \
+    [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [a4] "+r"(acc[4]),                     \
+        [a5] "+r"(acc[5]), [a6] "+r"(acc[6]), [a7] "+r"(acc[7]), [u] "=&r"(u), [w] "=&r"(w), [e] "=&r"(e),             \
+        [x] "=&r"(x)
+
+/** Channels ch .. ch + 3 of tap t for both pixels: acc[0..3] pixel 0, acc[4..7] pixel 1. With GCC one asm block:
+ * the table entries, then the words, the weight word split once into lanes (0, 2) and (1, 3) by SXTB16, each
+ * window's word split and multiplied (SMLABB / SMLATT). Unrolled (t constant) the table is read through
+ * sp-relative memory operands, which leaves a fifth temporary besides the channel and the eight accumulators: all
+ * six loads in a row (they pipeline). The rolled loop (other windows) in C: there the table address takes a
+ * register, one more than Armv8.1-M leaves while its loop counter holds LR. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *tab, int32_t t, int32_t ch,
-                                                           int32_t acc[8])
+                                                           int32_t acc[8], int32_t unrolled)
 {
-    int32_t we, wo;
-    mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
-    mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X1 + t, ch, we, wo, acc + 4);
+#if defined(__GNUC__)
+    int32_t u, w, e, x, v;
+    if (unrolled) {
+        __asm__("ldr %[u], %[p0]\n\t"
+                "ldr %[v], %[p1]\n\t"
+                "ldr %[w], %[pw]\n\t"
+                "ldr %[u], [%[u], %[ch]]\n\t"
+                "ldr %[v], [%[v], %[ch]]\n\t"
+                "ldr %[w], [%[w], %[ch]]\n\t"
+                "sxtb16 %[e], %[w]\n\t"
+                "sxtb16 %[w], %[w], ror #8\n\t"
+                "sxtb16 %[x], %[u]\n\t"
+                "sxtb16 %[u], %[u], ror #8\n\t"
+                MCU_CONV2D_S8_DW_MACS("a0", "a1", "a2", "a3")
+                "sxtb16 %[x], %[v]\n\t"
+                "sxtb16 %[u], %[v], ror #8\n\t"
+                MCU_CONV2D_S8_DW_MACS("a4", "a5", "a6", "a7")
+                : MCU_CONV2D_S8_DW_PAIR_OUT, [v] "=&r"(v)
+                : [p0] "m"(tab[MCU_CONV2D_S8_DW_X0 + t]), [p1] "m"(tab[MCU_CONV2D_S8_DW_X1 + t]),
+                  [pw] "m"(tab[MCU_CONV2D_S8_DW_W + t]), [ch] "r"(ch)
+                : "memory");
+        return;
+    }
+    (void)u, (void)w, (void)e, (void)x, (void)v;
+#endif
+    {
+        const int32_t wv = mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_W + t] + ch);
+        const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
+        (void)unrolled;
+        mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_X0 + t] + ch), we, wo, acc);
+        mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_X1 + t] + ch), we, wo, acc + 4);
+    }
 }
 #endif
 
@@ -242,9 +349,10 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq->per_channel ? 1 : 0;
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
+    const int32_t clamp = rq->qmin > -128 || rq->qmax < 127;
     for (; ch + 4 <= c; ch += 4) {
         int32_t acc[8];
-        uint32_t v0, v1;
+        uint32_t v[2];
         acc[0] = acc[4] = p->kbias[ch];
         acc[1] = acc[5] = p->kbias[ch + 1];
         acc[2] = acc[6] = p->kbias[ch + 2];
@@ -252,18 +360,16 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
         if (taps == 9) {
             MCU_CONV2D_S8_DW_UNROLL
             for (t = 0; t < 9; ++t) {
-                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc);
+                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc, 1);
             }
         } else {
             for (t = 0; t < taps; ++t) {
-                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc);
+                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc, 0);
             }
         }
-        /* both words before either store: the scale loads are shared (a store could alias them) */
-        v0 = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
-        v1 = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[4], acc[5], acc[6], acc[7]);
-        memcpy(y0 + ch, &v0, 4);
-        memcpy(y1 + ch, &v1, 4);
+        mcu_conv2d_s8_dw_pack2(rq, plain, clamp, ch, rq->scale + ch * step, step, lims, acc, v);
+        memcpy(y0 + ch, &v[0], 4);
+        memcpy(y1 + ch, &v[1], 4);
     }
 #endif
     /* ARMv6-M (and the C % 4 left on DSP cores): one channel of both pixels; LDRSB takes a register offset, so the
@@ -292,6 +398,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq->per_channel ? 1 : 0;
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
+    const int32_t clamp = rq->qmin > -128 || rq->qmax < 127;
     for (; ch + 4 <= c; ch += 4) {
         int32_t acc[4];
         uint32_t v;
@@ -299,11 +406,20 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params
         acc[1] = p->kbias[ch + 1];
         acc[2] = p->kbias[ch + 2];
         acc[3] = p->kbias[ch + 3];
-        for (t = 0; t < taps; ++t) {
-            int32_t we, wo;
-            mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
+        if (taps == 9) {
+            MCU_CONV2D_S8_DW_UNROLL
+            for (t = 0; t < 9; ++t) {
+                int32_t we, wo;
+                mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
+            }
+        } else {
+            for (t = 0; t < taps; ++t) {
+                int32_t we, wo;
+                mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
+            }
         }
-        v = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
+        v = mcu_conv2d_s8_dw_pack(rq, plain, clamp, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2],
+                                  acc[3]);
         memcpy(y0 + ch, &v, 4);
     }
 #endif
@@ -359,6 +475,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq.per_channel ? 1 : 0, last_row = (g->k_h - 1) * g->dil_h, last_col = (g->k_w - 1) * g->dil_w;
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq.qmin * 0x01010101u, (uint32_t)(uint8_t)rq.qmax * 0x01010101u};
+    const int32_t clamp = rq.qmin > -128 || rq.qmax < 127;
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], ring_taps = 0, acc4[4];
     /* a window inside the input: tap t reads input pixel q + d(t), d rising with t; the taps below q (a prefix)
      * come from the ring, 4 bytes a pixel, the others from x, c bytes a pixel */
@@ -403,7 +520,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
                         }
                         memcpy(slot, xq, 4);
                         memcpy(slot + MCU_CONV2D_S8_DW_RING * 4, xq, 4);
-                        v = mcu_conv2d_s8_dw_pack(&rq, plain, b, rq.scale + b * step, step, lims, acc4[0], acc4[1],
+                        v = mcu_conv2d_s8_dw_pack(&rq, plain, clamp, b, rq.scale + b * step, step, lims, acc4[0], acc4[1],
                                                   acc4[2], acc4[3]);
                         memcpy(y + (size_t)q * c + b, &v, 4);
                         continue;
@@ -427,6 +544,16 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
             }
         }
     }
+}
+
+/** The second pixel's c bytes from the stack: words, then the c % 4 left (newlib-nano's memcpy goes byte by byte). */
+static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
+{
+    int32_t i;
+    for (i = 0; i + 4 <= c; i += 4) {
+        memcpy(dst + i, src + i / 4, 4);
+    }
+    memcpy(dst + i, src + i / 4, (size_t)(c - i));
 }
 
 /** The pixel-pair path (see the top of the file). */
@@ -469,7 +596,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
             mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
         }
         if (two) {
-            memcpy(y0 + c, defer, (size_t)c);
+            mcu_conv2d_s8_dw_copy(y0 + c, defer, c);
         }
         q += 1 + two;
     }
