@@ -338,6 +338,101 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *
 }
 #endif
 
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+#define MCU_CONV2D_S8_DW_INSIDE 1
+/* One kernel row of a pair inside the input, stride 1 (asm text; q: the row's first window pixel + ch, pw: the
+ * weights + ch, C the channel count as an immediate): the row's four words x0..x3 each loaded and split once, pixel 0
+ * takes x0..x2, pixel 1 x1..x3 against the row's weights w0..w2, each weight word loaded and split once (w(k) stays
+ * split until pixel 1 used it with x(k + 1)). */
+#define MCU_CONV2D_S8_DW_SPLIT(r, lo)                                                                                  \
+    "sxtb16 %[" lo "], %[" r "]\n\t"                                                                                   \
+    "sxtb16 %[" r "], %[" r "], ror #8\n\t"
+#define MCU_CONV2D_S8_DW_SLIDE_ROW(ky)                                                                                 \
+    "ldr %[u], [%[q]]\n\t"                                                                                             \
+    "ldr %[w], [%[pw], #(%c[c] * (3 * " #ky "))]\n\t"                                                                  \
+    MCU_CONV2D_S8_DW_SPLIT("w", "e") MCU_CONV2D_S8_DW_SPLIT("u", "x")                                                  \
+    MCU_CONV2D_S8_DW_MACS("a0", "a1", "a2", "a3")                                                                      \
+    "ldr %[u], [%[q], #%c[c]]\n\t"                                                                                     \
+    MCU_CONV2D_S8_DW_SPLIT("u", "x") MCU_CONV2D_S8_DW_MACS("a4", "a5", "a6", "a7")                                     \
+    "ldr %[w], [%[pw], #(%c[c] * (3 * " #ky " + 1))]\n\t"                                                              \
+    MCU_CONV2D_S8_DW_SPLIT("w", "e") MCU_CONV2D_S8_DW_MACS("a0", "a1", "a2", "a3")                                     \
+    "ldr %[u], [%[q], #(%c[c] * 2)]\n\t"                                                                               \
+    MCU_CONV2D_S8_DW_SPLIT("u", "x") MCU_CONV2D_S8_DW_MACS("a4", "a5", "a6", "a7")                                     \
+    "ldr %[w], [%[pw], #(%c[c] * (3 * " #ky " + 2))]\n\t"                                                              \
+    MCU_CONV2D_S8_DW_SPLIT("w", "e") MCU_CONV2D_S8_DW_MACS("a0", "a1", "a2", "a3")                                     \
+    "ldr %[u], [%[q], #(%c[c] * 3)]\n\t"                                                                               \
+    MCU_CONV2D_S8_DW_SPLIT("u", "x") MCU_CONV2D_S8_DW_MACS("a4", "a5", "a6", "a7")
+
+/* The three kernel rows of the pair for C = chans (a constant), advancing q by two rows (rs[0] each). */
+#define MCU_CONV2D_S8_DW_SLIDE(chans)                                                                                      \
+    __asm__(MCU_CONV2D_S8_DW_SLIDE_ROW(0) "ldr %[e], %[rs]\n\t"                                                        \
+            "add %[q], %[q], %[e]\n\t" MCU_CONV2D_S8_DW_SLIDE_ROW(1) "ldr %[e], %[rs]\n\t"                             \
+            "add %[q], %[q], %[e]\n\t" MCU_CONV2D_S8_DW_SLIDE_ROW(2)                                                   \
+            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [a4] "+r"(acc[4]),           \
+              [a5] "+r"(acc[5]), [a6] "+r"(acc[6]), [a7] "+r"(acc[7]), [u] "=&r"(u), [w] "=&r"(w), [e] "=&r"(e),       \
+              [x] "=&r"(xs), [q] "+r"(q)                                                                               \
+            : [pw] "r"(p->w + ch), [rs] "m"(rs[0]), [c] "n"(chans)                                                     \
+            : "memory")
+
+/** Every channel of a pixel pair (q, q + 1) in one output row, stride 1, undilated columns, 3x3 window wholly inside
+ * the input, plain float requantization, C = c channels (a constant: every offset is an immediate, so no tap table
+ * and no register for C). x: the first window's first pixel; rs[0]: bytes from one kernel row to the next
+ * (dil_h * W * C), in memory (a stack slot the asm block reads sp-relative: all fourteen registers hold its
+ * operands). Per kernel row 4 + 3 loads, 14 SXTB16 and 24 SMLAxy for 24 MACs. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_inside(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
+                                                         int32_t clamp, const uint32_t lims[2], const int8_t *x,
+                                                         const int32_t rs[1], int8_t *y0, int8_t *y1, const int32_t c)
+{
+    const int32_t step = rq->per_channel ? 1 : 0;
+    int32_t ch;
+    for (ch = 0; ch < c; ch += 4) {
+        const int8_t *q = x + ch;
+        int32_t acc[8], u, w, e, xs;
+        uint32_t v[2];
+        acc[0] = acc[4] = p->kbias[ch];
+        acc[1] = acc[5] = p->kbias[ch + 1];
+        acc[2] = acc[6] = p->kbias[ch + 2];
+        acc[3] = acc[7] = p->kbias[ch + 3];
+        MCU_CONV2D_S8_DW_SLIDE(c);
+        mcu_conv2d_s8_dw_pack2(rq, 1, clamp, ch, rq->scale + ch * step, step, lims, acc, v);
+        memcpy(y0 + ch, &v[0], 4);
+        memcpy(y1 + ch, &v[1], 4);
+    }
+}
+
+/** mcu_conv2d_s8_dw_inside for the channel counts it is instantiated for (one asm body each: 8, 16, 32, 64 and 128,
+ * the MobileNet-style counts below 256); returns 0 for the others (then the tables). */
+static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dw_inside_any(const mcu_conv2d_s8_params *p,
+                                                                 const mcu_requant *rq, const int8_t *x, int8_t *y0,
+                                                                 int8_t *y1)
+{
+    const int32_t c = p->g.c_in, rs[1] = {p->g.dil_h * p->g.w_in * c};
+    const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
+    const int32_t clamp = rq->qmin > -128 || rq->qmax < 127;
+    switch (c) {
+    case 8:
+        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 8);
+        return 1;
+    case 16:
+        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 16);
+        return 1;
+    case 32:
+        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 32);
+        return 1;
+    case 64:
+        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 64);
+        return 1;
+    case 128:
+        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 128);
+        return 1;
+    default:
+        return 0;
+    }
+}
+#else
+#define MCU_CONV2D_S8_DW_INSIDE 0
+#endif
+
 /** Every channel of both pixels of a pair, the 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
  * multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the channel. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
@@ -568,6 +663,9 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];
     int32_t q = 0, n = 0, oy = 0, ox = 0, ky, kx, i;
+#if MCU_CONV2D_S8_DW_INSIDE
+    const int32_t slide = g->k_h == 3 && g->k_w == 3 && g->stride_w == 1 && g->dil_w == 1 && plain;
+#endif
     for (ky = 0; ky < g->k_h; ++ky) {
         for (kx = 0; kx < g->k_w; ++kx) {
             rel[ky * g->k_w + kx] = (ky * g->dil_h * g->w_in + kx * g->dil_w) * c;
@@ -577,6 +675,25 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     while (q < pixels) {
         const int32_t two = paired && q + 1 < pixels;
         int8_t *y0 = y + (size_t)q * c;
+#if MCU_CONV2D_S8_DW_INSIDE
+        /* a 3x3 stride-1 pair in one row with both windows inside: no tables */
+        const int32_t iy0 = oy * g->stride_h - g->pad_t, ix0 = ox * g->stride_w - g->pad_l;
+        if (slide && two && ox + 1 < g->w_out && iy0 >= 0 && iy0 + 2 * g->dil_h < g->h_in && ix0 >= 0 &&
+            ix0 + 3 < g->w_in &&
+            mcu_conv2d_s8_dw_inside_any(p, &rq, x + n * image + ((size_t)iy0 * g->w_in + ix0) * c, y0,
+                                        (int8_t *)defer)) {
+            mcu_conv2d_s8_dw_copy(y0 + c, defer, c);
+            q += 2;
+            if ((ox += 2) == g->w_out) {
+                ox = 0;
+                if (++oy == g->h_out) {
+                    oy = 0;
+                    ++n;
+                }
+            }
+            continue;
+        }
+#endif
         for (i = 0; i <= two; ++i) { /* the pixels' tables; (n, oy, ox) steps to the next pixel */
             mcu_conv2d_s8_dw_table(p, x + n * image, oy * g->stride_h - g->pad_t, ox * g->stride_w - g->pad_l, rel,
                                    tab + i * MCU_CONV2D_S8_DW_TAPS);
