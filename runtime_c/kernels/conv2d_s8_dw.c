@@ -279,168 +279,365 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pack2(const mcu_requant *rq, i
 
 /* tab layout: pixel 0's taps, pixel 1's taps, the weights' tap rows, MCU_CONV2D_S8_DW_TAPS apart. */
 #define MCU_CONV2D_S8_DW_X0 0
+/* An argument the naked functions' assembly reads from r0 (AAPCS). */
+#define MCU_CONV2D_S8_DW_REG_ARG __attribute__((unused))
 #define MCU_CONV2D_S8_DW_X1 MCU_CONV2D_S8_DW_TAPS
 #define MCU_CONV2D_S8_DW_W (2 * MCU_CONV2D_S8_DW_TAPS)
 
 #if defined(__ARM_FEATURE_DSP)
-/* acc[a..a + 3] += the split window word (x: lanes 0, 2; u: lanes 1, 3) times the split weight word (e, w). */
-#define MCU_CONV2D_S8_DW_MACS(a0, a1, a2, a3)                                                                          \
-    "smlabb %[" a0 "], %[x], %[e], %[" a0 "]\n\t"                                                                     \
-    "smlatt %[" a2 "], %[x], %[e], %[" a2 "]\n\t"                                                                     \
-    "smlabb %[" a1 "], %[u], %[w], %[" a1 "]\n\t"                                                                     \
-    "smlatt %[" a3 "], %[u], %[w], %[" a3 "]\n\t"
-#define MCU_CONV2D_S8_DW_PAIR_OUT                                                                                      \
-    [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [a4] "+r"(acc[4]),                     \
-        [a5] "+r"(acc[5]), [a6] "+r"(acc[6]), [a7] "+r"(acc[7]), [u] "=&r"(u), [w] "=&r"(w), [e] "=&r"(e),             \
-        [x] "=&r"(x)
-
-/** Channels ch .. ch + 3 of tap t for both pixels: acc[0..3] pixel 0, acc[4..7] pixel 1. With GCC one asm block:
- * the table entries, then the words, the weight word split once into lanes (0, 2) and (1, 3) by SXTB16, each
- * window's word split and multiplied (SMLABB / SMLATT). Unrolled (t constant) the table is read through
- * sp-relative memory operands, which leaves a fifth temporary besides the channel and the eight accumulators: all
- * six loads in a row (they pipeline). The rolled loop (other windows) in C: there the table address takes a
- * register, one more than Armv8.1-M leaves while its loop counter holds LR. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *tab, int32_t t, int32_t ch,
-                                                           int32_t acc[8], int32_t unrolled)
+/** The second pixel's tap with the weights mcu_conv2d_s8_dw_tapw split: the window's word at *px + ch split into
+ * lanes (0, 2) and (1, 3) by SXTB16 times we, wo (SMLABB / SMLATT) into acc[0..3]. With GCC an asm block of few
+ * operands (in plain C gcc spills some of the pair's eight accumulators in the unrolled tap loop; more operands
+ * than this leave -Og builds, which keep r7 for the frame, without registers). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, int32_t ch, int32_t we, int32_t wo,
+                                                      int32_t acc[4])
 {
 #if defined(__GNUC__)
-    int32_t u, w, e, x, v;
-    if (unrolled) {
-        __asm__("ldr %[u], %[p0]\n\t"
-                "ldr %[v], %[p1]\n\t"
-                "ldr %[w], %[pw]\n\t"
-                "ldr %[u], [%[u], %[ch]]\n\t"
-                "ldr %[v], [%[v], %[ch]]\n\t"
-                "ldr %[w], [%[w], %[ch]]\n\t"
-                "sxtb16 %[e], %[w]\n\t"
-                "sxtb16 %[w], %[w], ror #8\n\t"
-                "sxtb16 %[x], %[u]\n\t"
-                "sxtb16 %[u], %[u], ror #8\n\t"
-                MCU_CONV2D_S8_DW_MACS("a0", "a1", "a2", "a3")
-                "sxtb16 %[x], %[v]\n\t"
-                "sxtb16 %[u], %[v], ror #8\n\t"
-                MCU_CONV2D_S8_DW_MACS("a4", "a5", "a6", "a7")
-                : MCU_CONV2D_S8_DW_PAIR_OUT, [v] "=&r"(v)
-                : [p0] "m"(tab[MCU_CONV2D_S8_DW_X0 + t]), [p1] "m"(tab[MCU_CONV2D_S8_DW_X1 + t]),
-                  [pw] "m"(tab[MCU_CONV2D_S8_DW_W + t]), [ch] "r"(ch)
-                : "memory");
-        return;
-    }
-    (void)u, (void)w, (void)e, (void)x, (void)v;
+    int32_t u, v;
+    __asm__("ldr %[u], %[px]\n\t"
+            "ldr %[u], [%[u], %[ch]]\n\t"
+            "sxtb16 %[v], %[u]\n\t"
+            "sxtb16 %[u], %[u], ror #8\n\t"
+            "smlabb %[a0], %[v], %[we], %[a0]\n\t"
+            "smlatt %[a2], %[v], %[we], %[a2]\n\t"
+            "smlabb %[a1], %[u], %[wo], %[a1]\n\t"
+            "smlatt %[a3], %[u], %[wo], %[a3]"
+            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [u] "=&r"(u), [v] "=&r"(v)
+            : [px] "m"(*px), [ch] "r"(ch), [we] "r"(we), [wo] "r"(wo)
+            : "memory");
+#else
+    mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(*px + ch), we, wo, acc);
 #endif
-    {
-        const int32_t wv = mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_W + t] + ch);
-        const int32_t we = __sxtb16(wv), wo = mcu_conv2d_s8_odd(wv);
-        (void)unrolled;
-        mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_X0 + t] + ch), we, wo, acc);
-        mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(tab[MCU_CONV2D_S8_DW_X1 + t] + ch), we, wo, acc + 4);
-    }
+}
+
+/** Channels ch .. ch + 3 of tap t for both pixels: acc[0..3] pixel 0, acc[4..7] pixel 1. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *tab, int32_t t, int32_t ch,
+                                                           int32_t acc[8])
+{
+    int32_t we, wo;
+    mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
+    mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X1 + t, ch, we, wo, acc + 4);
 }
 #endif
 
-#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
-#define MCU_CONV2D_S8_DW_INSIDE 1
-/* One kernel row of a pair inside the input, stride 1 (asm text; q: the row's first window pixel + ch, pw: the
- * weights + ch, C the channel count as an immediate): the row's four words x0..x3 each loaded and split once, pixel 0
- * takes x0..x2, pixel 1 x1..x3 against the row's weights w0..w2, each weight word loaded and split once (w(k) stays
- * split until pixel 1 used it with x(k + 1)). */
-#define MCU_CONV2D_S8_DW_SPLIT(r, lo)                                                                                  \
-    "sxtb16 %[" lo "], %[" r "]\n\t"                                                                                   \
-    "sxtb16 %[" r "], %[" r "], ror #8\n\t"
-#define MCU_CONV2D_S8_DW_SLIDE_ROW(ky)                                                                                 \
-    "ldr %[u], [%[q]]\n\t"                                                                                             \
-    "ldr %[w], [%[pw], #(%c[c] * (3 * " #ky "))]\n\t"                                                                  \
-    MCU_CONV2D_S8_DW_SPLIT("w", "e") MCU_CONV2D_S8_DW_SPLIT("u", "x")                                                  \
-    MCU_CONV2D_S8_DW_MACS("a0", "a1", "a2", "a3")                                                                      \
-    "ldr %[u], [%[q], #%c[c]]\n\t"                                                                                     \
-    MCU_CONV2D_S8_DW_SPLIT("u", "x") MCU_CONV2D_S8_DW_MACS("a4", "a5", "a6", "a7")                                     \
-    "ldr %[w], [%[pw], #(%c[c] * (3 * " #ky " + 1))]\n\t"                                                              \
-    MCU_CONV2D_S8_DW_SPLIT("w", "e") MCU_CONV2D_S8_DW_MACS("a0", "a1", "a2", "a3")                                     \
-    "ldr %[u], [%[q], #(%c[c] * 2)]\n\t"                                                                               \
-    MCU_CONV2D_S8_DW_SPLIT("u", "x") MCU_CONV2D_S8_DW_MACS("a4", "a5", "a6", "a7")                                     \
-    "ldr %[w], [%[pw], #(%c[c] * (3 * " #ky " + 2))]\n\t"                                                              \
-    MCU_CONV2D_S8_DW_SPLIT("w", "e") MCU_CONV2D_S8_DW_MACS("a0", "a1", "a2", "a3")                                     \
-    "ldr %[u], [%[q], #(%c[c] * 3)]\n\t"                                                                               \
-    MCU_CONV2D_S8_DW_SPLIT("u", "x") MCU_CONV2D_S8_DW_MACS("a4", "a5", "a6", "a7")
+#if defined(__ARM_FEATURE_DSP) && MCU_CONV2D_S8_DW_FPU_ASM
+#define MCU_CONV2D_S8_DW_SLIDE 1
+/* What mcu_conv2d_s8_dw_quads reads (offsets in its assembly, which copies it to sp + 0). */
+typedef struct {
+    const int8_t *x;        /* 0: slide: the first pair's first window pixel; table: NULL */
+    int8_t *y;              /* 4: the first pair's first output pixel */
+    int32_t pairs;          /* 8: slide: pairs in the run; table: 1 */
+    const int32_t *kbias;   /* 12 */
+    const float *scale;     /* 16: channel 0's scale, or four copies of the tensor's */
+    int32_t scale_step;     /* 20: bytes from four channels' scales to the next four's: 16, or 0 per tensor */
+    const void *w;          /* 24: slide: the weights; table: the pair's tap table (tab) */
+    int32_t rs;             /* 28: slide: bytes from one kernel row's pixel to the next row's (dil_h * W * C) */
+    int32_t c;              /* 32: channels run (slide: C, one of 8, 16, 32, 64, 128; table: C rounded down to 4) */
+    int32_t zp;             /* 36 */
+    uint32_t lims[2];       /* 40, 44: qmin, qmax in every byte */
+    int32_t clamp;          /* 48: [qmin, qmax] narrower than int8 */
+    int32_t *defer;         /* 52: the second pixel's outputs until the pair is done */
+    int32_t copy;           /* 56: bytes of defer copied to the second pixel after each pair (table: 0, the caller) */
+    int32_t body;           /* 60: 0 table, 1 slide, 2 stride 2 */
+    int32_t x_step;         /* 64: slide, stride 2: bytes from one pair's first window to the next's (2 * stride * C) */
+} mcu_conv2d_s8_dw_quads_args;
+/* the table body's offsets: pixel 1's entries 100 bytes, the weights' 200 bytes after pixel 0's */
+typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MCU_CONV2D_S8_DW_W * 4 == 200 ? 1 : -1];
 
-/* The three kernel rows of the pair for C = chans (a constant), advancing q by two rows (rs[0] each). */
-#define MCU_CONV2D_S8_DW_SLIDE(chans)                                                                                      \
-    __asm__(MCU_CONV2D_S8_DW_SLIDE_ROW(0) "ldr %[e], %[rs]\n\t"                                                        \
-            "add %[q], %[q], %[e]\n\t" MCU_CONV2D_S8_DW_SLIDE_ROW(1) "ldr %[e], %[rs]\n\t"                             \
-            "add %[q], %[q], %[e]\n\t" MCU_CONV2D_S8_DW_SLIDE_ROW(2)                                                   \
-            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [a4] "+r"(acc[4]),           \
-              [a5] "+r"(acc[5]), [a6] "+r"(acc[6]), [a7] "+r"(acc[7]), [u] "=&r"(u), [w] "=&r"(w), [e] "=&r"(e),       \
-              [x] "=&r"(xs), [q] "+r"(q)                                                                               \
-            : [pw] "r"(p->w + ch), [rs] "m"(rs[0]), [c] "n"(chans)                                                     \
-            : "memory")
+/* One kernel row (ky) of a pair for C = chans channels (a literal: every offset an immediate). r12: the row's first
+ * window pixel + ch; lr: the weights + ch; accumulators r0-r3 (pixel 0), r4-r7 (pixel 1). The row's four words
+ * x0..x3 are loaded and split (SXTB16: lanes 0, 2 in r11, lanes 1, 3 in r8) once each: pixel 0 takes x0..x2,
+ * pixel 1 x1..x3, against the row's weights w0..w2 (split into r10, r9), each loaded once and kept until pixel 1
+ * used it with the next word. Per row 7 loads, 14 SXTB16 and 24 SMLAxy for 24 MACs. */
+#define MCU_CONV2D_S8_DW_SPLIT(r, lo) "sxtb16 " lo ", " r "\n\tsxtb16 " r ", " r ", ror #8\n\t"
+#define MCU_CONV2D_S8_DW_MACS(a0, a1, a2, a3)                                                                          \
+    "smlabb " a0 ", r11, r10, " a0 "\n\t"                                                                              \
+    "smlatt " a2 ", r11, r10, " a2 "\n\t"                                                                              \
+    "smlabb " a1 ", r8, r9, " a1 "\n\t"                                                                                \
+    "smlatt " a3 ", r8, r9, " a3 "\n\t"
+#define MCU_CONV2D_S8_DW_P0 MCU_CONV2D_S8_DW_MACS("r0", "r1", "r2", "r3")
+#define MCU_CONV2D_S8_DW_P1 MCU_CONV2D_S8_DW_MACS("r4", "r5", "r6", "r7")
+#define MCU_CONV2D_S8_DW_ROW(chans, ky)                                                                                \
+    "ldr r8, [r12]\n\t"                                                                                                \
+    "ldr r9, [lr, #(" #chans " * (3 * " #ky "))]\n\t"                                                                  \
+    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
+    "ldr r8, [r12, #" #chans "]\n\t"                                                                                   \
+    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1                                                            \
+    "ldr r9, [lr, #(" #chans " * (3 * " #ky " + 1))]\n\t"                                                              \
+    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_P0                                                            \
+    "ldr r8, [r12, #(" #chans " * 2)]\n\t"                                                                             \
+    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1                                                            \
+    "ldr r9, [lr, #(" #chans " * (3 * " #ky " + 2))]\n\t"                                                              \
+    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_P0                                                            \
+    "ldr r8, [r12, #(" #chans " * 3)]\n\t"                                                                             \
+    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+/* The three kernel rows for C = chans (r12 back at the first row after them), then back to the requantization. */
+#define MCU_CONV2D_S8_DW_WINDOW(chans)                                                                                 \
+    ".Lmcu_dw_slide_" #chans ":\n\t" MCU_CONV2D_S8_DW_ROW(chans, 0)                                                  \
+    "ldr r10, [sp, #28]\n\t"                                                                                           \
+    "add r12, r12, r10\n\t" MCU_CONV2D_S8_DW_ROW(chans, 1)                                                           \
+    "ldr r10, [sp, #28]\n\t"                                                                                           \
+    "add r12, r12, r10\n\t" MCU_CONV2D_S8_DW_ROW(chans, 2)                                                           \
+    "ldr r10, [sp, #28]\n\t"                                                                                           \
+    "sub r12, r12, r10, lsl #1\n\t"                                                                                    \
+    "b .Lmcu_dw_slide_rq\n\t"
+/* Tap t from the tap table (lr; pixel 0's entry at 4t, pixel 1's at 100 + 4t, the weights' at 200 + 4t; r12 the
+ * channel): both table entries of pixel 0 and the weights, then their words (the four loads pipeline), pixel 1's
+ * entry and word after pixel 0's products. */
+#define MCU_CONV2D_S8_DW_TAP(t)                                                                                        \
+    "ldr r8, [lr, #(4 * " #t ")]\n\t"                                                                                 \
+    "ldr r9, [lr, #(200 + 4 * " #t ")]\n\t"                                                                           \
+    "ldr r8, [r8, r12]\n\t"                                                                                            \
+    "ldr r9, [r9, r12]\n\t"                                                                                            \
+    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
+    "ldr r8, [lr, #(100 + 4 * " #t ")]\n\t"                                                                           \
+    "ldr r8, [r8, r12]\n\t"                                                                                            \
+    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+/* Stride 2: pixel 1's window two pixels on, so the three words of a kernel row are its own (C = chans). */
+#define MCU_CONV2D_S8_DW_COL2(chans, ky, kx)                                                                           \
+    "ldr r8, [r12, #(" #chans " * " #kx ")]\n\t"                                                                       \
+    "ldr r9, [lr, #(" #chans " * (3 * " #ky " + " #kx "))]\n\t"                                                       \
+    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
+    "ldr r8, [r12, #(" #chans " * (" #kx " + 2))]\n\t"                                                                \
+    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+#define MCU_CONV2D_S8_DW_ROW2(chans, ky)                                                                               \
+    MCU_CONV2D_S8_DW_COL2(chans, ky, 0) MCU_CONV2D_S8_DW_COL2(chans, ky, 1) MCU_CONV2D_S8_DW_COL2(chans, ky, 2)
+#define MCU_CONV2D_S8_DW_WINDOW2(chans)                                                                                \
+    ".Lmcu_dw_stride2_" #chans ":\n\t" MCU_CONV2D_S8_DW_ROW2(chans, 0)                                               \
+    "ldr r10, [sp, #28]\n\t"                                                                                           \
+    "add r12, r12, r10\n\t" MCU_CONV2D_S8_DW_ROW2(chans, 1)                                                          \
+    "ldr r10, [sp, #28]\n\t"                                                                                           \
+    "add r12, r12, r10\n\t" MCU_CONV2D_S8_DW_ROW2(chans, 2)                                                          \
+    "ldr r10, [sp, #28]\n\t"                                                                                           \
+    "sub r12, r12, r10, lsl #1\n\t"                                                                                    \
+    "b .Lmcu_dw_slide_rq\n\t"
+/* r2 = a label's address (MOVW/MOVT: the bodies lie beyond ADR's 4 KB) */
+#define MCU_CONV2D_S8_DW_ADDR(label) "movw r2, #:lower16:" label "\n\tmovt r2, #:upper16:" label "\n\t"
+#define MCU_CONV2D_S8_DW_PICK(body, chans)                                                                             \
+    MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_" body "_" #chans)                                                                 \
+    "cmp r1, #" #chans "\n\t"                                                                                          \
+    "beq 1f\n\t"
 
-/** Every channel of a pixel pair (q, q + 1) in one output row, stride 1, undilated columns, 3x3 window wholly inside
- * the input, plain float requantization, C = c channels (a constant: every offset is an immediate, so no tap table
- * and no register for C). x: the first window's first pixel; rs[0]: bytes from one kernel row to the next
- * (dil_h * W * C), in memory (a stack slot the asm block reads sp-relative: all fourteen registers hold its
- * operands). Per kernel row 4 + 3 loads, 14 SXTB16 and 24 SMLAxy for 24 MACs. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_inside(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
-                                                         int32_t clamp, const uint32_t lims[2], const int8_t *x,
-                                                         const int32_t rs[1], int8_t *y0, int8_t *y1, const int32_t c)
+/** Pixel pairs (q, q + 1), 3x3 windows, plain float requantization, four channels at a time: the accumulators from
+ * kbias, the eight sums of one body, then the eight outputs requantized as mcu_conv2d_s8_dw_pack2 does, pixel 0's
+ * word stored to y, pixel 1's to defer (copied to pixel 1's outputs after the pair when copy > 0). Two bodies:
+ * slide (runs of pairs in one output row, the next pair 2 pixels on, windows wholly inside the input, stride 1,
+ * undilated columns, C one of 8, 16, 32, 64, 128: MCU_CONV2D_S8_DW_ROW, the body for C picked once per call; r12
+ * walks x + ch, lr the weights + ch; the same with stride 2, C one of 16 .. 128: MCU_CONV2D_S8_DW_ROW2) and table (one pair, any C: MCU_CONV2D_S8_DW_TAP over the pair's tap table in
+ * lr, r12 the channel, x = NULL). A whole function in assembly: the bodies need all fourteen registers (-Og and
+ * unoptimized builds keep r7 for the frame). Frame: the arguments at sp + 0 .. 64, then the body's address (68),
+ * y - x (72), defer - x (76), the kbias and scale pointers (80, 84), x + c (88). */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_conv2d_s8_dw_quads_args *a
+                                                                    MCU_CONV2D_S8_DW_REG_ARG)
 {
-    const int32_t step = rq->per_channel ? 1 : 0;
-    int32_t ch;
-    for (ch = 0; ch < c; ch += 4) {
-        const int8_t *q = x + ch;
-        int32_t acc[8], u, w, e, xs;
-        uint32_t v[2];
-        acc[0] = acc[4] = p->kbias[ch];
-        acc[1] = acc[5] = p->kbias[ch + 1];
-        acc[2] = acc[6] = p->kbias[ch + 2];
-        acc[3] = acc[7] = p->kbias[ch + 3];
-        MCU_CONV2D_S8_DW_SLIDE(c);
-        mcu_conv2d_s8_dw_pack2(rq, 1, clamp, ch, rq->scale + ch * step, step, lims, acc, v);
-        memcpy(y0 + ch, &v[0], 4);
-        memcpy(y1 + ch, &v[1], 4);
-    }
+    __asm__(".syntax unified\n\t"
+            "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
+            "sub sp, sp, #100\n\t"
+            "mov r8, sp\n\t"
+            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "ldmia r0!, {r1, r2, r3}\n\t"
+            "stmia r8!, {r1, r2, r3}\n\t"
+            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_table")
+            "ldr r3, [sp, #60]\n\t"
+            "ldr r1, [sp, #32]\n\t"
+            "cmp r3, #1\n\t"
+            "blt 1f\n\t"
+            "bgt 5f\n\t"
+            MCU_CONV2D_S8_DW_PICK("slide", 8)
+            MCU_CONV2D_S8_DW_PICK("slide", 16)
+            MCU_CONV2D_S8_DW_PICK("slide", 32)
+            MCU_CONV2D_S8_DW_PICK("slide", 64)
+            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_slide_128")
+            "b 1f\n"
+            "5:\n\t"
+            MCU_CONV2D_S8_DW_PICK("stride2", 16)
+            MCU_CONV2D_S8_DW_PICK("stride2", 32)
+            MCU_CONV2D_S8_DW_PICK("stride2", 64)
+            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_stride2_128")
+            "1:\n\t"
+            "orr r2, r2, #1\n\t"
+            "str r2, [sp, #68]\n"
+            ".Lmcu_dw_slide_pair:\n\t" /* r12 = x, lr = w; y - x, defer - x, kbias, scale, x + c */
+            "ldr r12, [sp, #0]\n\t"
+            "ldr lr, [sp, #24]\n\t"
+            "ldr r1, [sp, #4]\n\t"
+            "sub r1, r1, r12\n\t"
+            "ldr r2, [sp, #52]\n\t"
+            "sub r2, r2, r12\n\t"
+            "ldr r3, [sp, #12]\n\t"
+            "ldr r4, [sp, #16]\n\t"
+            "ldr r5, [sp, #32]\n\t"
+            "add r5, r5, r12\n\t"
+            "add r6, sp, #72\n\t"
+            "stmia r6, {r1, r2, r3, r4, r5}\n"
+            ".Lmcu_dw_slide_quad:\n\t" /* four channels: the accumulators from kbias, then the body */
+            "ldr r8, [sp, #80]\n\t"
+            "ldmia r8!, {r0, r1, r2, r3}\n\t"
+            "str r8, [sp, #80]\n\t"
+            "mov r4, r0\n\t"
+            "mov r5, r1\n\t"
+            "mov r6, r2\n\t"
+            "mov r7, r3\n\t"
+            "ldr pc, [sp, #68]\n"
+            ".Lmcu_dw_table:\n\t"
+            MCU_CONV2D_S8_DW_TAP(0) MCU_CONV2D_S8_DW_TAP(1) MCU_CONV2D_S8_DW_TAP(2)
+            MCU_CONV2D_S8_DW_TAP(3) MCU_CONV2D_S8_DW_TAP(4) MCU_CONV2D_S8_DW_TAP(5)
+            MCU_CONV2D_S8_DW_TAP(6) MCU_CONV2D_S8_DW_TAP(7) MCU_CONV2D_S8_DW_TAP(8)
+            "sub lr, lr, #4\n\t" /* the table stays (the shared tail steps lr) */
+            "b .Lmcu_dw_slide_rq\n\t"
+            MCU_CONV2D_S8_DW_WINDOW(8)
+            MCU_CONV2D_S8_DW_WINDOW(16)
+            MCU_CONV2D_S8_DW_WINDOW(32)
+            MCU_CONV2D_S8_DW_WINDOW(64)
+            MCU_CONV2D_S8_DW_WINDOW(128)
+            MCU_CONV2D_S8_DW_WINDOW2(16)
+            MCU_CONV2D_S8_DW_WINDOW2(32)
+            MCU_CONV2D_S8_DW_WINDOW2(64)
+            MCU_CONV2D_S8_DW_WINDOW2(128)
+            ".Lmcu_dw_slide_rq:\n\t" /* (float)acc * scale, VCVTR, + zp saturating, SSAT, four bytes a word */
+            "ldr r8, [sp, #84]\n\t"
+            "vldmia r8, {s8, s9, s10, s11}\n\t"
+            "ldr r9, [sp, #20]\n\t"
+            "add r8, r8, r9\n\t"
+            "str r8, [sp, #84]\n\t"
+            "vmov s0, s1, r0, r1\n\t"
+            "vmov s2, s3, r2, r3\n\t"
+            "vmov s4, s5, r4, r5\n\t"
+            "vmov s6, s7, r6, r7\n\t"
+            "vcvt.f32.s32 s0, s0\n\t"
+            "vcvt.f32.s32 s1, s1\n\t"
+            "vcvt.f32.s32 s2, s2\n\t"
+            "vcvt.f32.s32 s3, s3\n\t"
+            "vcvt.f32.s32 s4, s4\n\t"
+            "vcvt.f32.s32 s5, s5\n\t"
+            "vcvt.f32.s32 s6, s6\n\t"
+            "vcvt.f32.s32 s7, s7\n\t"
+            "vmul.f32 s0, s0, s8\n\t"
+            "vmul.f32 s1, s1, s9\n\t"
+            "vmul.f32 s2, s2, s10\n\t"
+            "vmul.f32 s3, s3, s11\n\t"
+            "vmul.f32 s4, s4, s8\n\t"
+            "vmul.f32 s5, s5, s9\n\t"
+            "vmul.f32 s6, s6, s10\n\t"
+            "vmul.f32 s7, s7, s11\n\t"
+            "vcvtr.s32.f32 s0, s0\n\t"
+            "vcvtr.s32.f32 s1, s1\n\t"
+            "vcvtr.s32.f32 s2, s2\n\t"
+            "vcvtr.s32.f32 s3, s3\n\t"
+            "vcvtr.s32.f32 s4, s4\n\t"
+            "vcvtr.s32.f32 s5, s5\n\t"
+            "vcvtr.s32.f32 s6, s6\n\t"
+            "vcvtr.s32.f32 s7, s7\n\t"
+            "vmov r0, r1, s0, s1\n\t"
+            "vmov r2, r3, s2, s3\n\t"
+            "vmov r4, r5, s4, s5\n\t"
+            "vmov r6, r7, s6, s7\n\t"
+            "ldr r8, [sp, #36]\n\t"
+            "qadd r0, r0, r8\n\t"
+            "qadd r1, r1, r8\n\t"
+            "qadd r2, r2, r8\n\t"
+            "qadd r3, r3, r8\n\t"
+            "qadd r4, r4, r8\n\t"
+            "qadd r5, r5, r8\n\t"
+            "qadd r6, r6, r8\n\t"
+            "qadd r7, r7, r8\n\t"
+            "ssat r0, #8, r0\n\t"
+            "ssat r1, #8, r1\n\t"
+            "ssat r2, #8, r2\n\t"
+            "ssat r3, #8, r3\n\t"
+            "ssat r4, #8, r4\n\t"
+            "ssat r5, #8, r5\n\t"
+            "ssat r6, #8, r6\n\t"
+            "ssat r7, #8, r7\n\t"
+            "bfi r0, r1, #8, #8\n\t"
+            "bfi r0, r2, #16, #8\n\t"
+            "bfi r0, r3, #24, #8\n\t"
+            "bfi r4, r5, #8, #8\n\t"
+            "bfi r4, r6, #16, #8\n\t"
+            "bfi r4, r7, #24, #8\n\t"
+            "ldr r8, [sp, #48]\n\t"
+            "cmp r8, #0\n\t"
+            "beq 2f\n\t"
+            "ldr r8, [sp, #40]\n\t" /* bytewise max(v, qmin), min(v, qmax): SSUB8 sets GE, SEL picks */
+            "ssub8 r9, r0, r8\n\t"
+            "sel r0, r0, r8\n\t"
+            "ssub8 r9, r4, r8\n\t"
+            "sel r4, r4, r8\n\t"
+            "ldr r8, [sp, #44]\n\t"
+            "ssub8 r9, r8, r0\n\t"
+            "sel r0, r0, r8\n\t"
+            "ssub8 r9, r8, r4\n\t"
+            "sel r4, r4, r8\n"
+            "2:\n\t" /* y[ch] at r12 + (y - x), defer[ch] at r12 + (defer - x) */
+            "ldrd r8, r9, [sp, #72]\n\t"
+            "str r0, [r12, r8]\n\t"
+            "str r4, [r12, r9]\n\t"
+            "add r12, r12, #4\n\t"
+            "add lr, lr, #4\n\t"
+            "ldr r8, [sp, #88]\n\t"
+            "cmp r12, r8\n\t"
+            "bne .Lmcu_dw_slide_quad\n\t"
+            "ldr r10, [sp, #56]\n\t" /* the pair's second pixel from defer */
+            "cmp r10, #0\n\t"
+            "beq 4f\n\t"
+            "ldr r8, [sp, #52]\n\t"
+            "ldr r9, [sp, #4]\n\t"
+            "add r9, r9, r10\n"
+            "3:\n\t"
+            "ldr r11, [r8], #4\n\t"
+            "subs r10, r10, #4\n\t"
+            "str r11, [r9], #4\n\t"
+            "bne 3b\n"
+            "4:\n\t"
+            "ldr r10, [sp, #32]\n\t" /* the next pair: x one step, y two pixels on */
+            "ldr r8, [sp, #0]\n\t"
+            "ldr r9, [sp, #64]\n\t"
+            "add r8, r8, r9\n\t"
+            "str r8, [sp, #0]\n\t"
+            "ldr r8, [sp, #4]\n\t"
+            "add r8, r8, r10, lsl #1\n\t"
+            "str r8, [sp, #4]\n\t"
+            "ldr r8, [sp, #8]\n\t"
+            "subs r8, r8, #1\n\t"
+            "str r8, [sp, #8]\n\t"
+            "bne .Lmcu_dw_slide_pair\n\t"
+            "add sp, sp, #100\n\t"
+            "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}");
 }
+#undef MCU_CONV2D_S8_DW_TAP
+#undef MCU_CONV2D_S8_DW_PICK
+#undef MCU_CONV2D_S8_DW_ADDR
+#undef MCU_CONV2D_S8_DW_WINDOW2
+#undef MCU_CONV2D_S8_DW_ROW2
+#undef MCU_CONV2D_S8_DW_COL2
+#undef MCU_CONV2D_S8_DW_WINDOW
+#undef MCU_CONV2D_S8_DW_ROW
+#undef MCU_CONV2D_S8_DW_P1
+#undef MCU_CONV2D_S8_DW_P0
+#undef MCU_CONV2D_S8_DW_MACS
+#undef MCU_CONV2D_S8_DW_SPLIT
 
-/** mcu_conv2d_s8_dw_inside for the channel counts it is instantiated for (one asm body each: 8, 16, 32, 64 and 128,
- * the MobileNet-style counts below 256); returns 0 for the others (then the tables). */
-static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dw_inside_any(const mcu_conv2d_s8_params *p,
-                                                                 const mcu_requant *rq, const int8_t *x, int8_t *y0,
-                                                                 int8_t *y1)
+/** True when mcu_conv2d_s8_dw_quads has a slide body for C = c channels and stride s (MobileNet-style counts up to
+ * 128). */
+static int32_t mcu_conv2d_s8_dw_slide_c(int32_t c, int32_t s)
 {
-    const int32_t c = p->g.c_in, rs[1] = {p->g.dil_h * p->g.w_in * c};
-    const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
-    const int32_t clamp = rq->qmin > -128 || rq->qmax < 127;
-    switch (c) {
-    case 8:
-        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 8);
-        return 1;
-    case 16:
-        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 16);
-        return 1;
-    case 32:
-        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 32);
-        return 1;
-    case 64:
-        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 64);
-        return 1;
-    case 128:
-        mcu_conv2d_s8_dw_inside(p, rq, clamp, lims, x, rs, y0, y1, 128);
-        return 1;
-    default:
-        return 0;
-    }
+    return (c == 8 && s == 1) || ((c == 16 || c == 32 || c == 64 || c == 128) && (s == 1 || s == 2));
 }
 #else
-#define MCU_CONV2D_S8_DW_INSIDE 0
+#define MCU_CONV2D_S8_DW_SLIDE 0
 #endif
 
 /** Every channel of both pixels of a pair, the 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
  * multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the channel. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
                                                        int32_t plain, const int8_t *const *tab, int32_t taps,
-                                                       int8_t *y0, int8_t *y1)
+                                                       int8_t *y0, int8_t *y1, int32_t ch)
 {
     const int32_t c = p->g.c_in;
-    int32_t ch = 0, t;
+    int32_t t;
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq->per_channel ? 1 : 0;
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
@@ -455,11 +652,11 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
         if (taps == 9) {
             MCU_CONV2D_S8_DW_UNROLL
             for (t = 0; t < 9; ++t) {
-                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc, 1);
+                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc);
             }
         } else {
             for (t = 0; t < taps; ++t) {
-                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc, 0);
+                mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc);
             }
         }
         mcu_conv2d_s8_dw_pack2(rq, plain, clamp, ch, rq->scale + ch * step, step, lims, acc, v);
@@ -651,6 +848,35 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
     memcpy(dst + i, src + i / 4, (size_t)(c - i));
 }
 
+#if MCU_CONV2D_S8_DW_SLIDE
+/** The fields of mcu_conv2d_s8_dw_quads' slide arguments that hold for the whole layer (per tensor: the scale four times
+ * in scale4). */
+static void mcu_conv2d_s8_dw_quads_setup(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
+                                         mcu_conv2d_s8_dw_quads_args *run, float scale4[4], int32_t *defer)
+{
+    run->kbias = p->kbias;
+    if (rq->per_channel) {
+        run->scale = rq->scale;
+        run->scale_step = 16;
+    } else {
+        scale4[0] = scale4[1] = scale4[2] = scale4[3] = rq->scale[0];
+        run->scale = scale4;
+        run->scale_step = 0;
+    }
+    run->w = p->w;
+    run->rs = p->g.dil_h * p->g.w_in * p->g.c_in;
+    run->c = p->g.c_in;
+    run->zp = rq->zp;
+    run->lims[0] = (uint32_t)(uint8_t)rq->qmin * 0x01010101u;
+    run->lims[1] = (uint32_t)(uint8_t)rq->qmax * 0x01010101u;
+    run->clamp = rq->qmin > -128 || rq->qmax < 127;
+    run->defer = defer;
+    run->copy = run->c;
+    run->body = p->g.stride_w;
+    run->x_step = 2 * p->g.stride_w * p->g.c_in;
+}
+#endif
+
 /** The pixel-pair path (see the top of the file). */
 static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8_params *p, const int8_t *x,
                                                              int8_t *y)
@@ -663,8 +889,20 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];
     int32_t q = 0, n = 0, oy = 0, ox = 0, ky, kx, i;
-#if MCU_CONV2D_S8_DW_INSIDE
-    const int32_t slide = g->k_h == 3 && g->k_w == 3 && g->stride_w == 1 && g->dil_w == 1 && plain;
+#if MCU_CONV2D_S8_DW_SLIDE
+    mcu_conv2d_s8_dw_quads_args run, table;
+    float scale4[4];
+    const int32_t slide = g->k_h == 3 && g->k_w == 3 && g->dil_w == 1 && plain &&
+                          mcu_conv2d_s8_dw_slide_c(c, g->stride_w);
+    const int32_t tabled = taps == 9 && plain && c >= 4;
+    mcu_conv2d_s8_dw_quads_setup(p, &rq, &run, scale4, defer);
+    table = run;
+    table.x = NULL;
+    table.pairs = 1;
+    table.w = tab;
+    table.c = c & ~3;
+    table.copy = 0;
+    table.body = 0;
 #endif
     for (ky = 0; ky < g->k_h; ++ky) {
         for (kx = 0; kx < g->k_w; ++kx) {
@@ -675,23 +913,27 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     while (q < pixels) {
         const int32_t two = paired && q + 1 < pixels;
         int8_t *y0 = y + (size_t)q * c;
-#if MCU_CONV2D_S8_DW_INSIDE
-        /* a 3x3 stride-1 pair in one row with both windows inside: no tables */
-        const int32_t iy0 = oy * g->stride_h - g->pad_t, ix0 = ox * g->stride_w - g->pad_l;
-        if (slide && two && ox + 1 < g->w_out && iy0 >= 0 && iy0 + 2 * g->dil_h < g->h_in && ix0 >= 0 &&
-            ix0 + 3 < g->w_in &&
-            mcu_conv2d_s8_dw_inside_any(p, &rq, x + n * image + ((size_t)iy0 * g->w_in + ix0) * c, y0,
-                                        (int8_t *)defer)) {
-            mcu_conv2d_s8_dw_copy(y0 + c, defer, c);
-            q += 2;
-            if ((ox += 2) == g->w_out) {
-                ox = 0;
-                if (++oy == g->h_out) {
-                    oy = 0;
-                    ++n;
+#if MCU_CONV2D_S8_DW_SLIDE
+        if (slide) { /* the run of pairs from q in its row whose windows lie inside: mcu_conv2d_s8_dw_slide */
+            const int32_t iy0 = oy * g->stride_h - g->pad_t, ix0 = ox * g->stride_w - g->pad_l;
+            /* pair k's second window ends at input column ix0 + s * (2k + 1) + 2 */
+            const int32_t by_out = (g->w_out - ox) / 2;
+            const int32_t by_in = (g->w_in - 3 - ix0 + g->stride_w) / (2 * g->stride_w);
+            run.pairs = iy0 >= 0 && iy0 + 2 * g->dil_h < g->h_in && ix0 >= 0 ? (by_out < by_in ? by_out : by_in) : 0;
+            if (run.pairs > 0) {
+                run.x = x + n * image + ((size_t)iy0 * g->w_in + ix0) * c;
+                run.y = y0;
+                mcu_conv2d_s8_dw_quads(&run);
+                q += 2 * run.pairs;
+                if ((ox += 2 * run.pairs) == g->w_out) {
+                    ox = 0;
+                    if (++oy == g->h_out) {
+                        oy = 0;
+                        ++n;
+                    }
                 }
+                continue;
             }
-            continue;
         }
 #endif
         for (i = 0; i <= two; ++i) { /* the pixels' tables; (n, oy, ox) steps to the next pixel */
@@ -706,9 +948,17 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
             }
         }
         if (two && !MCU_CONV2D_S8_DW_DSP && taps == 9) { /* ARMv6-M: the 3x3 instance unrolled */
-            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, (int8_t *)defer);
+            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, (int8_t *)defer, 0);
         } else if (two) {
-            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer);
+            int32_t ch0 = 0;
+#if MCU_CONV2D_S8_DW_SLIDE
+            if (tabled) { /* the quads in assembly, the C % 4 left in C */
+                table.y = y0;
+                mcu_conv2d_s8_dw_quads(&table);
+                ch0 = c & ~3;
+            }
+#endif
+            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer, ch0);
         } else {
             mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
         }

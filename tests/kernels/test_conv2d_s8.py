@@ -49,6 +49,12 @@ CASES = [
     ConvCase((1, 8, 3, 5), 6, (1, 1)),  # pointwise k = 8: the DSP block loop's 4-tap steps without its 16-tap loop
     # depthwise 3x3 above DW_DEFER channels (pixels one by one), c % 4 == 2; stride 2: never the ring variant
     ConvCase((1, 262, 5, 4), 262, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=262),
+    # depthwise 3x3, the DSP assembly's slide bodies (runs of pairs inside the input) beside table pairs: C = 8 and
+    # 128 stride 1, C = 16 stride 2, C = 32 with dilated rows
+    ConvCase((1, 8, 5, 9), 8, (3, 3), pads=[1, 1, 1, 1], group=8),
+    ConvCase((1, 128, 4, 6), 128, (3, 3), pads=[1, 1, 1, 1], group=128, act="relu", y_zp=-128),
+    ConvCase((1, 16, 7, 11), 16, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=16),
+    ConvCase((1, 32, 7, 6), 32, (3, 3), pads=[2, 1, 2, 1], dilations=[2, 1], group=32),
 ]
 
 #: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
