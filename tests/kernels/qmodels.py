@@ -198,9 +198,10 @@ class ConvCase:
     """One quantized Conv: x shape, output channels, kernel, window attributes, group, bias and activation."""
 
     def __init__(self, x, m, k, strides=None, pads=None, dilations=None, group=1, bias=True, act=None, ties=False,
-                 y_zp=None):
+                 y_zp=None, per_tensor=False):
         self.x, self.m, self.k, self.group, self.bias, self.act = tuple(x), m, tuple(k), group, bias, act
         self.ties, self.y_zp = ties, y_zp
+        self.per_tensor = per_tensor  # one weight scale (QLinearConv cases only)
         rank = len(self.k)
         self.strides = list(strides or [1] * rank)
         self.pads = list(pads or [0] * (2 * rank))

@@ -55,6 +55,7 @@ CASES = [
     ConvCase((1, 128, 4, 6), 128, (3, 3), pads=[1, 1, 1, 1], group=128, act="relu", y_zp=-128),
     ConvCase((1, 16, 7, 11), 16, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=16),
     ConvCase((1, 32, 7, 6), 32, (3, 3), pads=[2, 1, 2, 1], dilations=[2, 1], group=32),
+    ConvCase((1, 16, 4, 7), 16, (3, 3), pads=[1, 1, 1, 1], group=16, per_tensor=True),  # one scale for all channels
 ]
 
 #: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
@@ -100,7 +101,7 @@ def _add_qlinearconv(qm: QModel, name: str, case: ConvCase, rng, dtype, w_dtype)
         w_zp = int(rng.integers(120, 136))
         w = np.clip(w + w_zp, 0, 255)
     w = w.astype(w_dtype)
-    w_scale = rng.uniform(0.002, 0.02, case.m).astype(np.float32)
+    w_scale = rng.uniform(0.002, 0.02, 1 if case.per_tensor else case.m).astype(np.float32)
     bias = rng.integers(-3000, 3000, case.m).astype(np.int32)
     x = qm.raw_input(f"{name}_x", case.x, dtype)
     lo, hi = QRANGE[np.dtype(dtype)]
@@ -108,7 +109,7 @@ def _add_qlinearconv(qm: QModel, name: str, case: ConvCase, rng, dtype, w_dtype)
                    case.group)
     y_scale = pick_scale(acc * ort_scale(x_scale, w_scale, 1.0).reshape((1, -1) + (1,) * (acc.ndim - 2)), rng)
     inputs = [x, qm.init(f"{name}_xs", np.float32(x_scale)), qm.init(f"{name}_xz", np.array(x_zp, dtype)),
-              qm.init(f"{name}_w", w), qm.init(f"{name}_ws", w_scale),
+              qm.init(f"{name}_w", w), qm.init(f"{name}_ws", w_scale[0] if case.per_tensor else w_scale),
               qm.init(f"{name}_wz", np.full(case.m, w_zp, w_dtype)),
               qm.init(f"{name}_ys", np.float32(y_scale)), qm.init(f"{name}_yz", np.array(y_zp, dtype)),
               qm.init(f"{name}_b", bias)]
