@@ -143,8 +143,8 @@ def im2col_gather_rows(geom: dict) -> dict[str, int]:
             "rows_padded": geom["n"] * (geom["h_out"] * geom["k_h"] - valid_y) * geom["w_out"]}
 
 
-#: Channel counts (per stride) that conv2d_s8_dw.c's assembly has slide bodies for (mcu_conv2d_s8_dw_slide_c).
-DW_SLIDE_CHANNELS = {1: (8, 16, 32, 64, 128), 2: (16, 32, 64, 128)}
+#: Strides along x that conv2d_s8_dw.c's assembly has slide bodies for (mcu_conv2d_s8_dw_slide_c; C % 4 == 0).
+DW_SLIDE_STRIDES = (1, 2)
 
 
 def depthwise_schedule(geom: dict, slide: bool) -> dict[str, int]:
@@ -191,7 +191,7 @@ def depthwise_schedule(geom: dict, slide: bool) -> dict[str, int]:
 def depthwise_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
     """The depthwise loops (conv2d_s8_dw.c), as depthwise_schedule walks the pixels. On DSP cores with an FPU and
     plain float requantization (float_rq), 3x3 windows: the runs of pairs inside the input in assembly
-    (mcu_conv2d_s8_dw_quads' slide bodies, for the channel counts in DW_SLIDE_CHANNELS, undilated columns): per run a
+    (mcu_conv2d_s8_dw_quads' slide bodies: C % 4 == 0, strides DW_SLIDE_STRIDES, undilated columns): per run a
     call, per pair its quads (each with its requantization) and the second pixel's copy; the other pairs from tap
     tables, their quads in assembly too (the table body; `asm_` terms), their C % 4 left in C. Otherwise every pair
     and lone pixel in C: per pair the four-channel quads (DSP) and the C % 4 left (elsewhere: every channel) over
@@ -200,7 +200,7 @@ def depthwise_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
     at the border."""
     c = geom["c_out"]
     three = (geom["k_h"], geom["k_w"]) == (3, 3)
-    slide = (float_rq and three and geom["dil_w"] == 1 and c in DW_SLIDE_CHANNELS.get(geom["stride_w"], ()))
+    slide = float_rq and three and geom["dil_w"] == 1 and c % 4 == 0 and geom["stride_w"] in DW_SLIDE_STRIDES
     sched = depthwise_schedule(geom, slide)
     pairs, lone = sched["pairs"], sched["lone"]
     asm = pairs if float_rq and three and c >= 4 else 0

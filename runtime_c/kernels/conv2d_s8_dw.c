@@ -329,26 +329,23 @@ typedef struct {
     int32_t pairs;          /* 8: slide: pairs in the run; table: 1 */
     const int32_t *kbias;   /* 12 */
     const float *scale;     /* 16: channel 0's scale, or four copies of the tensor's */
-    int32_t scale_step;     /* 20: bytes from four channels' scales to the next four's: 16, or 0 per tensor */
+    int32_t scale_step;     /* 20: bytes from one channel's scale to the next one's: 4, or 0 per tensor */
     const void *w;          /* 24: slide: the weights; table: the pair's tap table (tab) */
     int32_t rs;             /* 28: slide: bytes from one kernel row's pixel to the next row's (dil_h * W * C) */
-    int32_t c;              /* 32: channels run (slide: C, one of 8, 16, 32, 64, 128; table: C rounded down to 4) */
+    int32_t c;              /* 32: channels run (slide: C; table: C rounded down to 4) */
     int32_t zp;             /* 36 */
     uint32_t lims[2];       /* 40, 44: qmin, qmax in every byte */
     int32_t clamp;          /* 48: [qmin, qmax] narrower than int8 */
     int32_t *defer;         /* 52: the second pixel's outputs until the pair is done */
     int32_t copy;           /* 56: bytes of defer copied to the second pixel after each pair (table: 0, the caller) */
-    int32_t body;           /* 60: 0 table, 1 slide, 2 stride 2 */
-    int32_t x_step;         /* 64: slide, stride 2: bytes from one pair's first window to the next's (2 * stride * C) */
+    int32_t body;           /* 60: 0 table, 1 slide stride 1, 2 slide stride 2 */
+    int32_t x_step;         /* 64: slide: bytes from one pair's first window to the next's (2 * stride * C) */
 } mcu_conv2d_s8_dw_quads_args;
 /* the table body's offsets: pixel 1's entries 100 bytes, the weights' 200 bytes after pixel 0's */
 typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MCU_CONV2D_S8_DW_W * 4 == 200 ? 1 : -1];
 
-/* One kernel row (ky) of a pair for C = chans channels (a literal: every offset an immediate). r12: the row's first
- * window pixel + ch; lr: the weights + ch; accumulators r0-r3 (pixel 0), r4-r7 (pixel 1). The row's four words
- * x0..x3 are loaded and split (SXTB16: lanes 0, 2 in r11, lanes 1, 3 in r8) once each: pixel 0 takes x0..x2,
- * pixel 1 x1..x3, against the row's weights w0..w2 (split into r10, r9), each loaded once and kept until pixel 1
- * used it with the next word. Per row 7 loads, 14 SXTB16 and 24 SMLAxy for 24 MACs. */
+/* Accumulators r0-r3 (pixel 0), r4-r7 (pixel 1); a window's word split by SXTB16 into lanes 0, 2 (r11) and 1, 3
+ * (r8), a weight word into r10 and r9; SMLABB / SMLATT. */
 #define MCU_CONV2D_S8_DW_SPLIT(r, lo) "sxtb16 " lo ", " r "\n\tsxtb16 " r ", " r ", ror #8\n\t"
 #define MCU_CONV2D_S8_DW_MACS(a0, a1, a2, a3)                                                                          \
     "smlabb " a0 ", r11, r10, " a0 "\n\t"                                                                              \
@@ -357,82 +354,68 @@ typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MC
     "smlatt " a3 ", r8, r9, " a3 "\n\t"
 #define MCU_CONV2D_S8_DW_P0 MCU_CONV2D_S8_DW_MACS("r0", "r1", "r2", "r3")
 #define MCU_CONV2D_S8_DW_P1 MCU_CONV2D_S8_DW_MACS("r4", "r5", "r6", "r7")
-#define MCU_CONV2D_S8_DW_ROW(chans, ky)                                                                                \
-    "ldr r8, [r12]\n\t"                                                                                                \
-    "ldr r9, [lr, #(" #chans " * (3 * " #ky "))]\n\t"                                                                  \
+/* Slide bodies: r12 walks the kernel row (x + ch + row offset + kx * C), lr = C; the row's weight word of column kx
+ * at r12 + wd[ky] (sp + 92 + 4 ky: w + 3 ky C - x - ky rs, set per pair). */
+#define MCU_CONV2D_S8_DW_WEIGHT(ky) "ldr r9, [sp, #(92 + 4 * " #ky ")]\n\tldr r9, [r12, r9]\n\t"
+/* Stride 1, kernel row ky: the row's four words x0..x3 loaded and split once each, pixel 0 takes x0..x2, pixel 1
+ * x1..x3, against the row's weights w0..w2, each loaded once and kept until pixel 1 used it with the next word. */
+#define MCU_CONV2D_S8_DW_ROW1(ky)                                                                                      \
+    "ldr r8, [r12]\n\t" MCU_CONV2D_S8_DW_WEIGHT(ky)                                                                    \
     MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
-    "ldr r8, [r12, #" #chans "]\n\t"                                                                                   \
-    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1                                                            \
-    "ldr r9, [lr, #(" #chans " * (3 * " #ky " + 1))]\n\t"                                                              \
-    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_P0                                                            \
-    "ldr r8, [r12, #(" #chans " * 2)]\n\t"                                                                             \
-    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1                                                            \
-    "ldr r9, [lr, #(" #chans " * (3 * " #ky " + 2))]\n\t"                                                              \
-    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_P0                                                            \
-    "ldr r8, [r12, #(" #chans " * 3)]\n\t"                                                                             \
-    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
-/* The three kernel rows for C = chans (r12 back at the first row after them), then back to the requantization. */
-#define MCU_CONV2D_S8_DW_WINDOW(chans)                                                                                 \
-    ".Lmcu_dw_slide_" #chans ":\n\t" MCU_CONV2D_S8_DW_ROW(chans, 0)                                                  \
-    "ldr r10, [sp, #28]\n\t"                                                                                           \
-    "add r12, r12, r10\n\t" MCU_CONV2D_S8_DW_ROW(chans, 1)                                                           \
-    "ldr r10, [sp, #28]\n\t"                                                                                           \
-    "add r12, r12, r10\n\t" MCU_CONV2D_S8_DW_ROW(chans, 2)                                                           \
-    "ldr r10, [sp, #28]\n\t"                                                                                           \
-    "sub r12, r12, r10, lsl #1\n\t"                                                                                    \
-    "b .Lmcu_dw_slide_rq\n\t"
-/* Tap t from the tap table (lr; pixel 0's entry at 4t, pixel 1's at 100 + 4t, the weights' at 200 + 4t; r12 the
- * channel): both table entries of pixel 0 and the weights, then their words (the four loads pipeline), pixel 1's
- * entry and word after pixel 0's products. */
+    "add r12, r12, lr\n\t"                                                                                             \
+    "ldr r8, [r12]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1                                        \
+    MCU_CONV2D_S8_DW_WEIGHT(ky) MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_P0                               \
+    "add r12, r12, lr\n\t"                                                                                             \
+    "ldr r8, [r12]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1                                        \
+    MCU_CONV2D_S8_DW_WEIGHT(ky) MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_P0                               \
+    "ldr r8, [r12, lr]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+/* Stride 2, column kx of kernel row ky: pixel 0's word and the weight, then pixel 1's word two pixels on. */
+#define MCU_CONV2D_S8_DW_COL2(ky)                                                                                      \
+    "ldr r8, [r12]\n\t" MCU_CONV2D_S8_DW_WEIGHT(ky)                                                                    \
+    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
+    "ldr r8, [r12, lr, lsl #1]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+#define MCU_CONV2D_S8_DW_ROW2(ky)                                                                                      \
+    MCU_CONV2D_S8_DW_COL2(ky) "add r12, r12, lr\n\t" MCU_CONV2D_S8_DW_COL2(ky) "add r12, r12, lr\n\t"               \
+    MCU_CONV2D_S8_DW_COL2(ky)
+/* The three kernel rows of a slide body (r12 ends 2 C into each row: rs - 2 C to the next, sp + 104; back to the
+ * first row's start, sp + 108), then the requantization. */
+#define MCU_CONV2D_S8_DW_SLIDE_BODY(row)                                                                               \
+    row(0) "ldr r9, [sp, #104]\n\t"                                                                                    \
+    "add r12, r12, r9\n\t" row(1) "ldr r9, [sp, #104]\n\t"                                                             \
+    "add r12, r12, r9\n\t" row(2) "ldr r9, [sp, #108]\n\t"                                                             \
+    "add r12, r12, r9\n\t"                                                                                             \
+    "b .Lmcu_dw_rq\n\t"
+/* Table body, tap t (lr: the pair's tap table, pixel 0's entry at 4t, pixel 1's at 100 + 4t, the weights' at
+ * 200 + 4t; r12 the channel): the entries of pixel 0 and the weights, then their words (the four loads pipeline),
+ * pixel 1's entry and word after pixel 0's products. */
 #define MCU_CONV2D_S8_DW_TAP(t)                                                                                        \
-    "ldr r8, [lr, #(4 * " #t ")]\n\t"                                                                                 \
-    "ldr r9, [lr, #(200 + 4 * " #t ")]\n\t"                                                                           \
+    "ldr r8, [lr, #(4 * " #t ")]\n\t"                                                                                  \
+    "ldr r9, [lr, #(200 + 4 * " #t ")]\n\t"                                                                            \
     "ldr r8, [r8, r12]\n\t"                                                                                            \
     "ldr r9, [r9, r12]\n\t"                                                                                            \
     MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
-    "ldr r8, [lr, #(100 + 4 * " #t ")]\n\t"                                                                           \
+    "ldr r8, [lr, #(100 + 4 * " #t ")]\n\t"                                                                            \
     "ldr r8, [r8, r12]\n\t"                                                                                            \
     MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
-/* Stride 2: pixel 1's window two pixels on, so the three words of a kernel row are its own (C = chans). */
-#define MCU_CONV2D_S8_DW_COL2(chans, ky, kx)                                                                           \
-    "ldr r8, [r12, #(" #chans " * " #kx ")]\n\t"                                                                       \
-    "ldr r9, [lr, #(" #chans " * (3 * " #ky " + " #kx "))]\n\t"                                                       \
-    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
-    "ldr r8, [r12, #(" #chans " * (" #kx " + 2))]\n\t"                                                                \
-    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
-#define MCU_CONV2D_S8_DW_ROW2(chans, ky)                                                                               \
-    MCU_CONV2D_S8_DW_COL2(chans, ky, 0) MCU_CONV2D_S8_DW_COL2(chans, ky, 1) MCU_CONV2D_S8_DW_COL2(chans, ky, 2)
-#define MCU_CONV2D_S8_DW_WINDOW2(chans)                                                                                \
-    ".Lmcu_dw_stride2_" #chans ":\n\t" MCU_CONV2D_S8_DW_ROW2(chans, 0)                                               \
-    "ldr r10, [sp, #28]\n\t"                                                                                           \
-    "add r12, r12, r10\n\t" MCU_CONV2D_S8_DW_ROW2(chans, 1)                                                          \
-    "ldr r10, [sp, #28]\n\t"                                                                                           \
-    "add r12, r12, r10\n\t" MCU_CONV2D_S8_DW_ROW2(chans, 2)                                                          \
-    "ldr r10, [sp, #28]\n\t"                                                                                           \
-    "sub r12, r12, r10, lsl #1\n\t"                                                                                    \
-    "b .Lmcu_dw_slide_rq\n\t"
-/* r2 = a label's address (MOVW/MOVT: the bodies lie beyond ADR's 4 KB) */
+/* r2 = a label's address with the Thumb bit (for LDR PC) */
 #define MCU_CONV2D_S8_DW_ADDR(label) "movw r2, #:lower16:" label "\n\tmovt r2, #:upper16:" label "\n\t"
-#define MCU_CONV2D_S8_DW_PICK(body, chans)                                                                             \
-    MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_" body "_" #chans)                                                                 \
-    "cmp r1, #" #chans "\n\t"                                                                                          \
-    "beq 1f\n\t"
 
 /** Pixel pairs (q, q + 1), 3x3 windows, plain float requantization, four channels at a time: the accumulators from
  * kbias, the eight sums of one body, then the eight outputs requantized as mcu_conv2d_s8_dw_pack2 does, pixel 0's
- * word stored to y, pixel 1's to defer (copied to pixel 1's outputs after the pair when copy > 0). Two bodies:
- * slide (runs of pairs in one output row, the next pair 2 pixels on, windows wholly inside the input, stride 1,
- * undilated columns, C one of 8, 16, 32, 64, 128: MCU_CONV2D_S8_DW_ROW, the body for C picked once per call; r12
- * walks x + ch, lr the weights + ch; the same with stride 2, C one of 16 .. 128: MCU_CONV2D_S8_DW_ROW2) and table (one pair, any C: MCU_CONV2D_S8_DW_TAP over the pair's tap table in
- * lr, r12 the channel, x = NULL). A whole function in assembly: the bodies need all fourteen registers (-Og and
- * unoptimized builds keep r7 for the frame). Frame: the arguments at sp + 0 .. 64, then the body's address (68),
- * y - x (72), defer - x (76), the kbias and scale pointers (80, 84), x + c (88). */
+ * word stored to y, pixel 1's to defer (copied to pixel 1's outputs after the pair when copy > 0). Bodies: slide
+ * (runs of pairs in one output row, the next pair x_step on, windows wholly inside the input, undilated columns,
+ * C % 4 == 0; stride 1: MCU_CONV2D_S8_DW_ROW1, stride 2: MCU_CONV2D_S8_DW_ROW2; r12 = x + ch, lr = C) and table
+ * (one pair, any C: MCU_CONV2D_S8_DW_TAP over the pair's tap table in lr, r12 the channel, x = NULL). A whole
+ * function in assembly: the bodies need all fourteen registers (-Og and unoptimized builds keep r7 for the frame).
+ * Frame: the arguments at sp + 0 .. 64, then the body's address (68), y - x (72), defer - x (76), kbias - 4 x (80),
+ * scale - scale_step x (84; channel ch's scale at that + scale_step (x + ch)), x + c (88), the rows' weight offsets
+ * (92 .. 100), rs - 2 C (104), -2 (rs + C) (108). */
 __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_conv2d_s8_dw_quads_args *a
                                                                     MCU_CONV2D_S8_DW_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
             "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
-            "sub sp, sp, #100\n\t"
+            "sub sp, sp, #116\n\t"
             "mov r8, sp\n\t"
             "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
             "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
@@ -440,43 +423,59 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
             "ldmia r0!, {r1, r2, r3}\n\t"
             "stmia r8!, {r1, r2, r3}\n\t"
+            "ldr r1, [sp, #28]\n\t" /* rs - 2 C, -2 (rs + C) */
+            "ldr r3, [sp, #32]\n\t"
+            "sub r2, r1, r3, lsl #1\n\t"
+            "str r2, [sp, #104]\n\t"
+            "add r2, r1, r3\n\t"
+            "rsb r2, r2, #0\n\t"
+            "lsl r2, r2, #1\n\t"
+            "str r2, [sp, #108]\n\t"
+            "ldr r3, [sp, #60]\n\t" /* the body */
             MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_table")
-            "ldr r3, [sp, #60]\n\t"
-            "ldr r1, [sp, #32]\n\t"
             "cmp r3, #1\n\t"
             "blt 1f\n\t"
-            "bgt 5f\n\t"
-            MCU_CONV2D_S8_DW_PICK("slide", 8)
-            MCU_CONV2D_S8_DW_PICK("slide", 16)
-            MCU_CONV2D_S8_DW_PICK("slide", 32)
-            MCU_CONV2D_S8_DW_PICK("slide", 64)
-            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_slide_128")
-            "b 1f\n"
-            "5:\n\t"
-            MCU_CONV2D_S8_DW_PICK("stride2", 16)
-            MCU_CONV2D_S8_DW_PICK("stride2", 32)
-            MCU_CONV2D_S8_DW_PICK("stride2", 64)
-            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_stride2_128")
+            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_slide1")
+            "beq 1f\n\t"
+            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_slide2")
             "1:\n\t"
             "orr r2, r2, #1\n\t"
             "str r2, [sp, #68]\n"
-            ".Lmcu_dw_slide_pair:\n\t" /* r12 = x, lr = w; y - x, defer - x, kbias, scale, x + c */
+            ".Lmcu_dw_pair:\n\t" /* r12 = x; lr = tab or C; y - x, defer - x, kbias - 4 x, scale - step x, x + c;
+                                     the weight offsets */
             "ldr r12, [sp, #0]\n\t"
-            "ldr lr, [sp, #24]\n\t"
+            "ldr r3, [sp, #60]\n\t"
+            "cmp r3, #0\n\t"
+            "ite eq\n\t"
+            "ldreq lr, [sp, #24]\n\t"
+            "ldrne lr, [sp, #32]\n\t"
             "ldr r1, [sp, #4]\n\t"
             "sub r1, r1, r12\n\t"
             "ldr r2, [sp, #52]\n\t"
             "sub r2, r2, r12\n\t"
             "ldr r3, [sp, #12]\n\t"
+            "sub r3, r3, r12, lsl #2\n\t"
             "ldr r4, [sp, #16]\n\t"
+            "ldr r5, [sp, #20]\n\t"
+            "mls r4, r5, r12, r4\n\t"
             "ldr r5, [sp, #32]\n\t"
             "add r5, r5, r12\n\t"
             "add r6, sp, #72\n\t"
-            "stmia r6, {r1, r2, r3, r4, r5}\n"
-            ".Lmcu_dw_slide_quad:\n\t" /* four channels: the accumulators from kbias, then the body */
+            "stmia r6, {r1, r2, r3, r4, r5}\n\t"
+            "ldr r1, [sp, #24]\n\t" /* wd[ky] = w - x + ky (3 C - rs) */
+            "sub r1, r1, r12\n\t"
+            "ldr r2, [sp, #32]\n\t"
+            "add r2, r2, r2, lsl #1\n\t"
+            "ldr r3, [sp, #28]\n\t"
+            "sub r2, r2, r3\n\t"
+            "add r3, r1, r2\n\t"
+            "add r4, r3, r2\n\t"
+            "add r6, sp, #92\n\t"
+            "stmia r6, {r1, r3, r4}\n"
+            ".Lmcu_dw_quad:\n\t" /* four channels: the accumulators from kbias, then the body */
             "ldr r8, [sp, #80]\n\t"
-            "ldmia r8!, {r0, r1, r2, r3}\n\t"
-            "str r8, [sp, #80]\n\t"
+            "add r8, r8, r12, lsl #2\n\t"
+            "ldmia r8, {r0, r1, r2, r3}\n\t"
             "mov r4, r0\n\t"
             "mov r5, r1\n\t"
             "mov r6, r2\n\t"
@@ -486,23 +485,16 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             MCU_CONV2D_S8_DW_TAP(0) MCU_CONV2D_S8_DW_TAP(1) MCU_CONV2D_S8_DW_TAP(2)
             MCU_CONV2D_S8_DW_TAP(3) MCU_CONV2D_S8_DW_TAP(4) MCU_CONV2D_S8_DW_TAP(5)
             MCU_CONV2D_S8_DW_TAP(6) MCU_CONV2D_S8_DW_TAP(7) MCU_CONV2D_S8_DW_TAP(8)
-            "sub lr, lr, #4\n\t" /* the table stays (the shared tail steps lr) */
-            "b .Lmcu_dw_slide_rq\n\t"
-            MCU_CONV2D_S8_DW_WINDOW(8)
-            MCU_CONV2D_S8_DW_WINDOW(16)
-            MCU_CONV2D_S8_DW_WINDOW(32)
-            MCU_CONV2D_S8_DW_WINDOW(64)
-            MCU_CONV2D_S8_DW_WINDOW(128)
-            MCU_CONV2D_S8_DW_WINDOW2(16)
-            MCU_CONV2D_S8_DW_WINDOW2(32)
-            MCU_CONV2D_S8_DW_WINDOW2(64)
-            MCU_CONV2D_S8_DW_WINDOW2(128)
-            ".Lmcu_dw_slide_rq:\n\t" /* (float)acc * scale, VCVTR, + zp saturating, SSAT, four bytes a word */
+            "b .Lmcu_dw_rq\n"
+            ".Lmcu_dw_slide1:\n\t"
+            MCU_CONV2D_S8_DW_SLIDE_BODY(MCU_CONV2D_S8_DW_ROW1)
+            ".Lmcu_dw_slide2:\n\t"
+            MCU_CONV2D_S8_DW_SLIDE_BODY(MCU_CONV2D_S8_DW_ROW2)
+            ".Lmcu_dw_rq:\n\t" /* (float)acc * scale, VCVTR, + zp saturating, SSAT, four bytes a word */
             "ldr r8, [sp, #84]\n\t"
-            "vldmia r8, {s8, s9, s10, s11}\n\t"
             "ldr r9, [sp, #20]\n\t"
-            "add r8, r8, r9\n\t"
-            "str r8, [sp, #84]\n\t"
+            "mla r8, r9, r12, r8\n\t"
+            "vldmia r8, {s8, s9, s10, s11}\n\t"
             "vmov s0, s1, r0, r1\n\t"
             "vmov s2, s3, r2, r3\n\t"
             "vmov s4, s5, r4, r5\n\t"
@@ -560,26 +552,16 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "bfi r4, r7, #24, #8\n\t"
             "ldr r8, [sp, #48]\n\t"
             "cmp r8, #0\n\t"
-            "beq 2f\n\t"
-            "ldr r8, [sp, #40]\n\t" /* bytewise max(v, qmin), min(v, qmax): SSUB8 sets GE, SEL picks */
-            "ssub8 r9, r0, r8\n\t"
-            "sel r0, r0, r8\n\t"
-            "ssub8 r9, r4, r8\n\t"
-            "sel r4, r4, r8\n\t"
-            "ldr r8, [sp, #44]\n\t"
-            "ssub8 r9, r8, r0\n\t"
-            "sel r0, r0, r8\n\t"
-            "ssub8 r9, r8, r4\n\t"
-            "sel r4, r4, r8\n"
-            "2:\n\t" /* y[ch] at r12 + (y - x), defer[ch] at r12 + (defer - x) */
-            "ldrd r8, r9, [sp, #72]\n\t"
+            "bne .Lmcu_dw_clamp\n"
+            ".Lmcu_dw_store:\n\t" /* y[ch] at r12 + (y - x), defer[ch] at r12 + (defer - x) */
+            "ldr r8, [sp, #72]\n\t"
+            "ldr r9, [sp, #76]\n\t"
             "str r0, [r12, r8]\n\t"
             "str r4, [r12, r9]\n\t"
             "add r12, r12, #4\n\t"
-            "add lr, lr, #4\n\t"
             "ldr r8, [sp, #88]\n\t"
             "cmp r12, r8\n\t"
-            "bne .Lmcu_dw_slide_quad\n\t"
+            "bne .Lmcu_dw_quad\n\t"
             "ldr r10, [sp, #56]\n\t" /* the pair's second pixel from defer */
             "cmp r10, #0\n\t"
             "beq 4f\n\t"
@@ -591,8 +573,8 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "subs r10, r10, #4\n\t"
             "str r11, [r9], #4\n\t"
             "bne 3b\n"
-            "4:\n\t"
-            "ldr r10, [sp, #32]\n\t" /* the next pair: x one step, y two pixels on */
+            "4:\n\t" /* the next pair: x one step, y two pixels on */
+            "ldr r10, [sp, #32]\n\t"
             "ldr r8, [sp, #0]\n\t"
             "ldr r9, [sp, #64]\n\t"
             "add r8, r8, r9\n\t"
@@ -603,28 +585,38 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "ldr r8, [sp, #8]\n\t"
             "subs r8, r8, #1\n\t"
             "str r8, [sp, #8]\n\t"
-            "bne .Lmcu_dw_slide_pair\n\t"
-            "add sp, sp, #100\n\t"
-            "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}");
+            "bne .Lmcu_dw_pair\n\t"
+            "add sp, sp, #116\n\t"
+            "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
+            ".Lmcu_dw_clamp:\n\t" /* bytewise max(v, qmin), min(v, qmax): SSUB8 sets GE, SEL picks */
+            "ldr r8, [sp, #40]\n\t"
+            "ssub8 r9, r0, r8\n\t"
+            "sel r0, r0, r8\n\t"
+            "ssub8 r9, r4, r8\n\t"
+            "sel r4, r4, r8\n\t"
+            "ldr r8, [sp, #44]\n\t"
+            "ssub8 r9, r8, r0\n\t"
+            "sel r0, r0, r8\n\t"
+            "ssub8 r9, r8, r4\n\t"
+            "sel r4, r4, r8\n\t"
+            "b .Lmcu_dw_store");
 }
-#undef MCU_CONV2D_S8_DW_TAP
-#undef MCU_CONV2D_S8_DW_PICK
 #undef MCU_CONV2D_S8_DW_ADDR
-#undef MCU_CONV2D_S8_DW_WINDOW2
+#undef MCU_CONV2D_S8_DW_TAP
+#undef MCU_CONV2D_S8_DW_SLIDE_BODY
 #undef MCU_CONV2D_S8_DW_ROW2
 #undef MCU_CONV2D_S8_DW_COL2
-#undef MCU_CONV2D_S8_DW_WINDOW
-#undef MCU_CONV2D_S8_DW_ROW
+#undef MCU_CONV2D_S8_DW_ROW1
+#undef MCU_CONV2D_S8_DW_WEIGHT
 #undef MCU_CONV2D_S8_DW_P1
 #undef MCU_CONV2D_S8_DW_P0
 #undef MCU_CONV2D_S8_DW_MACS
 #undef MCU_CONV2D_S8_DW_SPLIT
 
-/** True when mcu_conv2d_s8_dw_quads has a slide body for C = c channels and stride s (MobileNet-style counts up to
- * 128). */
+/** True when mcu_conv2d_s8_dw_quads has a slide body for C = c channels and stride s. */
 static int32_t mcu_conv2d_s8_dw_slide_c(int32_t c, int32_t s)
 {
-    return (c == 8 && s == 1) || ((c == 16 || c == 32 || c == 64 || c == 128) && (s == 1 || s == 2));
+    return c % 4 == 0 && (s == 1 || s == 2);
 }
 #else
 #define MCU_CONV2D_S8_DW_SLIDE 0
@@ -857,7 +849,7 @@ static void mcu_conv2d_s8_dw_quads_setup(const mcu_conv2d_s8_params *p, const mc
     run->kbias = p->kbias;
     if (rq->per_channel) {
         run->scale = rq->scale;
-        run->scale_step = 16;
+        run->scale_step = 4;
     } else {
         scale4[0] = scale4[1] = scale4[2] = scale4[3] = rq->scale[0];
         run->scale = scale4;
