@@ -830,13 +830,16 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
     }
 }
 
-/** The second pixel's c bytes from the stack: words, then the c % 4 left (newlib-nano's memcpy goes byte by byte). */
+/** The second pixel's c bytes from the stack. DSP cores (unaligned word stores): words, then the c % 4 left
+ * (newlib-nano's memcpy goes byte by byte); ARMv6-M: memcpy. */
 static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
 {
-    int32_t i;
-    for (i = 0; i + 4 <= c; i += 4) {
+    int32_t i = 0;
+#if MCU_CONV2D_S8_DW_DSP
+    for (; i + 4 <= c; i += 4) {
         memcpy(dst + i, src + i / 4, 4);
     }
+#endif
     memcpy(dst + i, src + i / 4, (size_t)(c - i));
 }
 
