@@ -9,7 +9,13 @@
  * is loaded and extended once for both pixels. Channels ascend (four at a time on DSP cores, then the C % 4 left one
  * by one); pixel q's outputs are written as soon as both windows' channels are read, pixel q + 1's are kept on the
  * stack and copied after the pair, so no write lands earlier than pixel by pixel would put it
- * (mcucomp/ops/_overlap.py depthwise_nhwc). With C above MCU_CONV2D_S8_DW_DEFER the pixels go one by one. */
+ * (mcucomp/ops/_overlap.py depthwise_nhwc). With C above MCU_CONV2D_S8_DW_DEFER the pixels go one by one.
+ *
+ * DSP cores with an FPU, 3x3 windows, plain float requantization: the four-channel steps of a pair run in assembly
+ * (mcu_conv2d_s8_dw_quads, requantization inside), and where a run of pairs in one output row has every window inside
+ * the input (stride 1 or 2, undilated columns, C % 4 == 0) it takes no tables at all (the slide bodies; the schedule
+ * is mirrored by mcucomp/ops/conv2d_s8.py depthwise_schedule for the cost terms). The order of reads and writes is
+ * the pairs' above. */
 
 /* Most taps of a window (the per-pixel tables; mcucomp/ops/conv2d_s8.py DW_TAPS: larger kernels take the general
  * path), and most channels of a pair (the second pixel's outputs on the stack). */
@@ -216,65 +222,6 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
     return mcu_conv2d_s8_dw_pack_any(rq, ch, a0, a1, a2, a3);
 }
 
-/** mcu_conv2d_s8_dw_pack for the same four channels of two pixels (acc[0..3], acc[4..7]) into out[0], out[1]: the
- * four scales loaded once. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pack2(const mcu_requant *rq, int32_t plain, int32_t clamp,
-                                                        int32_t ch, const float *sc, int32_t step,
-                                                        const uint32_t lims[2], int32_t acc[8], uint32_t out[2])
-{
-    int32_t k;
-    if (plain) {
-#if MCU_CONV2D_S8_DW_FPU_ASM
-        const float s0 = sc[0], s1 = sc[step], s2 = sc[2 * step], s3 = sc[3 * step];
-        __asm__("vmov s0, s1, %[a0], %[a1]\n\t"
-                "vmov s2, s3, %[a2], %[a3]\n\t"
-                "vmov s4, s5, %[a4], %[a5]\n\t"
-                "vmov s6, s7, %[a6], %[a7]\n\t"
-                "vcvt.f32.s32 s0, s0\n\t"
-                "vcvt.f32.s32 s1, s1\n\t"
-                "vcvt.f32.s32 s2, s2\n\t"
-                "vcvt.f32.s32 s3, s3\n\t"
-                "vcvt.f32.s32 s4, s4\n\t"
-                "vcvt.f32.s32 s5, s5\n\t"
-                "vcvt.f32.s32 s6, s6\n\t"
-                "vcvt.f32.s32 s7, s7\n\t"
-                "vmul.f32 s0, s0, %[s0]\n\t"
-                "vmul.f32 s1, s1, %[s1]\n\t"
-                "vmul.f32 s2, s2, %[s2]\n\t"
-                "vmul.f32 s3, s3, %[s3]\n\t"
-                "vmul.f32 s4, s4, %[s0]\n\t"
-                "vmul.f32 s5, s5, %[s1]\n\t"
-                "vmul.f32 s6, s6, %[s2]\n\t"
-                "vmul.f32 s7, s7, %[s3]\n\t"
-                "vcvtr.s32.f32 s0, s0\n\t"
-                "vcvtr.s32.f32 s1, s1\n\t"
-                "vcvtr.s32.f32 s2, s2\n\t"
-                "vcvtr.s32.f32 s3, s3\n\t"
-                "vcvtr.s32.f32 s4, s4\n\t"
-                "vcvtr.s32.f32 s5, s5\n\t"
-                "vcvtr.s32.f32 s6, s6\n\t"
-                "vcvtr.s32.f32 s7, s7\n\t"
-                "vmov %[a0], %[a1], s0, s1\n\t"
-                "vmov %[a2], %[a3], s2, s3\n\t"
-                "vmov %[a4], %[a5], s4, s5\n\t"
-                "vmov %[a6], %[a7], s6, s7"
-                : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [a4] "+r"(acc[4]),
-                  [a5] "+r"(acc[5]), [a6] "+r"(acc[6]), [a7] "+r"(acc[7])
-                : [s0] "t"(s0), [s1] "t"(s1), [s2] "t"(s2), [s3] "t"(s3)
-                : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7");
-#else
-        for (k = 0; k < 8; ++k) {
-            acc[k] = mcu_round_even_sat((float)acc[k] * sc[(k & 3) * step]);
-        }
-#endif
-        out[0] = mcu_conv2d_s8_dw_finish(rq->zp, clamp, lims, acc[0], acc[1], acc[2], acc[3]);
-        out[1] = mcu_conv2d_s8_dw_finish(rq->zp, clamp, lims, acc[4], acc[5], acc[6], acc[7]);
-        return;
-    }
-    (void)k;
-    out[0] = mcu_conv2d_s8_dw_pack_any(rq, ch, acc[0], acc[1], acc[2], acc[3]);
-    out[1] = mcu_conv2d_s8_dw_pack_any(rq, ch, acc[4], acc[5], acc[6], acc[7]);
-}
 #endif
 
 /* tab layout: pixel 0's taps, pixel 1's taps, the weights' tap rows, MCU_CONV2D_S8_DW_TAPS apart. */
@@ -401,7 +348,7 @@ typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MC
 #define MCU_CONV2D_S8_DW_ADDR(label) "movw r2, #:lower16:" label "\n\tmovt r2, #:upper16:" label "\n\t"
 
 /** Pixel pairs (q, q + 1), 3x3 windows, plain float requantization, four channels at a time: the accumulators from
- * kbias, the eight sums of one body, then the eight outputs requantized as mcu_conv2d_s8_dw_pack2 does, pixel 0's
+ * kbias, the eight sums of one body, then the eight outputs requantized as mcu_conv2d_s8_dw_pack does, pixel 0's
  * word stored to y, pixel 1's to defer (copied to pixel 1's outputs after the pair when copy > 0). Bodies: slide
  * (runs of pairs in one output row, the next pair x_step on, windows wholly inside the input, undilated columns,
  * C % 4 == 0; stride 1: MCU_CONV2D_S8_DW_ROW1, stride 2: MCU_CONV2D_S8_DW_ROW2; r12 = x + ch, lr = C) and table
@@ -651,7 +598,11 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
                 mcu_conv2d_s8_dw_pair_tap(tab, t, ch, acc);
             }
         }
-        mcu_conv2d_s8_dw_pack2(rq, plain, clamp, ch, rq->scale + ch * step, step, lims, acc, v);
+        /* both words before either store: the scale loads are shared (a store could alias them) */
+        v[0] = mcu_conv2d_s8_dw_pack(rq, plain, clamp, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2],
+                                     acc[3]);
+        v[1] = mcu_conv2d_s8_dw_pack(rq, plain, clamp, ch, rq->scale + ch * step, step, lims, acc[4], acc[5], acc[6],
+                                     acc[7]);
         memcpy(y0 + ch, &v[0], 4);
         memcpy(y1 + ch, &v[1], 4);
     }
@@ -804,8 +755,8 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
                         }
                         memcpy(slot, xq, 4);
                         memcpy(slot + MCU_CONV2D_S8_DW_RING * 4, xq, 4);
-                        v = mcu_conv2d_s8_dw_pack(&rq, plain, clamp, b, rq.scale + b * step, step, lims, acc4[0], acc4[1],
-                                                  acc4[2], acc4[3]);
+                        v = mcu_conv2d_s8_dw_pack(&rq, plain, clamp, b, rq.scale + b * step, step, lims, acc4[0],
+                                                  acc4[1], acc4[2], acc4[3]);
                         memcpy(y + (size_t)q * c + b, &v, 4);
                         continue;
                     }
@@ -844,8 +795,8 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
 }
 
 #if MCU_CONV2D_S8_DW_SLIDE
-/** The fields of mcu_conv2d_s8_dw_quads' slide arguments that hold for the whole layer (per tensor: the scale four times
- * in scale4). */
+/** The fields of mcu_conv2d_s8_dw_quads' slide arguments that hold for the whole layer (per tensor: the scale four
+ * times in scale4). */
 static void mcu_conv2d_s8_dw_quads_setup(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
                                          mcu_conv2d_s8_dw_quads_args *run, float scale4[4], int32_t *defer)
 {
