@@ -838,7 +838,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
 #if MCU_CONV2D_S8_DW_SLIDE
     mcu_conv2d_s8_dw_quads_args run, table;
     float scale4[4];
-    const int32_t slide = g->k_h == 3 && g->k_w == 3 && g->dil_w == 1 && plain &&
+    const int32_t slide = g->k_h == 3 && g->k_w == 3 && g->dil_w == 1 && plain && paired &&
                           mcu_conv2d_s8_dw_slide_c(c, g->stride_w);
     const int32_t tabled = taps == 9 && plain && c >= 4;
     mcu_conv2d_s8_dw_quads_setup(p, &rq, &run, scale4, defer);

@@ -56,6 +56,8 @@ CASES = [
     ConvCase((1, 16, 7, 11), 16, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=16),
     ConvCase((1, 32, 7, 6), 32, (3, 3), pads=[2, 1, 2, 1], dilations=[2, 1], group=32),
     ConvCase((1, 16, 4, 7), 16, (3, 3), pads=[1, 1, 1, 1], group=16, per_tensor=True),  # one scale for all channels
+    # above DW_DEFER channels with C % 4 == 0: windows inside the input, still pixel by pixel (no slide runs)
+    ConvCase((1, 512, 3, 5), 512, (3, 3), pads=[1, 1, 1, 1], group=512),
 ]
 
 #: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
