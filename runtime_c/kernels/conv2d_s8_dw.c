@@ -569,8 +569,10 @@ static int32_t mcu_conv2d_s8_dw_slide_c(int32_t c, int32_t s)
 #define MCU_CONV2D_S8_DW_SLIDE 0
 #endif
 
-/** Every channel of both pixels of a pair, the 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
- * multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the channel. */
+/** Channels ch .. C - 1 of both pixels of a pair (ch > 0: the quads before it ran in mcu_conv2d_s8_dw_quads), the
+ * 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by
+ * SXTB16 and multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the
+ * channel. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
                                                        int32_t plain, const int8_t *const *tab, int32_t taps,
                                                        int8_t *y0, int8_t *y1, int32_t ch)
