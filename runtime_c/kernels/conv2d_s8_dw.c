@@ -9,7 +9,13 @@
  * is loaded and extended once for both pixels. Channels ascend (four at a time on DSP cores, then the C % 4 left one
  * by one); pixel q's outputs are written as soon as both windows' channels are read, pixel q + 1's are kept on the
  * stack and copied after the pair, so no write lands earlier than pixel by pixel would put it
- * (mcucomp/ops/_overlap.py depthwise_nhwc). With C above MCU_CONV2D_S8_DW_DEFER the pixels go one by one. */
+ * (mcucomp/ops/_overlap.py depthwise_nhwc). With C above MCU_CONV2D_S8_DW_DEFER the pixels go one by one.
+ *
+ * DSP cores with an FPU, 3x3 windows, plain float requantization: the four-channel steps of a pair run in assembly
+ * (mcu_conv2d_s8_dw_quads, requantization inside), and where a run of pairs in one output row has every window inside
+ * the input (stride 1 or 2, undilated columns, C % 4 == 0) it takes no tables at all (the slide bodies; the schedule
+ * is mirrored by mcucomp/ops/conv2d_s8.py depthwise_schedule for the cost terms). The order of reads and writes is
+ * the pairs' above. */
 
 /* Most taps of a window (the per-pixel tables; mcucomp/ops/conv2d_s8.py DW_TAPS: larger kernels take the general
  * path), and most channels of a pair (the second pixel's outputs on the stack). */
@@ -103,32 +109,8 @@ static inline uint32_t mcu_conv2d_s8_dw_min8(uint32_t v, uint32_t hi)
 #endif
 }
 
-/** One tap of four channels of one pixel: the window's word at *px + ch split into lanes (0, 2) and (1, 3) by
- * SXTB16 times the weights' lanes we, wo (SMLABB / SMLATT) into acc[0..3]. With GCC an asm block of few operands:
- * in plain C gcc spills some of the pair's eight accumulators in the unrolled tap loop. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, int32_t ch, int32_t we, int32_t wo,
-                                                      int32_t acc[4])
-{
-#if defined(__GNUC__)
-    int32_t u, v;
-    __asm__("ldr %[u], %[px]\n\t"
-            "ldr %[u], [%[u], %[ch]]\n\t"
-            "sxtb16 %[v], %[u]\n\t"
-            "sxtb16 %[u], %[u], ror #8\n\t"
-            "smlabb %[a0], %[v], %[we], %[a0]\n\t"
-            "smlatt %[a2], %[v], %[we], %[a2]\n\t"
-            "smlabb %[a1], %[u], %[wo], %[a1]\n\t"
-            "smlatt %[a3], %[u], %[wo], %[a3]"
-            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [u] "=&r"(u), [v] "=&r"(v)
-            : [px] "m"(*px), [ch] "r"(ch), [we] "r"(we), [wo] "r"(wo)
-            : "memory");
-#else
-    mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(*px + ch), we, wo, acc);
-#endif
-}
-
-/** The first pixel's tap together with the tap's weights: both table entries loaded before the two words (the
- * loads pipeline), the weight word split into *we, *wo for the second pixel's mcu_conv2d_s8_dw_tap. */
+/** One tap of four channels of one pixel (the lone pixel's loop): both table entries loaded before the two words
+ * (the loads pipeline), the weight word split into *we, *wo. With GCC an asm block of few operands. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tapw(const int8_t *const *px, const int8_t *const *pw, int32_t ch,
                                                        int32_t *we, int32_t *wo, int32_t acc[4])
 {
@@ -158,17 +140,55 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tapw(const int8_t *const *px, 
 #endif
 }
 
+/** Four int8 results (sign-extended int32, low bytes used) packed little-endian into one word: three BFI. */
+static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_bytes(int32_t r0, int32_t r1, int32_t r2, int32_t r3)
+{
+#if defined(__GNUC__)
+    uint32_t v = (uint32_t)r0;
+    __asm__("bfi %0, %1, #8, #8\n\tbfi %0, %2, #16, #8\n\tbfi %0, %3, #24, #8" : "+r"(v) : "r"(r1), "r"(r2), "r"(r3));
+    return v;
+#else
+    return ((uint32_t)r0 & 0xffu) | ((uint32_t)r1 & 0xffu) << 8 | ((uint32_t)r2 & 0xffu) << 16 | (uint32_t)r3 << 24;
+#endif
+}
+
+/** Four rounded products (channels ch .. ch + 3) finished: zp added saturating, SSAT to int8, packed into one word,
+ * then, when clamp (qmin or qmax inside the int8 range), [qmin, qmax] four bytes at once (SSUB8 + SEL: both bounds
+ * are int8, so this equals clamping before the SSAT); lims: qmin and qmax in every byte. */
+static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_finish(int32_t zp, int32_t clamp, const uint32_t lims[2],
+                                                             int32_t a0, int32_t a1, int32_t a2, int32_t a3)
+{
+    const uint32_t v = mcu_conv2d_s8_dw_bytes(__ssat(__qadd(a0, zp), 8), __ssat(__qadd(a1, zp), 8),
+                                              __ssat(__qadd(a2, zp), 8), __ssat(__qadd(a3, zp), 8));
+    return clamp ? mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]) : v;
+}
+
+/** The four lanes of mcu_conv2d_s8_requant_any packed into one word (fixed mode, div, scales not finite). */
+static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack_any(const mcu_requant *rq, int32_t ch, int32_t a0,
+                                                               int32_t a1, int32_t a2, int32_t a3)
+{
+    return (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a0, ch) |
+           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a1, ch + 1) << 8 |
+           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a2, ch + 2) << 16 |
+           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a3, ch + 3) << 24;
+}
+
+#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__)
+#define MCU_CONV2D_S8_DW_FPU_ASM 1
+#else
+#define MCU_CONV2D_S8_DW_FPU_ASM 0
+#endif
+
 /** Four accumulators (channels ch .. ch + 3) requantized and packed little-endian into one word. Plain float mode
- * (sc: channel ch's scale, step 1 per channel or 0 per tensor): (float)acc * scale rounded half to even (VCVTR), zp
- * added saturating, SSAT to int8, then [qmin, qmax] four bytes at once (SSUB8 + SEL: both bounds are int8, so this
- * equals clamping before the SSAT); lims: qmin and qmax in every byte. Otherwise mcu_requant_apply per lane. */
-static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq, int32_t plain, int32_t ch,
-                                                           const float *sc, int32_t step, const uint32_t lims[2],
-                                                           int32_t a0, int32_t a1, int32_t a2, int32_t a3)
+ * (sc: channel ch's scale, step 1 per channel or 0 per tensor): (float)acc * scale rounded half to even (VCVTR),
+ * then mcu_conv2d_s8_dw_finish. Otherwise mcu_requant_apply per lane. */
+static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq, int32_t plain, int32_t clamp,
+                                                           int32_t ch, const float *sc, int32_t step,
+                                                           const uint32_t lims[2], int32_t a0, int32_t a1, int32_t a2,
+                                                           int32_t a3)
 {
     if (plain) {
-        const int32_t zp = rq->zp;
-#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__)
+#if MCU_CONV2D_S8_DW_FPU_ASM
         /* the same conversions, multiplies and VCVTR as mcu_round_even_sat's, with two values per core<->FPU
          * transfer (VMOV of a register pair) */
         const float s0 = sc[0], s1 = sc[step], s2 = sc[2 * step], s3 = sc[3 * step];
@@ -191,36 +211,52 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3)
                 : [s0] "t"(s0), [s1] "t"(s1), [s2] "t"(s2), [s3] "t"(s3)
                 : "s0", "s1", "s2", "s3");
-        {
-            const int32_t r0 = __ssat(__qadd(a0, zp), 8), r1 = __ssat(__qadd(a1, zp), 8);
-            const int32_t r2 = __ssat(__qadd(a2, zp), 8), r3 = __ssat(__qadd(a3, zp), 8);
-            const uint32_t v = __uxtb16(((uint32_t)r0 & 0xffffu) | (uint32_t)r2 << 16) |
-                               __uxtb16(((uint32_t)r1 & 0xffffu) | (uint32_t)r3 << 16) << 8;
-            return mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]);
-        }
 #else
-        const int32_t r0 = __ssat(__qadd(mcu_round_even_sat((float)a0 * sc[0]), zp), 8);
-        const int32_t r1 = __ssat(__qadd(mcu_round_even_sat((float)a1 * sc[step]), zp), 8);
-        const int32_t r2 = __ssat(__qadd(mcu_round_even_sat((float)a2 * sc[2 * step]), zp), 8);
-        const int32_t r3 = __ssat(__qadd(mcu_round_even_sat((float)a3 * sc[3 * step]), zp), 8);
-        const uint32_t v = __uxtb16(((uint32_t)r0 & 0xffffu) | (uint32_t)r2 << 16) |
-                           __uxtb16(((uint32_t)r1 & 0xffffu) | (uint32_t)r3 << 16) << 8;
-        return mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]);
+        a0 = mcu_round_even_sat((float)a0 * sc[0]);
+        a1 = mcu_round_even_sat((float)a1 * sc[step]);
+        a2 = mcu_round_even_sat((float)a2 * sc[2 * step]);
+        a3 = mcu_round_even_sat((float)a3 * sc[3 * step]);
 #endif
+        return mcu_conv2d_s8_dw_finish(rq->zp, clamp, lims, a0, a1, a2, a3);
     }
-    return (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a0, ch) |
-           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a1, ch + 1) << 8 |
-           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a2, ch + 2) << 16 |
-           (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a3, ch + 3) << 24;
+    return mcu_conv2d_s8_dw_pack_any(rq, ch, a0, a1, a2, a3);
 }
+
 #endif
 
 /* tab layout: pixel 0's taps, pixel 1's taps, the weights' tap rows, MCU_CONV2D_S8_DW_TAPS apart. */
 #define MCU_CONV2D_S8_DW_X0 0
+/* An argument the naked functions' assembly reads from r0 (AAPCS). */
+#define MCU_CONV2D_S8_DW_REG_ARG __attribute__((unused))
 #define MCU_CONV2D_S8_DW_X1 MCU_CONV2D_S8_DW_TAPS
 #define MCU_CONV2D_S8_DW_W (2 * MCU_CONV2D_S8_DW_TAPS)
 
 #if defined(__ARM_FEATURE_DSP)
+/** The second pixel's tap with the weights mcu_conv2d_s8_dw_tapw split: the window's word at *px + ch split into
+ * lanes (0, 2) and (1, 3) by SXTB16 times we, wo (SMLABB / SMLATT) into acc[0..3]. With GCC an asm block of few
+ * operands (in plain C gcc spills some of the pair's eight accumulators in the unrolled tap loop; more operands
+ * than this leave -Og builds, which keep r7 for the frame, without registers). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, int32_t ch, int32_t we, int32_t wo,
+                                                      int32_t acc[4])
+{
+#if defined(__GNUC__)
+    int32_t u, v;
+    __asm__("ldr %[u], %[px]\n\t"
+            "ldr %[u], [%[u], %[ch]]\n\t"
+            "sxtb16 %[v], %[u]\n\t"
+            "sxtb16 %[u], %[u], ror #8\n\t"
+            "smlabb %[a0], %[v], %[we], %[a0]\n\t"
+            "smlatt %[a2], %[v], %[we], %[a2]\n\t"
+            "smlabb %[a1], %[u], %[wo], %[a1]\n\t"
+            "smlatt %[a3], %[u], %[wo], %[a3]"
+            : [a0] "+r"(acc[0]), [a1] "+r"(acc[1]), [a2] "+r"(acc[2]), [a3] "+r"(acc[3]), [u] "=&r"(u), [v] "=&r"(v)
+            : [px] "m"(*px), [ch] "r"(ch), [we] "r"(we), [wo] "r"(wo)
+            : "memory");
+#else
+    mcu_conv2d_s8_dw_mac4(mcu_conv2d_s8_load4(*px + ch), we, wo, acc);
+#endif
+}
+
 /** Channels ch .. ch + 3 of tap t for both pixels: acc[0..3] pixel 0, acc[4..7] pixel 1. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *tab, int32_t t, int32_t ch,
                                                            int32_t acc[8])
@@ -229,6 +265,308 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *
     mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
     mcu_conv2d_s8_dw_tap(tab + MCU_CONV2D_S8_DW_X1 + t, ch, we, wo, acc + 4);
 }
+#endif
+
+#if defined(__ARM_FEATURE_DSP) && MCU_CONV2D_S8_DW_FPU_ASM
+#define MCU_CONV2D_S8_DW_SLIDE 1
+/* What mcu_conv2d_s8_dw_quads reads (offsets in its assembly, which copies it to sp + 0). */
+typedef struct {
+    const int8_t *x;        /* 0: slide: the first pair's first window pixel; table: NULL */
+    int8_t *y;              /* 4: the first pair's first output pixel */
+    int32_t pairs;          /* 8: slide: pairs in the run; table: 1 */
+    const int32_t *kbias;   /* 12 */
+    const float *scale;     /* 16: channel 0's scale, or four copies of the tensor's */
+    int32_t scale_step;     /* 20: bytes from one channel's scale to the next one's: 4, or 0 per tensor */
+    const void *w;          /* 24: slide: the weights; table: the pair's tap table (tab) */
+    int32_t rs;             /* 28: slide: bytes from one kernel row's pixel to the next row's (dil_h * W * C) */
+    int32_t c;              /* 32: channels run (slide: C; table: C rounded down to 4) */
+    int32_t zp;             /* 36 */
+    uint32_t lims[2];       /* 40, 44: qmin, qmax in every byte */
+    int32_t clamp;          /* 48: [qmin, qmax] narrower than int8 */
+    int32_t *defer;         /* 52: the second pixel's outputs until the pair is done */
+    int32_t copy;           /* 56: bytes of defer copied to the second pixel after each pair (table: 0, the caller) */
+    int32_t body;           /* 60: 0 table, 1 slide stride 1, 2 slide stride 2 */
+    int32_t x_step;         /* 64: slide: bytes from one pair's first window to the next's (2 * stride * C) */
+} mcu_conv2d_s8_dw_quads_args;
+/* the table body's offsets: pixel 1's entries 100 bytes, the weights' 200 bytes after pixel 0's */
+typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MCU_CONV2D_S8_DW_W * 4 == 200 ? 1 : -1];
+
+/* Accumulators r0-r3 (pixel 0), r4-r7 (pixel 1); a window's word split by SXTB16 into lanes 0, 2 (r11) and 1, 3
+ * (r8), a weight word into r10 and r9; SMLABB / SMLATT. */
+#define MCU_CONV2D_S8_DW_SPLIT(r, lo) "sxtb16 " lo ", " r "\n\tsxtb16 " r ", " r ", ror #8\n\t"
+#define MCU_CONV2D_S8_DW_MACS(a0, a1, a2, a3)                                                                          \
+    "smlabb " a0 ", r11, r10, " a0 "\n\t"                                                                              \
+    "smlatt " a2 ", r11, r10, " a2 "\n\t"                                                                              \
+    "smlabb " a1 ", r8, r9, " a1 "\n\t"                                                                                \
+    "smlatt " a3 ", r8, r9, " a3 "\n\t"
+#define MCU_CONV2D_S8_DW_P0 MCU_CONV2D_S8_DW_MACS("r0", "r1", "r2", "r3")
+#define MCU_CONV2D_S8_DW_P1 MCU_CONV2D_S8_DW_MACS("r4", "r5", "r6", "r7")
+/* Slide bodies: r12 walks the kernel row (x + ch + row offset + kx * C), lr = C; the row's weight word of column kx
+ * at r12 + wd[ky] (sp + 92 + 4 ky: w + 3 ky C - x - ky rs, set per pair). */
+#define MCU_CONV2D_S8_DW_WEIGHT(ky) "ldr r9, [sp, #(92 + 4 * " #ky ")]\n\tldr r9, [r12, r9]\n\t"
+/* Stride 1, kernel row ky: the row's four words x0..x3 loaded and split once each, pixel 0 takes x0..x2, pixel 1
+ * x1..x3, against the row's weights w0..w2, each loaded once and kept until pixel 1 used it with the next word. */
+#define MCU_CONV2D_S8_DW_ROW1(ky)                                                                                      \
+    "ldr r8, [r12]\n\t" MCU_CONV2D_S8_DW_WEIGHT(ky)                                                                    \
+    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
+    "add r12, r12, lr\n\t"                                                                                             \
+    "ldr r8, [r12]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1                                        \
+    MCU_CONV2D_S8_DW_WEIGHT(ky) MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_P0                               \
+    "add r12, r12, lr\n\t"                                                                                             \
+    "ldr r8, [r12]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1                                        \
+    MCU_CONV2D_S8_DW_WEIGHT(ky) MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_P0                               \
+    "ldr r8, [r12, lr]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+/* Stride 2, column kx of kernel row ky: pixel 0's word and the weight, then pixel 1's word two pixels on. */
+#define MCU_CONV2D_S8_DW_COL2(ky)                                                                                      \
+    "ldr r8, [r12]\n\t" MCU_CONV2D_S8_DW_WEIGHT(ky)                                                                    \
+    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
+    "ldr r8, [r12, lr, lsl #1]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+#define MCU_CONV2D_S8_DW_ROW2(ky)                                                                                      \
+    MCU_CONV2D_S8_DW_COL2(ky) "add r12, r12, lr\n\t" MCU_CONV2D_S8_DW_COL2(ky) "add r12, r12, lr\n\t"               \
+    MCU_CONV2D_S8_DW_COL2(ky)
+/* The three kernel rows of a slide body (r12 ends 2 C into each row: rs - 2 C to the next, sp + 104; back to the
+ * first row's start, sp + 108), then the requantization. */
+#define MCU_CONV2D_S8_DW_SLIDE_BODY(row)                                                                               \
+    row(0) "ldr r9, [sp, #104]\n\t"                                                                                    \
+    "add r12, r12, r9\n\t" row(1) "ldr r9, [sp, #104]\n\t"                                                             \
+    "add r12, r12, r9\n\t" row(2) "ldr r9, [sp, #108]\n\t"                                                             \
+    "add r12, r12, r9\n\t"                                                                                             \
+    "b .Lmcu_dw_rq\n\t"
+/* Table body, tap t (lr: the pair's tap table, pixel 0's entry at 4t, pixel 1's at 100 + 4t, the weights' at
+ * 200 + 4t; r12 the channel): the entries of pixel 0 and the weights, then their words (the four loads pipeline),
+ * pixel 1's entry and word after pixel 0's products. */
+#define MCU_CONV2D_S8_DW_TAP(t)                                                                                        \
+    "ldr r8, [lr, #(4 * " #t ")]\n\t"                                                                                  \
+    "ldr r9, [lr, #(200 + 4 * " #t ")]\n\t"                                                                            \
+    "ldr r8, [r8, r12]\n\t"                                                                                            \
+    "ldr r9, [r9, r12]\n\t"                                                                                            \
+    MCU_CONV2D_S8_DW_SPLIT("r9", "r10") MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P0                      \
+    "ldr r8, [lr, #(100 + 4 * " #t ")]\n\t"                                                                            \
+    "ldr r8, [r8, r12]\n\t"                                                                                            \
+    MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+/* r2 = a label's address with the Thumb bit (for LDR PC) */
+#define MCU_CONV2D_S8_DW_ADDR(label) "movw r2, #:lower16:" label "\n\tmovt r2, #:upper16:" label "\n\t"
+
+/** Pixel pairs (q, q + 1), 3x3 windows, plain float requantization, four channels at a time: the accumulators from
+ * kbias, the eight sums of one body, then the eight outputs requantized as mcu_conv2d_s8_dw_pack does, pixel 0's
+ * word stored to y, pixel 1's to defer (copied to pixel 1's outputs after the pair when copy > 0). Bodies: slide
+ * (runs of pairs in one output row, the next pair x_step on, windows wholly inside the input, undilated columns,
+ * C % 4 == 0; stride 1: MCU_CONV2D_S8_DW_ROW1, stride 2: MCU_CONV2D_S8_DW_ROW2; r12 = x + ch, lr = C) and table
+ * (one pair, any C: MCU_CONV2D_S8_DW_TAP over the pair's tap table in lr, r12 the channel, x = NULL). A whole
+ * function in assembly: the bodies need all fourteen registers (-Og and unoptimized builds keep r7 for the frame).
+ * Frame: the arguments at sp + 0 .. 64, then the body's address (68), y - x (72), defer - x (76), kbias - 4 x (80),
+ * scale - scale_step x (84; channel ch's scale at that + scale_step (x + ch)), x + c (88), the rows' weight offsets
+ * (92 .. 100), rs - 2 C (104), -2 (rs + C) (108). */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_conv2d_s8_dw_quads_args *a
+                                                                    MCU_CONV2D_S8_DW_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
+            "sub sp, sp, #116\n\t"
+            "mov r8, sp\n\t"
+            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "ldmia r0!, {r1, r2, r3}\n\t"
+            "stmia r8!, {r1, r2, r3}\n\t"
+            "ldr r1, [sp, #28]\n\t" /* rs - 2 C, -2 (rs + C) */
+            "ldr r3, [sp, #32]\n\t"
+            "sub r2, r1, r3, lsl #1\n\t"
+            "str r2, [sp, #104]\n\t"
+            "add r2, r1, r3\n\t"
+            "rsb r2, r2, #0\n\t"
+            "lsl r2, r2, #1\n\t"
+            "str r2, [sp, #108]\n\t"
+            "ldr r3, [sp, #60]\n\t" /* the body */
+            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_table")
+            "cmp r3, #1\n\t"
+            "blt 1f\n\t"
+            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_slide1")
+            "beq 1f\n\t"
+            MCU_CONV2D_S8_DW_ADDR(".Lmcu_dw_slide2")
+            "1:\n\t"
+            "orr r2, r2, #1\n\t"
+            "str r2, [sp, #68]\n"
+            ".Lmcu_dw_pair:\n\t" /* r12 = x; lr = tab or C; y - x, defer - x, kbias - 4 x, scale - step x, x + c;
+                                     the weight offsets */
+            "ldr r12, [sp, #0]\n\t"
+            "ldr r3, [sp, #60]\n\t"
+            "cmp r3, #0\n\t"
+            "ite eq\n\t"
+            "ldreq lr, [sp, #24]\n\t"
+            "ldrne lr, [sp, #32]\n\t"
+            "ldr r1, [sp, #4]\n\t"
+            "sub r1, r1, r12\n\t"
+            "ldr r2, [sp, #52]\n\t"
+            "sub r2, r2, r12\n\t"
+            "ldr r3, [sp, #12]\n\t"
+            "sub r3, r3, r12, lsl #2\n\t"
+            "ldr r4, [sp, #16]\n\t"
+            "ldr r5, [sp, #20]\n\t"
+            "mls r4, r5, r12, r4\n\t"
+            "ldr r5, [sp, #32]\n\t"
+            "add r5, r5, r12\n\t"
+            "add r6, sp, #72\n\t"
+            "stmia r6, {r1, r2, r3, r4, r5}\n\t"
+            "ldr r1, [sp, #24]\n\t" /* wd[ky] = w - x + ky (3 C - rs) */
+            "sub r1, r1, r12\n\t"
+            "ldr r2, [sp, #32]\n\t"
+            "add r2, r2, r2, lsl #1\n\t"
+            "ldr r3, [sp, #28]\n\t"
+            "sub r2, r2, r3\n\t"
+            "add r3, r1, r2\n\t"
+            "add r4, r3, r2\n\t"
+            "add r6, sp, #92\n\t"
+            "stmia r6, {r1, r3, r4}\n"
+            ".Lmcu_dw_quad:\n\t" /* four channels: the accumulators from kbias, then the body */
+            "ldr r8, [sp, #80]\n\t"
+            "add r8, r8, r12, lsl #2\n\t"
+            "ldmia r8, {r0, r1, r2, r3}\n\t"
+            "mov r4, r0\n\t"
+            "mov r5, r1\n\t"
+            "mov r6, r2\n\t"
+            "mov r7, r3\n\t"
+            "ldr pc, [sp, #68]\n"
+            ".Lmcu_dw_table:\n\t"
+            MCU_CONV2D_S8_DW_TAP(0) MCU_CONV2D_S8_DW_TAP(1) MCU_CONV2D_S8_DW_TAP(2)
+            MCU_CONV2D_S8_DW_TAP(3) MCU_CONV2D_S8_DW_TAP(4) MCU_CONV2D_S8_DW_TAP(5)
+            MCU_CONV2D_S8_DW_TAP(6) MCU_CONV2D_S8_DW_TAP(7) MCU_CONV2D_S8_DW_TAP(8)
+            "b .Lmcu_dw_rq\n"
+            ".Lmcu_dw_slide1:\n\t"
+            MCU_CONV2D_S8_DW_SLIDE_BODY(MCU_CONV2D_S8_DW_ROW1)
+            ".Lmcu_dw_slide2:\n\t"
+            MCU_CONV2D_S8_DW_SLIDE_BODY(MCU_CONV2D_S8_DW_ROW2)
+            ".Lmcu_dw_rq:\n\t" /* (float)acc * scale, VCVTR, + zp saturating, SSAT, four bytes a word */
+            "ldr r8, [sp, #84]\n\t"
+            "ldr r9, [sp, #20]\n\t"
+            "mla r8, r9, r12, r8\n\t"
+            "vldmia r8, {s8, s9, s10, s11}\n\t"
+            "vmov s0, s1, r0, r1\n\t"
+            "vmov s2, s3, r2, r3\n\t"
+            "vmov s4, s5, r4, r5\n\t"
+            "vmov s6, s7, r6, r7\n\t"
+            "vcvt.f32.s32 s0, s0\n\t"
+            "vcvt.f32.s32 s1, s1\n\t"
+            "vcvt.f32.s32 s2, s2\n\t"
+            "vcvt.f32.s32 s3, s3\n\t"
+            "vcvt.f32.s32 s4, s4\n\t"
+            "vcvt.f32.s32 s5, s5\n\t"
+            "vcvt.f32.s32 s6, s6\n\t"
+            "vcvt.f32.s32 s7, s7\n\t"
+            "vmul.f32 s0, s0, s8\n\t"
+            "vmul.f32 s1, s1, s9\n\t"
+            "vmul.f32 s2, s2, s10\n\t"
+            "vmul.f32 s3, s3, s11\n\t"
+            "vmul.f32 s4, s4, s8\n\t"
+            "vmul.f32 s5, s5, s9\n\t"
+            "vmul.f32 s6, s6, s10\n\t"
+            "vmul.f32 s7, s7, s11\n\t"
+            "vcvtr.s32.f32 s0, s0\n\t"
+            "vcvtr.s32.f32 s1, s1\n\t"
+            "vcvtr.s32.f32 s2, s2\n\t"
+            "vcvtr.s32.f32 s3, s3\n\t"
+            "vcvtr.s32.f32 s4, s4\n\t"
+            "vcvtr.s32.f32 s5, s5\n\t"
+            "vcvtr.s32.f32 s6, s6\n\t"
+            "vcvtr.s32.f32 s7, s7\n\t"
+            "vmov r0, r1, s0, s1\n\t"
+            "vmov r2, r3, s2, s3\n\t"
+            "vmov r4, r5, s4, s5\n\t"
+            "vmov r6, r7, s6, s7\n\t"
+            "ldr r8, [sp, #36]\n\t"
+            "qadd r0, r0, r8\n\t"
+            "qadd r1, r1, r8\n\t"
+            "qadd r2, r2, r8\n\t"
+            "qadd r3, r3, r8\n\t"
+            "qadd r4, r4, r8\n\t"
+            "qadd r5, r5, r8\n\t"
+            "qadd r6, r6, r8\n\t"
+            "qadd r7, r7, r8\n\t"
+            "ssat r0, #8, r0\n\t"
+            "ssat r1, #8, r1\n\t"
+            "ssat r2, #8, r2\n\t"
+            "ssat r3, #8, r3\n\t"
+            "ssat r4, #8, r4\n\t"
+            "ssat r5, #8, r5\n\t"
+            "ssat r6, #8, r6\n\t"
+            "ssat r7, #8, r7\n\t"
+            "bfi r0, r1, #8, #8\n\t"
+            "bfi r0, r2, #16, #8\n\t"
+            "bfi r0, r3, #24, #8\n\t"
+            "bfi r4, r5, #8, #8\n\t"
+            "bfi r4, r6, #16, #8\n\t"
+            "bfi r4, r7, #24, #8\n\t"
+            "ldr r8, [sp, #48]\n\t"
+            "cmp r8, #0\n\t"
+            "bne .Lmcu_dw_clamp\n"
+            ".Lmcu_dw_store:\n\t" /* y[ch] at r12 + (y - x), defer[ch] at r12 + (defer - x) */
+            "ldr r8, [sp, #72]\n\t"
+            "ldr r9, [sp, #76]\n\t"
+            "str r0, [r12, r8]\n\t"
+            "str r4, [r12, r9]\n\t"
+            "add r12, r12, #4\n\t"
+            "ldr r8, [sp, #88]\n\t"
+            "cmp r12, r8\n\t"
+            "bne .Lmcu_dw_quad\n\t"
+            "ldr r10, [sp, #56]\n\t" /* the pair's second pixel from defer */
+            "cmp r10, #0\n\t"
+            "beq 4f\n\t"
+            "ldr r8, [sp, #52]\n\t"
+            "ldr r9, [sp, #4]\n\t"
+            "add r9, r9, r10\n"
+            "3:\n\t"
+            "ldr r11, [r8], #4\n\t"
+            "subs r10, r10, #4\n\t"
+            "str r11, [r9], #4\n\t"
+            "bne 3b\n"
+            "4:\n\t" /* the next pair: x one step, y two pixels on */
+            "ldr r10, [sp, #32]\n\t"
+            "ldr r8, [sp, #0]\n\t"
+            "ldr r9, [sp, #64]\n\t"
+            "add r8, r8, r9\n\t"
+            "str r8, [sp, #0]\n\t"
+            "ldr r8, [sp, #4]\n\t"
+            "add r8, r8, r10, lsl #1\n\t"
+            "str r8, [sp, #4]\n\t"
+            "ldr r8, [sp, #8]\n\t"
+            "subs r8, r8, #1\n\t"
+            "str r8, [sp, #8]\n\t"
+            "bne .Lmcu_dw_pair\n\t"
+            "add sp, sp, #116\n\t"
+            "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
+            ".Lmcu_dw_clamp:\n\t" /* bytewise max(v, qmin), min(v, qmax): SSUB8 sets GE, SEL picks */
+            "ldr r8, [sp, #40]\n\t"
+            "ssub8 r9, r0, r8\n\t"
+            "sel r0, r0, r8\n\t"
+            "ssub8 r9, r4, r8\n\t"
+            "sel r4, r4, r8\n\t"
+            "ldr r8, [sp, #44]\n\t"
+            "ssub8 r9, r8, r0\n\t"
+            "sel r0, r0, r8\n\t"
+            "ssub8 r9, r8, r4\n\t"
+            "sel r4, r4, r8\n\t"
+            "b .Lmcu_dw_store");
+}
+#undef MCU_CONV2D_S8_DW_ADDR
+#undef MCU_CONV2D_S8_DW_TAP
+#undef MCU_CONV2D_S8_DW_SLIDE_BODY
+#undef MCU_CONV2D_S8_DW_ROW2
+#undef MCU_CONV2D_S8_DW_COL2
+#undef MCU_CONV2D_S8_DW_ROW1
+#undef MCU_CONV2D_S8_DW_WEIGHT
+#undef MCU_CONV2D_S8_DW_P1
+#undef MCU_CONV2D_S8_DW_P0
+#undef MCU_CONV2D_S8_DW_MACS
+#undef MCU_CONV2D_S8_DW_SPLIT
+
+/** True when mcu_conv2d_s8_dw_quads has a slide body for C = c channels and stride s. */
+static int32_t mcu_conv2d_s8_dw_slide_c(int32_t c, int32_t s)
+{
+    return c % 4 == 0 && (s == 1 || s == 2);
+}
+#else
+#define MCU_CONV2D_S8_DW_SLIDE 0
 #endif
 
 #if !MCU_CONV2D_S8_DW_DSP && defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
@@ -486,20 +824,23 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_in_v6m(const 
 #define MCU_CONV2D_S8_DW_V6M 0
 #endif
 
-/** Every channel of both pixels of a pair, the 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by SXTB16 and
- * multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the channel. */
+/** Channels ch .. C - 1 of both pixels of a pair (ch > 0: the quads before it ran in mcu_conv2d_s8_dw_quads), the
+ * 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by
+ * SXTB16 and multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the
+ * channel. */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
                                                        int32_t plain, const int8_t *const *tab, int32_t taps,
-                                                       int8_t *y0, int8_t *y1)
+                                                       int8_t *y0, int8_t *y1, int32_t ch)
 {
     const int32_t c = p->g.c_in;
-    int32_t ch = 0, t;
+    int32_t t;
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq->per_channel ? 1 : 0;
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
+    const int32_t clamp = rq->qmin > -128 || rq->qmax < 127;
     for (; ch + 4 <= c; ch += 4) {
         int32_t acc[8];
-        uint32_t v0, v1;
+        uint32_t v[2];
         acc[0] = acc[4] = p->kbias[ch];
         acc[1] = acc[5] = p->kbias[ch + 1];
         acc[2] = acc[6] = p->kbias[ch + 2];
@@ -515,10 +856,12 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
             }
         }
         /* both words before either store: the scale loads are shared (a store could alias them) */
-        v0 = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
-        v1 = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[4], acc[5], acc[6], acc[7]);
-        memcpy(y0 + ch, &v0, 4);
-        memcpy(y1 + ch, &v1, 4);
+        v[0] = mcu_conv2d_s8_dw_pack(rq, plain, clamp, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2],
+                                     acc[3]);
+        v[1] = mcu_conv2d_s8_dw_pack(rq, plain, clamp, ch, rq->scale + ch * step, step, lims, acc[4], acc[5], acc[6],
+                                     acc[7]);
+        memcpy(y0 + ch, &v[0], 4);
+        memcpy(y1 + ch, &v[1], 4);
     }
 #endif
     /* ARMv6-M (and the C % 4 left on DSP cores): one channel of both pixels; LDRSB takes a register offset, so the
@@ -547,6 +890,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq->per_channel ? 1 : 0;
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
+    const int32_t clamp = rq->qmin > -128 || rq->qmax < 127;
     for (; ch + 4 <= c; ch += 4) {
         int32_t acc[4];
         uint32_t v;
@@ -554,11 +898,20 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params
         acc[1] = p->kbias[ch + 1];
         acc[2] = p->kbias[ch + 2];
         acc[3] = p->kbias[ch + 3];
-        for (t = 0; t < taps; ++t) {
-            int32_t we, wo;
-            mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
+        if (taps == 9) {
+            MCU_CONV2D_S8_DW_UNROLL
+            for (t = 0; t < 9; ++t) {
+                int32_t we, wo;
+                mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
+            }
+        } else {
+            for (t = 0; t < taps; ++t) {
+                int32_t we, wo;
+                mcu_conv2d_s8_dw_tapw(tab + MCU_CONV2D_S8_DW_X0 + t, tab + MCU_CONV2D_S8_DW_W + t, ch, &we, &wo, acc);
+            }
         }
-        v = mcu_conv2d_s8_dw_pack(rq, plain, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2], acc[3]);
+        v = mcu_conv2d_s8_dw_pack(rq, plain, clamp, ch, rq->scale + ch * step, step, lims, acc[0], acc[1], acc[2],
+                                  acc[3]);
         memcpy(y0 + ch, &v, 4);
     }
 #endif
@@ -614,6 +967,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq.per_channel ? 1 : 0, last_row = (g->k_h - 1) * g->dil_h, last_col = (g->k_w - 1) * g->dil_w;
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq.qmin * 0x01010101u, (uint32_t)(uint8_t)rq.qmax * 0x01010101u};
+    const int32_t clamp = rq.qmin > -128 || rq.qmax < 127;
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], ring_taps = 0, acc4[4];
     /* a window inside the input: tap t reads input pixel q + d(t), d rising with t; the taps below q (a prefix)
      * come from the ring, 4 bytes a pixel, the others from x, c bytes a pixel */
@@ -658,8 +1012,8 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
                         }
                         memcpy(slot, xq, 4);
                         memcpy(slot + MCU_CONV2D_S8_DW_RING * 4, xq, 4);
-                        v = mcu_conv2d_s8_dw_pack(&rq, plain, b, rq.scale + b * step, step, lims, acc4[0], acc4[1],
-                                                  acc4[2], acc4[3]);
+                        v = mcu_conv2d_s8_dw_pack(&rq, plain, clamp, b, rq.scale + b * step, step, lims, acc4[0],
+                                                  acc4[1], acc4[2], acc4[3]);
                         memcpy(y + (size_t)q * c + b, &v, 4);
                         continue;
                     }
@@ -684,6 +1038,57 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
     }
 }
 
+/** The second pixel's c bytes from the stack. DSP cores (unaligned word stores): words, then the c % 4 left
+ * (newlib-nano's memcpy goes byte by byte); elsewhere words when dst and c are word-aligned (a memcpy call costs
+ * the Cortex-M0+ about 100 cycles for a few words), else memcpy. */
+static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
+{
+    int32_t i = 0;
+#if MCU_CONV2D_S8_DW_DSP
+    for (; i + 4 <= c; i += 4) {
+        memcpy(dst + i, src + i / 4, 4);
+    }
+#else
+    if ((((uintptr_t)dst | (uintptr_t)c) & 3u) == 0) {
+        uint32_t *d = (uint32_t *)(void *)dst; /* aligned, and int8 storage may be written through any type */
+        for (; i < c / 4; ++i) {
+            d[i] = (uint32_t)src[i];
+        }
+        return;
+    }
+#endif
+    memcpy(dst + i, src + i / 4, (size_t)(c - i));
+}
+
+#if MCU_CONV2D_S8_DW_SLIDE
+/** The fields of mcu_conv2d_s8_dw_quads' slide arguments that hold for the whole layer (per tensor: the scale four
+ * times in scale4). */
+static void mcu_conv2d_s8_dw_quads_setup(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
+                                         mcu_conv2d_s8_dw_quads_args *run, float scale4[4], int32_t *defer)
+{
+    run->kbias = p->kbias;
+    if (rq->per_channel) {
+        run->scale = rq->scale;
+        run->scale_step = 4;
+    } else {
+        scale4[0] = scale4[1] = scale4[2] = scale4[3] = rq->scale[0];
+        run->scale = scale4;
+        run->scale_step = 0;
+    }
+    run->w = p->w;
+    run->rs = p->g.dil_h * p->g.w_in * p->g.c_in;
+    run->c = p->g.c_in;
+    run->zp = rq->zp;
+    run->lims[0] = (uint32_t)(uint8_t)rq->qmin * 0x01010101u;
+    run->lims[1] = (uint32_t)(uint8_t)rq->qmax * 0x01010101u;
+    run->clamp = rq->qmin > -128 || rq->qmax < 127;
+    run->defer = defer;
+    run->copy = run->c;
+    run->body = p->g.stride_w;
+    run->x_step = 2 * p->g.stride_w * p->g.c_in;
+}
+#endif
+
 /** The pixel-pair path (see the top of the file). */
 static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8_params *p, const int8_t *x,
                                                              int8_t *y)
@@ -696,6 +1101,21 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];
     int32_t q = 0, n = 0, oy = 0, ox = 0, ky, kx, i;
+#if MCU_CONV2D_S8_DW_SLIDE
+    mcu_conv2d_s8_dw_quads_args run, table;
+    float scale4[4];
+    const int32_t slide = g->k_h == 3 && g->k_w == 3 && g->dil_w == 1 && plain && paired &&
+                          mcu_conv2d_s8_dw_slide_c(c, g->stride_w);
+    const int32_t tabled = taps == 9 && plain && c >= 4;
+    mcu_conv2d_s8_dw_quads_setup(p, &rq, &run, scale4, defer);
+    table = run;
+    table.x = NULL;
+    table.pairs = 1;
+    table.w = tab;
+    table.c = c & ~3;
+    table.copy = 0;
+    table.body = 0;
+#endif
     for (ky = 0; ky < g->k_h; ++ky) {
         for (kx = 0; kx < g->k_w; ++kx) {
             rel[ky * g->k_w + kx] = (ky * g->dil_h * g->w_in + kx * g->dil_w) * c;
@@ -705,6 +1125,29 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     while (q < pixels) {
         const int32_t two = paired && q + 1 < pixels;
         int8_t *y0 = y + (size_t)q * c;
+#if MCU_CONV2D_S8_DW_SLIDE
+        if (slide) { /* the run of pairs from q in its row whose windows lie inside: mcu_conv2d_s8_dw_slide */
+            const int32_t iy0 = oy * g->stride_h - g->pad_t, ix0 = ox * g->stride_w - g->pad_l;
+            /* pair k's second window ends at input column ix0 + s * (2k + 1) + 2 */
+            const int32_t by_out = (g->w_out - ox) / 2;
+            const int32_t by_in = (g->w_in - 3 - ix0 + g->stride_w) / (2 * g->stride_w);
+            run.pairs = iy0 >= 0 && iy0 + 2 * g->dil_h < g->h_in && ix0 >= 0 ? (by_out < by_in ? by_out : by_in) : 0;
+            if (run.pairs > 0) {
+                run.x = x + n * image + ((size_t)iy0 * g->w_in + ix0) * c;
+                run.y = y0;
+                mcu_conv2d_s8_dw_quads(&run);
+                q += 2 * run.pairs;
+                if ((ox += 2 * run.pairs) == g->w_out) {
+                    ox = 0;
+                    if (++oy == g->h_out) {
+                        oy = 0;
+                        ++n;
+                    }
+                }
+                continue;
+            }
+        }
+#endif
         for (i = 0; i <= two; ++i) { /* the pixels' tables; (n, oy, ox) steps to the next pixel */
             mcu_conv2d_s8_dw_table(p, x + n * image, oy * g->stride_h - g->pad_t, ox * g->stride_w - g->pad_l, rel,
                                    tab + i * MCU_CONV2D_S8_DW_TAPS);
@@ -717,35 +1160,28 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
             }
         }
         if (two && !MCU_CONV2D_S8_DW_DSP && taps == 9) { /* ARMv6-M: the 3x3 instance unrolled */
-            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, (int8_t *)defer);
+            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, 9, y0, (int8_t *)defer, 0);
         } else if (two) {
-            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer);
+            int32_t ch0 = 0;
+#if MCU_CONV2D_S8_DW_SLIDE
+            if (tabled) { /* the quads in assembly, the C % 4 left in C */
+                table.y = y0;
+                mcu_conv2d_s8_dw_quads(&table);
+                ch0 = c & ~3;
+            }
+#endif
+            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer, ch0);
         } else {
             mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
         }
         if (two) {
-            memcpy(y0 + c, defer, (size_t)c);
+            mcu_conv2d_s8_dw_copy(y0 + c, defer, c);
         }
         q += 1 + two;
     }
 }
 
 #if MCU_CONV2D_S8_DW_V6M
-/** Copy the c deferred outputs (a pair's second pixel) from the stack: word by word when dst and c allow (a memcpy
- * call costs about 100 cycles on the Cortex-M0+ for a few words). */
-static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
-{
-    if ((((uintptr_t)dst | (uintptr_t)c) & 3u) == 0) {
-        uint32_t *d = (uint32_t *)(void *)dst; /* aligned, and int8 storage may be written through any type */
-        int32_t i;
-        for (i = 0; i < c / 4; ++i) {
-            d[i] = (uint32_t)src[i];
-        }
-        return;
-    }
-    memcpy(dst, src, (size_t)c);
-}
-
 /* Output pixels in order for the ARMv6-M pair loop without multiplications or divisions: the window start (iy, ix)
  * and its byte offset `at` in x (images included; it may point outside x when the window reaches the padding). */
 typedef struct {

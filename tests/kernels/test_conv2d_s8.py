@@ -73,6 +73,15 @@ CASES = [
     ConvCase((2, 1, 9, 6), 12, (5, 4), strides=[2, 2], pads=[2, 1, 2, 2], ties=True),  # KWS-like, batch 2
     ConvCase((1, 1, 8, 7), 6, (3, 3), pads=[1, 1, 1, 1]),  # kernel rows of 3 bytes: bytes left only, odd count
     ConvCase((1, 2, 13), 5, (5,), strides=[2], pads=[2, 1]),  # 1-D
+    # depthwise 3x3, the DSP assembly's slide bodies (runs of pairs inside the input) beside table pairs: C = 8 and
+    # 128 stride 1, C = 16 stride 2, C = 32 with dilated rows
+    ConvCase((1, 8, 5, 9), 8, (3, 3), pads=[1, 1, 1, 1], group=8),
+    ConvCase((1, 128, 4, 6), 128, (3, 3), pads=[1, 1, 1, 1], group=128, act="relu", y_zp=-128),
+    ConvCase((1, 16, 7, 11), 16, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=16),
+    ConvCase((1, 32, 7, 6), 32, (3, 3), pads=[2, 1, 2, 1], dilations=[2, 1], group=32),
+    ConvCase((1, 16, 4, 7), 16, (3, 3), pads=[1, 1, 1, 1], group=16, per_tensor=True),  # one scale for all channels
+    # above DW_DEFER channels with C % 4 == 0: windows inside the input, still pixel by pixel (no slide runs)
+    ConvCase((1, 512, 3, 5), 512, (3, 3), pads=[1, 1, 1, 1], group=512),
 ]
 
 #: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).

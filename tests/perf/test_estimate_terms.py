@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from cli_models import save, two_conv_model
 from mcucomp import cli
 from mcucomp.ops._cost import window
+from mcucomp.ops.conv2d_s8 import DW_DEFER, depthwise_schedule
 from mcucomp.perf.estimate import ESTIMATE_LABEL
 from mcucomp.pipeline import plan_model
 from shared_models import shared_model
@@ -60,6 +61,40 @@ def test_window_sums_equal_the_loop_counts(h, w, kh, kw, sh, sw, dil, pt, pl, pb
     assert (win.rows_valid, win.rows_valid * kw, win.taps_valid, win.inside_pixels) == (
         counts["rows_valid"], counts["row_taps"], counts["taps_valid"], counts["inside_pixels"])
     assert win.pixels == oh * ow and win.taps == kh * kw
+
+
+def _dw_geom(h, w, c, s, pad) -> dict:
+    """A 3x3 depthwise geometry (square stride s, pads `pad` on every side)."""
+    oh, ow = (h + 2 * pad - 3) // s + 1, (w + 2 * pad - 3) // s + 1
+    return {"n": 1, "c_in": c, "h_in": h, "w_in": w, "c_out": c, "h_out": oh, "w_out": ow, "k_h": 3, "k_w": 3,
+            "stride_h": s, "stride_w": s, "dil_h": 1, "dil_w": 1, "pad_t": pad, "pad_l": pad, "group": c}
+
+
+def test_depthwise_schedule_runs_inside_pairs_and_tables_the_rest():
+    """VWW's dw1 (24x24x8, pad 1): per inner row one run of the 10 pairs from column 2 (windows inside), the border
+    pairs (0, 1) and (22, 23) from tables; the first and last rows all from tables. Without the slide bodies every
+    pixel gets a table."""
+    geom = _dw_geom(24, 24, 8, 1, 1)
+    assert depthwise_schedule(geom, True) == {"runs": 22, "run_pairs": 220, "pairs": 68, "lone": 0,
+                                              "tables_inside": 44, "tables_border": 92}
+    assert depthwise_schedule(geom, False) == {"runs": 0, "run_pairs": 0, "pairs": 288, "lone": 0,
+                                               "tables_inside": 484, "tables_border": 92}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 9), st.sampled_from([4, 8, 16, DW_DEFER + 4]), st.integers(1, 2),
+       st.integers(0, 1), st.booleans())
+def test_depthwise_schedule_covers_every_pixel_once(h, w, c, s, pad, slide):
+    """Runs, table pairs and lone pixels partition the output pixels; every pixel outside a run gets one table;
+    above DW_DEFER channels nothing is paired."""
+    geom = _dw_geom(max(h, 3 - 2 * pad), max(w, 3 - 2 * pad), c, s, pad)
+    counts = depthwise_schedule(geom, slide)
+    pixels = geom["h_out"] * geom["w_out"]
+    assert 2 * counts["run_pairs"] + 2 * counts["pairs"] + counts["lone"] == pixels
+    assert counts["tables_inside"] + counts["tables_border"] == pixels - 2 * counts["run_pairs"]
+    assert counts["runs"] <= counts["run_pairs"] and (slide or counts["runs"] == 0)
+    if c > DW_DEFER:
+        assert counts["lone"] == pixels
 
 
 @pytest.fixture(scope="module")
