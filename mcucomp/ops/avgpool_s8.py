@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..fixedpoint import quantize_multiplier
+from ..quant import QRANGE
 from ..ir import Graph, Node
 from ._layout import all_images, is_nhwc
 from ._overlap import window_margin, window_margin_nhwc
@@ -24,6 +25,20 @@ def count_scales(attrs: dict) -> np.ndarray:
     window = attrs["kernel"][0] * attrs["kernel"][1]
     counts = [window] if attrs["mode"] == "global_int" else [1, *range(1, window + 1)]
     return np.array([f32(attrs["x_scale"]) / f32(f32(attrs["y_scale"]) * f32(k)) for k in counts], np.float32)
+
+
+def one_pixel_table(attrs: dict, x_dtype: str, mode: str) -> dict | None:
+    """lut8 attrs for a whole-image integer pool of one-pixel images (each output its input code requantized by the
+    pool's scale, the integer reference's arithmetic code by code), or None for any other pool."""
+    if attrs["mode"] != "global_int" or list(attrs["kernel"]) != [1, 1]:
+        return None
+    from ..intref._arith import requantize  # the pool's own requantization (intref imports this module)
+
+    lo, hi = QRANGE[x_dtype]
+    codes = np.arange(lo, hi + 1, dtype=np.int64)
+    table = requantize(codes - attrs["x_zp"], mode, count_scales(attrs)[0], attrs["y_zp"], attrs["qmin"],
+                       attrs["qmax"])
+    return {"table": table.astype(np.int32), "x_lo": lo, "y_shift": 0}
 
 
 class AvgPoolS8(KernelOp):
