@@ -31,12 +31,58 @@ static void mcu_transpose_row_u8(uint8_t *out, const uint8_t *in, int32_t step, 
     }
 }
 
+/* The word at p, 4-byte aligned (one LDR, also where unaligned loads fault: ARMv6-M). */
+static inline uint32_t mcu_transpose_load_word(const uint8_t *p)
+{
+    uint32_t w;
+#if defined(__GNUC__)
+    memcpy(&w, __builtin_assume_aligned(p, 4), 4);
+#else
+    memcpy(&w, p, 4);
+#endif
+    return w;
+}
+
+/* Store w at p, 4-byte aligned (one STR). */
+static inline void mcu_transpose_store_word(uint8_t *p, uint32_t w)
+{
+#if defined(__GNUC__)
+    memcpy(__builtin_assume_aligned(p, 4), &w, 4);
+#else
+    memcpy(p, &w, 4);
+#endif
+}
+
+/* Interleave three planes `s1` bytes apart (in, s1 and out 4-byte aligned) into `quads` x 4 pixels of 3 bytes: one
+ * word of each plane (a, b, c: bytes of pixels 0..3, little-endian) gives three output words
+ * a0 b0 c0 a1 | b1 c1 a2 b2 | c2 a3 b3 c3. */
+static void mcu_transpose_rgb_words(uint8_t *out, const uint8_t *in, int32_t s1, int32_t quads)
+{
+    int32_t q;
+    for (q = 0; q < quads; ++q, in += 4, out += 12) {
+        const uint32_t a = mcu_transpose_load_word(in), b = mcu_transpose_load_word(in + s1),
+                       c = mcu_transpose_load_word(in + 2 * s1);
+        mcu_transpose_store_word(out, (a & 0xFFu) | (b & 0xFFu) << 8 | (c & 0xFFu) << 16 | (a & 0xFF00u) << 16);
+        mcu_transpose_store_word(out + 4, (b >> 8 & 0xFFu) | (c & 0xFF00u) | (a & 0xFF0000u) | (b & 0xFF0000u) << 8);
+        mcu_transpose_store_word(out + 8, (c >> 16 & 0xFFu) | (a >> 16 & 0xFF00u) | (b >> 8 & 0xFF0000u) |
+                                              (c & 0xFF000000u));
+    }
+}
+
 /* A 2-D walk of bytes (a layout conversion NCHW <-> NHWC at a model's inputs and outputs): `rows` output rows of
- * `cols` bytes, the input `s0` bytes apart from row to row and `s1` within one; 3 columns (RGB pixels) unrolled. */
+ * `cols` bytes, the input `s0` bytes apart from row to row and `s1` within one; 3 columns (RGB pixels) unrolled,
+ * four pixels per three words where the planes are contiguous and word-aligned (NCHW -> NHWC). */
 static void mcu_transpose_2d_u8(uint8_t *out, const uint8_t *in, int32_t rows, int32_t cols, int32_t s0, int32_t s1)
 {
     int32_t r;
     if (cols == 3) {
+        if (s0 == 1 && (s1 & 3) == 0 && (((uintptr_t)in | (uintptr_t)out) & 3u) == 0) {
+            const int32_t quads = rows / 4;
+            mcu_transpose_rgb_words(out, in, s1, quads);
+            in += 4 * quads;
+            out += 12 * quads;
+            rows -= 4 * quads;
+        }
         for (r = 0; r + 2 <= rows; r += 2, in += 2 * s0, out += 6) { /* two pixels: loads grouped, half the loop */
             const uint8_t p0 = in[0], p1 = in[s1], p2 = in[2 * s1], q0 = in[s0], q1 = in[s0 + s1],
                           q2 = in[s0 + 2 * s1];

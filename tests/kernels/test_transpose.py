@@ -25,10 +25,12 @@ def test_transpose_rank6_int8(tmp_path):
 
 
 def test_transpose_int8_layout_conversions(tmp_path):
-    """The byte walks of layout conversions: NCHW → NHWC with 3 channels (the unrolled 2-D walk), 5 channels (the
-    2-D row loop), NHWC → NCHW, and a 4-D perm with strided rows; uint8 too."""
+    """The byte walks of layout conversions: NCHW → NHWC with 3 channels (the unrolled 2-D walk, and its four
+    pixels per three words where a plane is a multiple of 4 bytes), 5 channels (the 2-D row loop), NHWC → NCHW, and
+    a 4-D perm with strided rows; uint8 too."""
     rng = np.random.default_rng(72)
-    cases = [((1, 3, 7, 9), [0, 2, 3, 1], np.int8), ((1, 5, 4, 6), [0, 2, 3, 1], np.int8),
+    cases = [((1, 3, 7, 9), [0, 2, 3, 1], np.int8), ((1, 3, 6, 10), [0, 2, 3, 1], np.int8),
+             ((1, 3, 2, 2), [0, 2, 3, 1], np.uint8), ((1, 5, 4, 6), [0, 2, 3, 1], np.int8),
              ((1, 7, 9, 3), [0, 3, 1, 2], np.int8), ((2, 3, 4, 5), [1, 0, 3, 2], np.uint8),
              ((1, 3, 1, 1), [0, 2, 3, 1], np.uint8)]
     for i, (shape, perm, dtype) in enumerate(cases):
