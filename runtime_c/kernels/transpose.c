@@ -31,6 +31,13 @@ static void mcu_transpose_row_u8(uint8_t *out, const uint8_t *in, int32_t step, 
     }
 }
 
+/* The word loop keeps its own registers (inlined into mcu_transpose, GCC spills its pointers and counter). */
+#if defined(__GNUC__)
+#define MCU_TRANSPOSE_OUTLINE __attribute__((noinline))
+#else
+#define MCU_TRANSPOSE_OUTLINE
+#endif
+
 /* The word at p, 4-byte aligned (one LDR, also where unaligned loads fault: ARMv6-M). */
 static inline uint32_t mcu_transpose_load_word(const uint8_t *p)
 {
@@ -56,12 +63,12 @@ static inline void mcu_transpose_store_word(uint8_t *p, uint32_t w)
 /* Interleave three planes `s1` bytes apart (in, s1 and out 4-byte aligned) into `quads` x 4 pixels of 3 bytes: one
  * word of each plane (a, b, c: bytes of pixels 0..3, little-endian) gives three output words
  * a0 b0 c0 a1 | b1 c1 a2 b2 | c2 a3 b3 c3. */
-static void mcu_transpose_rgb_words(uint8_t *out, const uint8_t *in, int32_t s1, int32_t quads)
+static MCU_TRANSPOSE_OUTLINE void mcu_transpose_rgb_words(uint8_t *out, const uint8_t *in, int32_t s1, int32_t quads)
 {
-    int32_t q;
-    for (q = 0; q < quads; ++q, in += 4, out += 12) {
-        const uint32_t a = mcu_transpose_load_word(in), b = mcu_transpose_load_word(in + s1),
-                       c = mcu_transpose_load_word(in + 2 * s1);
+    const uint8_t *const end = in + 4 * (size_t)quads, *in1 = in + s1, *in2 = in + 2 * (size_t)s1;
+    for (; in != end; in += 4, in1 += 4, in2 += 4, out += 12) {
+        const uint32_t a = mcu_transpose_load_word(in), b = mcu_transpose_load_word(in1),
+                       c = mcu_transpose_load_word(in2);
         mcu_transpose_store_word(out, (a & 0xFFu) | (b & 0xFFu) << 8 | (c & 0xFFu) << 16 | (a & 0xFF00u) << 16);
         mcu_transpose_store_word(out + 4, (b >> 8 & 0xFFu) | (c & 0xFF00u) | (a & 0xFF0000u) | (b & 0xFF0000u) << 8);
         mcu_transpose_store_word(out + 8, (c >> 16 & 0xFFu) | (a >> 16 & 0xFF00u) | (b >> 8 & 0xFF0000u) |
