@@ -341,18 +341,17 @@ static inline void mcu_requant_row(const mcu_requant *rq, const int32_t *acc, in
 static inline int32_t mcu_requant_is_plain(const mcu_requant *rq, int32_t channels)
 {
     const int32_t n = rq->per_channel ? channels : 1;
-    uint32_t carry = 0, bits;
     int32_t c;
     if (rq->mult != NULL || rq->div != 0.0f) {
         return 0;
     }
-    /* integer exponent test, no float compare per scale: one more than an all-ones exponent (NaN or infinite),
-     * and only that, carries into bit 31 */
     for (c = 0; c < n; ++c) {
-        memcpy(&bits, &rq->scale[c], 4);
-        carry |= (bits & 0x7F800000u) + 0x00800000u;
+        const float s = rq->scale[c];
+        if (!(s - s == 0.0f)) { /* NaN or infinite */
+            return 0;
+        }
     }
-    return (carry >> 31) == 0u;
+    return 1;
 }
 
 /** mcu_requant_apply for an rq that mcu_requant_is_plain accepted, given the channel's scale: round the product (no
