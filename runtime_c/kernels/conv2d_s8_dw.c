@@ -32,8 +32,10 @@
  * and lone pixels take the rolled loops (less code). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define MCU_CONV2D_S8_DW_UNROLL _Pragma("GCC unroll 9")
+#define MCU_CONV2D_S8_DW_UNROLL3 _Pragma("GCC unroll 3")
 #else
 #define MCU_CONV2D_S8_DW_UNROLL
+#define MCU_CONV2D_S8_DW_UNROLL3
 #endif
 /* ARMv6-M: the one-channel loops are the main loops, unrolled (the pair called with a constant 9 for 3x3 windows);
  * on DSP cores they only run the C % 4 left. */
@@ -45,28 +47,41 @@
 #define MCU_CONV2D_S8_DW_UNROLL_SCALAR MCU_CONV2D_S8_DW_UNROLL
 #endif
 
-/** tab[t]: tap t's channel 0 in the window starting at input (iy0, ix0) of image xi (kernel-row-major), or p->zrow
- * for a tap in the padding. rel: the taps' offsets from the window start (used when the window is inside). */
-static void mcu_conv2d_s8_dw_table(const mcu_conv2d_s8_params *p, const int8_t *xi, int32_t iy0, int32_t ix0,
+/** tab[t]: tap t's channel 0 in the window starting at input (iy0, ix0) of image xi (kernel-row-major), or zrow for
+ * a tap in the padding; rel: the taps' offsets from the window start. The columns in range are found once (a bit
+ * per kx), so a tap costs a select; the window start's offset may lie outside the image, only taps in range add it.
+ * Inlined with constant k_h, k_w for 3x3 windows (the loops unrolled). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_table_k(const mcu_conv_geom *g, const int8_t *zrow,
+                                                          const int8_t *xi, int32_t iy0, int32_t ix0,
+                                                          const int32_t *rel, const int8_t **tab, int32_t k_h,
+                                                          int32_t k_w)
+{
+    const int32_t start = (iy0 * g->w_in + ix0) * g->c_in;
+    uint32_t cols = 0;
+    int32_t ky, kx;
+    MCU_CONV2D_S8_DW_UNROLL3
+    for (kx = 0; kx < k_w; ++kx) {
+        cols |= (uint32_t)((uint32_t)(ix0 + kx * g->dil_w) < (uint32_t)g->w_in) << kx;
+    }
+    MCU_CONV2D_S8_DW_UNROLL3
+    for (ky = 0; ky < k_h; ++ky) {
+        const uint32_t in = (uint32_t)(iy0 + ky * g->dil_h) < (uint32_t)g->h_in ? cols : 0;
+        MCU_CONV2D_S8_DW_UNROLL3
+        for (kx = 0; kx < k_w; ++kx) {
+            tab[ky * k_w + kx] = in >> kx & 1u ? xi + (start + rel[ky * k_w + kx]) : zrow;
+        }
+    }
+}
+
+/** mcu_conv2d_s8_dw_table_k for p's window (3x3 unrolled). */
+static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_table(const mcu_conv2d_s8_params *p, const int8_t *xi, int32_t iy0, int32_t ix0,
                                    const int32_t *rel, const int8_t **tab)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t c = g->c_in, taps = g->k_h * g->k_w;
-    int32_t ky, kx, t;
-    if (iy0 >= 0 && ix0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in &&
-        ix0 + (g->k_w - 1) * g->dil_w < g->w_in) {
-        const int8_t *start = xi + ((size_t)iy0 * g->w_in + ix0) * c;
-        for (t = 0; t < taps; ++t) {
-            tab[t] = start + rel[t];
-        }
-        return;
-    }
-    for (ky = 0; ky < g->k_h; ++ky) {
-        const int32_t iy = iy0 + ky * g->dil_h, row_in = iy >= 0 && iy < g->h_in;
-        for (kx = 0; kx < g->k_w; ++kx) {
-            const int32_t ix = ix0 + kx * g->dil_w;
-            *tab++ = row_in && ix >= 0 && ix < g->w_in ? xi + ((size_t)iy * g->w_in + ix) * c : p->zrow;
-        }
+    if (g->k_h == 3 && g->k_w == 3) {
+        mcu_conv2d_s8_dw_table_k(g, p->zrow, xi, iy0, ix0, rel, tab, 3, 3);
+    } else {
+        mcu_conv2d_s8_dw_table_k(g, p->zrow, xi, iy0, ix0, rel, tab, g->k_h, g->k_w);
     }
 }
 
