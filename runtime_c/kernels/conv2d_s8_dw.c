@@ -1072,7 +1072,9 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
         return;
     }
 #endif
-    memcpy(dst + i, src + i / 4, (size_t)(c - i));
+    if (i < c) { /* a library call: skipped when C % 4 == 0 */
+        memcpy(dst + i, src + i / 4, (size_t)(c - i));
+    }
 }
 
 #if MCU_CONV2D_S8_DW_SLIDE
@@ -1185,7 +1187,9 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
                 ch0 = c & ~3;
             }
 #endif
-            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer, ch0);
+            if (ch0 < c) { /* its set-up costs ~50 cycles even with no channel left */
+                mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer, ch0);
+            }
         } else {
             mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
         }
