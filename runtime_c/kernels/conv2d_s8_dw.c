@@ -1063,6 +1063,9 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
     for (; i + 4 <= c; i += 4) {
         memcpy(dst + i, src + i / 4, 4);
     }
+    if (i == c) { /* the library call below costs ~30 cycles even for no byte */
+        return;
+    }
 #else
     if ((((uintptr_t)dst | (uintptr_t)c) & 3u) == 0) {
         uint32_t *d = (uint32_t *)(void *)dst; /* aligned, and int8 storage may be written through any type */
@@ -1072,9 +1075,7 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
         return;
     }
 #endif
-    if (i < c) { /* a library call: skipped when C % 4 == 0 */
-        memcpy(dst + i, src + i / 4, (size_t)(c - i));
-    }
+    memcpy(dst + i, src + i / 4, (size_t)(c - i));
 }
 
 #if MCU_CONV2D_S8_DW_SLIDE
