@@ -42,15 +42,17 @@
 #if defined(__ARM_FEATURE_DSP)
 #define MCU_CONV2D_S8_DW_DSP 1
 #define MCU_CONV2D_S8_DW_UNROLL_SCALAR
+#define MCU_CONV2D_S8_DW_UNROLL_TABLE MCU_CONV2D_S8_DW_UNROLL3
 #else
 #define MCU_CONV2D_S8_DW_DSP 0
 #define MCU_CONV2D_S8_DW_UNROLL_SCALAR MCU_CONV2D_S8_DW_UNROLL
+#define MCU_CONV2D_S8_DW_UNROLL_TABLE
 #endif
 
 /** tab[t]: tap t's channel 0 in the window starting at input (iy0, ix0) of image xi (kernel-row-major), or zrow for
  * a tap in the padding; rel: the taps' offsets from the window start. The columns in range are found once (a bit
  * per kx), so a tap costs a select; the window start's offset may lie outside the image, only taps in range add it.
- * Inlined with constant k_h, k_w for 3x3 windows (the loops unrolled). */
+ * Inlined with constant k_h, k_w for 3x3 windows (the loops unrolled on DSP cores; ARMv6-M keeps less code). */
 static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_table_k(const mcu_conv_geom *g, const int8_t *zrow,
                                                           const int8_t *xi, int32_t iy0, int32_t ix0,
                                                           const int32_t *rel, const int8_t **tab, int32_t k_h,
@@ -59,14 +61,14 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_table_k(const mcu_conv_geom *g
     const int32_t start = (iy0 * g->w_in + ix0) * g->c_in;
     uint32_t cols = 0;
     int32_t ky, kx;
-    MCU_CONV2D_S8_DW_UNROLL3
+    MCU_CONV2D_S8_DW_UNROLL_TABLE
     for (kx = 0; kx < k_w; ++kx) {
         cols |= (uint32_t)((uint32_t)(ix0 + kx * g->dil_w) < (uint32_t)g->w_in) << kx;
     }
-    MCU_CONV2D_S8_DW_UNROLL3
+    MCU_CONV2D_S8_DW_UNROLL_TABLE
     for (ky = 0; ky < k_h; ++ky) {
         const uint32_t in = (uint32_t)(iy0 + ky * g->dil_h) < (uint32_t)g->h_in ? cols : 0;
-        MCU_CONV2D_S8_DW_UNROLL3
+        MCU_CONV2D_S8_DW_UNROLL_TABLE
         for (kx = 0; kx < k_w; ++kx) {
             tab[ky * k_w + kx] = in >> kx & 1u ? xi + (start + rel[ky * k_w + kx]) : zrow;
         }
