@@ -32,41 +32,58 @@
  * and lone pixels take the rolled loops (less code). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define MCU_CONV2D_S8_DW_UNROLL _Pragma("GCC unroll 9")
+#define MCU_CONV2D_S8_DW_UNROLL3 _Pragma("GCC unroll 3")
 #else
 #define MCU_CONV2D_S8_DW_UNROLL
+#define MCU_CONV2D_S8_DW_UNROLL3
 #endif
 /* ARMv6-M: the one-channel loops are the main loops, unrolled (the pair called with a constant 9 for 3x3 windows);
  * on DSP cores they only run the C % 4 left. */
 #if defined(__ARM_FEATURE_DSP)
 #define MCU_CONV2D_S8_DW_DSP 1
 #define MCU_CONV2D_S8_DW_UNROLL_SCALAR
+#define MCU_CONV2D_S8_DW_UNROLL_TABLE MCU_CONV2D_S8_DW_UNROLL3
 #else
 #define MCU_CONV2D_S8_DW_DSP 0
 #define MCU_CONV2D_S8_DW_UNROLL_SCALAR MCU_CONV2D_S8_DW_UNROLL
+#define MCU_CONV2D_S8_DW_UNROLL_TABLE
 #endif
 
-/** tab[t]: tap t's channel 0 in the window starting at input (iy0, ix0) of image xi (kernel-row-major), or p->zrow
- * for a tap in the padding. rel: the taps' offsets from the window start (used when the window is inside). */
-static void mcu_conv2d_s8_dw_table(const mcu_conv2d_s8_params *p, const int8_t *xi, int32_t iy0, int32_t ix0,
+/** tab[t]: tap t's channel 0 in the window starting at input (iy0, ix0) of image xi (kernel-row-major), or zrow for
+ * a tap in the padding; rel: the taps' offsets from the window start. The columns in range are found once (a bit
+ * per kx), so a tap costs a select; the window start's offset may lie outside the image, only taps in range add it.
+ * Inlined with constant k_h, k_w for 3x3 windows (the loops unrolled on DSP cores; ARMv6-M keeps less code). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_table_k(const mcu_conv_geom *g, const int8_t *zrow,
+                                                          const int8_t *xi, int32_t iy0, int32_t ix0,
+                                                          const int32_t *rel, const int8_t **tab, int32_t k_h,
+                                                          int32_t k_w)
+{
+    const int32_t start = (iy0 * g->w_in + ix0) * g->c_in;
+    uint32_t cols = 0;
+    int32_t ky, kx;
+    MCU_CONV2D_S8_DW_UNROLL_TABLE
+    for (kx = 0; kx < k_w; ++kx) {
+        cols |= (uint32_t)((uint32_t)(ix0 + kx * g->dil_w) < (uint32_t)g->w_in) << kx;
+    }
+    MCU_CONV2D_S8_DW_UNROLL_TABLE
+    for (ky = 0; ky < k_h; ++ky) {
+        const uint32_t in = (uint32_t)(iy0 + ky * g->dil_h) < (uint32_t)g->h_in ? cols : 0;
+        MCU_CONV2D_S8_DW_UNROLL_TABLE
+        for (kx = 0; kx < k_w; ++kx) {
+            tab[ky * k_w + kx] = in >> kx & 1u ? xi + (start + rel[ky * k_w + kx]) : zrow;
+        }
+    }
+}
+
+/** mcu_conv2d_s8_dw_table_k for p's window (3x3 unrolled). */
+static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_table(const mcu_conv2d_s8_params *p, const int8_t *xi, int32_t iy0, int32_t ix0,
                                    const int32_t *rel, const int8_t **tab)
 {
     const mcu_conv_geom *g = &p->g;
-    const int32_t c = g->c_in, taps = g->k_h * g->k_w;
-    int32_t ky, kx, t;
-    if (iy0 >= 0 && ix0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->h_in &&
-        ix0 + (g->k_w - 1) * g->dil_w < g->w_in) {
-        const int8_t *start = xi + ((size_t)iy0 * g->w_in + ix0) * c;
-        for (t = 0; t < taps; ++t) {
-            tab[t] = start + rel[t];
-        }
-        return;
-    }
-    for (ky = 0; ky < g->k_h; ++ky) {
-        const int32_t iy = iy0 + ky * g->dil_h, row_in = iy >= 0 && iy < g->h_in;
-        for (kx = 0; kx < g->k_w; ++kx) {
-            const int32_t ix = ix0 + kx * g->dil_w;
-            *tab++ = row_in && ix >= 0 && ix < g->w_in ? xi + ((size_t)iy * g->w_in + ix) * c : p->zrow;
-        }
+    if (g->k_h == 3 && g->k_w == 3) {
+        mcu_conv2d_s8_dw_table_k(g, p->zrow, xi, iy0, ix0, rel, tab, 3, 3);
+    } else {
+        mcu_conv2d_s8_dw_table_k(g, p->zrow, xi, iy0, ix0, rel, tab, g->k_h, g->k_w);
     }
 }
 
@@ -1048,6 +1065,9 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
     for (; i + 4 <= c; i += 4) {
         memcpy(dst + i, src + i / 4, 4);
     }
+    if (i == c) { /* the library call below costs ~30 cycles even for no byte */
+        return;
+    }
 #else
     if ((((uintptr_t)dst | (uintptr_t)c) & 3u) == 0) {
         uint32_t *d = (uint32_t *)(void *)dst; /* aligned, and int8 storage may be written through any type */
@@ -1170,7 +1190,9 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
                 ch0 = c & ~3;
             }
 #endif
-            mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer, ch0);
+            if (ch0 < c) { /* its set-up costs ~50 cycles even with no channel left */
+                mcu_conv2d_s8_dw_pair(p, &rq, plain, tab, taps, y0, (int8_t *)defer, ch0);
+            }
         } else {
             mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
         }
