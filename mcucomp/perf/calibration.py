@@ -32,6 +32,8 @@ FORMATS = ("float", "qdq", "qop")
 #: Chains per format, and the multiply-accumulates one convolution may take (keeps the simulator runs short).
 CHAINS = 8
 FC_CHAINS = 3
+#: (channels, height, width) of each depthwise calibration chain: narrow and wide, large and small maps.
+DW_CHAINS = ((8, 24, 24), (12, 9, 13), (32, 10, 8), (64, 8, 6))
 MAX_CONV_MACS = 40_000
 SEED = 20261123
 
@@ -163,6 +165,23 @@ def fc_chain(index: int) -> onnx.ModelProto:
     return _checked(ch, f"calib_fc{index}", [1, sizes[0]], x)
 
 
+def dw_chain(index: int) -> onnx.ModelProto:
+    """Depthwise calibration chain `index` in float32 (DW_CHAINS): 3x3 depthwise convs padded all round (border pairs),
+    unpadded (pairs inside the input) and strided, each followed by a pointwise conv, then a global pool and a fully
+    connected layer; the random chains alone leave the 3x3 depthwise path's many terms short of layers."""
+    rng = np.random.default_rng(SEED + 2000 + index)
+    c, h, w = DW_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    x = "input"
+    for i, (stride, pads, widen) in enumerate(((1, [1, 1, 1, 1], 1), (2, [0, 0, 1, 1], 2), (1, [0, 0, 0, 0], 1))):
+        x = ch.conv(x, f"dw{i}", ch.shape[1], (3, 3), stride, pads, ch.shape[1])
+        x = ch.conv(x, f"pw{i}", ch.shape[1] * widen, (1, 1), 1, [0, 0, 0, 0], 1)
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = ch.shape[:2]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_dw{index}", [1, c, h, w], y)
+
+
 def _checked(ch: _Chain, name: str, in_shape: list[int], y: str) -> onnx.ModelProto:
     """The chain as a checked opset-13 model with input 'input' and output y."""
     graph = helper.make_graph(ch.nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, in_shape)],
@@ -252,4 +271,6 @@ def calibration_models() -> list[tuple[str, onnx.ModelProto]]:
         base = fc_chain(i)
         models += [(f"calib_fc{i}_float", base), (f"calib_fc{i}_qdq", quantized(base, "qdq", SEED + 1000 + i)),
                    (f"calib_fc{i}_qdq_int8io", with_int8_io(quantized(base, "qdq", SEED + 1000 + i)))]
+    for i in range(len(DW_CHAINS)):
+        models.append((f"calib_dw{i}_qdq_int8io", with_int8_io(quantized(dw_chain(i), "qdq", SEED + 2000 + i))))
     return models
