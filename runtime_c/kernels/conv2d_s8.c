@@ -225,22 +225,6 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, c
  * cannot always give inline assembly every low register (unoptimized and -Os builds keep r7 for the frame). Four
  * taps a loop turn; the last k % 4 run first. */
 #define MCU_CONV2D_S8_REG_ARG __attribute__((unused)) /* read by the assembly from r0-r3 and the stack */
-/* The naked functions' entry and exit (AAPCS): r4-r7 and lr, then r8-r11 through the low registers, 36 bytes pushed;
- * the exit restores them and returns. */
-#define MCU_CONV2D_S8_V6M_ENTER                                                                                      \
-    "push {r4, r5, r6, r7, lr}\n\t"                                                                                   \
-    "mov r4, r8\n\t"                                                                                                  \
-    "mov r5, r9\n\t"                                                                                                  \
-    "mov r6, r10\n\t"                                                                                                 \
-    "mov r7, r11\n\t"                                                                                                 \
-    "push {r4, r5, r6, r7}\n\t"
-#define MCU_CONV2D_S8_V6M_LEAVE                                                                                      \
-    "pop {r4, r5, r6, r7}\n\t"                                                                                        \
-    "mov r8, r4\n\t"                                                                                                  \
-    "mov r9, r5\n\t"                                                                                                  \
-    "mov r10, r6\n\t"                                                                                                 \
-    "mov r11, r7\n\t"                                                                                                 \
-    "pop {r4, r5, r6, r7, pc}\n\t"
 __attribute__((naked, noinline)) static void
 mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0 MCU_CONV2D_S8_REG_ARG, const int8_t *w1 MCU_CONV2D_S8_REG_ARG,
                          const int8_t *c0 MCU_CONV2D_S8_REG_ARG, const int8_t *c1 MCU_CONV2D_S8_REG_ARG,
@@ -543,6 +527,15 @@ typedef struct {
     "add sp, #72\n\t"                                                                                              \
     MCU_CONV2D_S8_V6M_LEAVE
 
+/* After the 2x2 loop: channel oc's accumulators stay in r3, r4, oc1's wait on the stack (sp + 24, 28). */
+#define MCU_CONV2D_S8_V6M_ACC_HANDOFF                                                                              \
+    "mov r3, r8\n\t"                                                                                               \
+    "mov r4, r9\n\t"                                                                                               \
+    "mov r6, r10\n\t"                                                                                              \
+    "mov r7, r11\n\t"                                                                                              \
+    "str r6, [sp, #24]\n\t"                                                                                        \
+    "str r7, [sp, #28]\n\t"
+
 /** mcu_conv2d_s8_gemm on ARMv6-M without weight zero points, fixed mode with double rounding, qmin <= zp <= qmax:
  * every pair of output channels in one function (no calls, no C around the blocks): accumulators from kbias, the
  * 2x2 loop, then the four outputs requantized as in mcu_conv2d_s8_store2x2_fixed. */
@@ -552,12 +545,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_co
     __asm__(".syntax unified\n\t"
             MCU_CONV2D_S8_V6M_GEMM(
             MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
-            "mov r3, r8\n\t" /* channel oc's accumulators stay in r3, r4, oc1's wait on the stack */
-            "mov r4, r9\n\t"
-            "mov r6, r10\n\t"
-            "mov r7, r11\n\t"
-            "str r6, [sp, #24]\n\t"
-            "str r7, [sp, #28]\n\t"
+            MCU_CONV2D_S8_V6M_ACC_HANDOFF
             MCU_CONV2D_S8_V6M_RQ_SETUP
             MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, "")
             MCU_CONV2D_S8_V6M_RQ_CHANNEL(8, "ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
@@ -587,12 +575,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_t_v6m(const mcu_
     __asm__(".syntax unified\n\t"
             MCU_CONV2D_S8_V6M_GEMM(
             MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
-            "mov r3, r8\n\t" /* channel oc's accumulators stay in r3, r4, oc1's wait on the stack */
-            "mov r4, r9\n\t"
-            "mov r6, r10\n\t"
-            "mov r7, r11\n\t"
-            "str r6, [sp, #24]\n\t"
-            "str r7, [sp, #28]\n\t"
+            MCU_CONV2D_S8_V6M_ACC_HANDOFF
             MCU_CONV2D_S8_V6M_RQ_SETUP
             MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("")
             MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
@@ -654,12 +637,11 @@ static const int32_t *mcu_conv2d_s8_rq_table(const mcu_conv2d_s8_params *p, int3
 #undef MCU_CONV2D_S8_V6M_RQ_FRAME
 #undef MCU_CONV2D_S8_V6M_RQ_SETUP
 #undef MCU_CONV2D_S8_V6M_GEMM
+#undef MCU_CONV2D_S8_V6M_ACC_HANDOFF
 #undef MCU_CONV2D_S8_V6M_DOT
 #undef MCU_CONV2D_S8_V6M_TAP
 #undef MCU_CONV2D_S8_V6M_TAP1
 #undef MCU_CONV2D_S8_REG_ARG
-#undef MCU_CONV2D_S8_V6M_ENTER
-#undef MCU_CONV2D_S8_V6M_LEAVE
 #else
 /** The fixed-mode (double rounding) case of mcu_conv2d_s8_store2x2, out of line: with the GEMM's live values
  * around it, GCC spills most of the requantization's. */

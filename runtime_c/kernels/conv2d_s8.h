@@ -95,6 +95,22 @@ static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, 
 }
 
 #if defined(__GNUC__) && defined(__thumb__) && !defined(__thumb2__)
+/* The ARMv6-M naked functions' entry and exit (AAPCS): r4-r7 and lr, then r8-r11 through the low registers, 36 bytes pushed;
+ * the exit restores them and returns. */
+#define MCU_CONV2D_S8_V6M_ENTER                                                                                      \
+    "push {r4, r5, r6, r7, lr}\n\t"                                                                                   \
+    "mov r4, r8\n\t"                                                                                                  \
+    "mov r5, r9\n\t"                                                                                                  \
+    "mov r6, r10\n\t"                                                                                                 \
+    "mov r7, r11\n\t"                                                                                                 \
+    "push {r4, r5, r6, r7}\n\t"
+#define MCU_CONV2D_S8_V6M_LEAVE                                                                                      \
+    "pop {r4, r5, r6, r7}\n\t"                                                                                        \
+    "mov r8, r4\n\t"                                                                                                  \
+    "mov r9, r5\n\t"                                                                                                  \
+    "mov r10, r6\n\t"                                                                                                 \
+    "mov r11, r7\n\t"                                                                                                 \
+    "pop {r4, r5, r6, r7, pc}\n\t"
 /* ARMv6-M assembly of conv2d_s8.c and conv2d_s8_dw.c: one fixed-mode (double rounding) output. The accumulator x in
  * r3 times the channel's multiplier (mh = r0, ml = r1: mcu_split16) as mcu_doubling_high_mul computes it (r6, r7
  * scratch, r11 = 2^30), leaving R in r3 and its sign in the flags; then RoundingDivideByPOT by e = r2 (ip =

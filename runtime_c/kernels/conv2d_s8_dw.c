@@ -608,12 +608,7 @@ typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo
 /* The naked functions' entry: r4-r11 and lr saved, r8-r10 = nlo, hi, zp, r11 = 2^30, the table (a) in r4, then
  * the fields c, kbias, mult, shift, pcmask, y0, y1 pushed (sp + 0 .. 24) above EXTRA bytes of locals. */
 #define MCU_CONV2D_S8_DW_V6M_ENTER(EXTRA)                                                                          \
-    "push {r4, r5, r6, r7, lr}\n\t"                                                                                \
-    "mov r4, r8\n\t"                                                                                               \
-    "mov r5, r9\n\t"                                                                                               \
-    "mov r6, r10\n\t"                                                                                              \
-    "mov r7, r11\n\t"                                                                                              \
-    "push {r4, r5, r6, r7}\n\t"                                                                                    \
+    MCU_CONV2D_S8_V6M_ENTER                                                                                        \
     "sub sp, #" #EXTRA "\n\t"                                                                                      \
     "mov r4, r0\n\t"                                                                                               \
     "adds r0, #108\n\t"                                                                                            \
@@ -630,12 +625,23 @@ typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo
     "mov r11, r6\n\t"
 #define MCU_CONV2D_S8_DW_V6M_LEAVE(EXTRA)                                                                          \
     "add sp, #(28 + " #EXTRA ")\n\t"                                                                               \
-    "pop {r4, r5, r6, r7}\n\t"                                                                                     \
-    "mov r8, r4\n\t"                                                                                               \
-    "mov r9, r5\n\t"                                                                                               \
-    "mov r10, r6\n\t"                                                                                              \
-    "mov r11, r7\n\t"                                                                                              \
-    "pop {r4, r5, r6, r7, pc}\n\t"
+    MCU_CONV2D_S8_V6M_LEAVE
+
+/* The channel loop of the pair and lone-pixel functions: entry, r5 = channel 0 .., r0 = its kbias, BODY, then the
+ * next channel until c (the branch back is beyond a conditional branch's reach), exit. */
+#define MCU_CONV2D_S8_DW_V6M_CHANNELS(BODY)                                                                        \
+    MCU_CONV2D_S8_DW_V6M_ENTER(0)                                                                                  \
+    "movs r5, #0\n"                                                                                                \
+    "4:\n\t"                                                                                                       \
+    "ldr r1, [sp, #4]\n\t"                                                                                         \
+    "lsls r0, r5, #2\n\t"                                                                                          \
+    "ldr r0, [r1, r0]\n\t" BODY                                                                                    \
+    "adds r5, #1\n\t"                                                                                              \
+    "ldr r6, [sp, #0]\n\t"                                                                                         \
+    "cmp r5, r6\n\t"                                                                                               \
+    "bge 7f\n\t"                                                                                                   \
+    "b 4b\n"                                                                                                       \
+    "7:\n\t" MCU_CONV2D_S8_DW_V6M_LEAVE(0)
 
 /* The output's store (MCU_CONV2D_S8_V6M_RQ_OUT): at the stack slot YSLOT's pointer plus the channel (r5). */
 #define MCU_CONV2D_S8_DW_V6M_STORE(YSLOT) "ldr r6, [sp, #" #YSLOT "]\n\tstrb r3, [r6, r5]\n\t"
@@ -695,13 +701,7 @@ typedef char mcu_conv2d_s8_dw_v6m_layout[offsetof(mcu_conv2d_s8_dw_v6m_args, nlo
 __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu_conv2d_s8_dw_v6m_args *a
                                                                        __attribute__((unused)))
 {
-    __asm__(".syntax unified\n\t"
-            MCU_CONV2D_S8_DW_V6M_ENTER(0)
-            "movs r5, #0\n"
-            "4:\n\t" /* channel r5 */
-            "ldr r1, [sp, #4]\n\t"
-            "lsls r0, r5, #2\n\t"
-            "ldr r0, [r1, r0]\n\t"
+    __asm__(".syntax unified\n\t" MCU_CONV2D_S8_DW_V6M_CHANNELS(
             "mov r7, r0\n\t"
             MCU_CONV2D_S8_DW_V6M_TAP(0, 36, 72)
             MCU_CONV2D_S8_DW_V6M_TAP(4, 40, 76)
@@ -714,14 +714,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu
             MCU_CONV2D_S8_DW_V6M_TAP(32, 68, 104)
             "mov r3, r0\n\t"
             "mov lr, r7\n\t"
-            MCU_CONV2D_S8_DW_V6M_RQ
-            "adds r5, #1\n\t"
-            "ldr r6, [sp, #0]\n\t"
-            "cmp r5, r6\n\t"
-            "bge 7f\n\t"
-            "b 4b\n" /* beyond a conditional branch's reach */
-            "7:\n\t"
-            MCU_CONV2D_S8_DW_V6M_LEAVE(0));
+            MCU_CONV2D_S8_DW_V6M_RQ));
 }
 
 /* One tap of pixel 0 alone: accumulator r0. */
@@ -738,13 +731,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_v6m(const mcu
 __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_one_v6m(const mcu_conv2d_s8_dw_v6m_args *a
                                                                       __attribute__((unused)))
 {
-    __asm__(".syntax unified\n\t"
-            MCU_CONV2D_S8_DW_V6M_ENTER(0)
-            "movs r5, #0\n"
-            "4:\n\t" /* channel r5 */
-            "ldr r1, [sp, #4]\n\t"
-            "lsls r0, r5, #2\n\t"
-            "ldr r0, [r1, r0]\n\t"
+    __asm__(".syntax unified\n\t" MCU_CONV2D_S8_DW_V6M_CHANNELS(
             MCU_CONV2D_S8_DW_V6M_TAP1(0, 72)
             MCU_CONV2D_S8_DW_V6M_TAP1(4, 76)
             MCU_CONV2D_S8_DW_V6M_TAP1(8, 80)
@@ -756,14 +743,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_one_v6m(const mcu_
             MCU_CONV2D_S8_DW_V6M_TAP1(32, 104)
             "mov r3, r0\n\t"
             MCU_CONV2D_S8_DW_V6M_RQ_HEAD
-            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(20))
-            "adds r5, #1\n\t"
-            "ldr r6, [sp, #0]\n\t"
-            "cmp r5, r6\n\t"
-            "bge 7f\n\t"
-            "b 4b\n"
-            "7:\n\t"
-            MCU_CONV2D_S8_DW_V6M_LEAVE(0));
+            MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_DW_V6M_STORE(20))));
 }
 
 /* One tap of both pixels whose windows lie inside the input: X0 = the tap's offset from a window start (as a
@@ -836,6 +816,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_in_v6m(const 
 #undef MCU_CONV2D_S8_DW_V6M_STORE
 #undef MCU_CONV2D_S8_DW_V6M_ENTER
 #undef MCU_CONV2D_S8_DW_V6M_LEAVE
+#undef MCU_CONV2D_S8_DW_V6M_CHANNELS
 #define MCU_CONV2D_S8_DW_V6M 1
 #else
 #define MCU_CONV2D_S8_DW_V6M 0
