@@ -527,14 +527,22 @@ typedef struct {
     "add sp, #72\n\t"                                                                                              \
     MCU_CONV2D_S8_V6M_LEAVE
 
-/* After the 2x2 loop: channel oc's accumulators stay in r3, r4, oc1's wait on the stack (sp + 24, 28). */
-#define MCU_CONV2D_S8_V6M_ACC_HANDOFF                                                                              \
-    "mov r3, r8\n\t"                                                                                               \
-    "mov r4, r9\n\t"                                                                                               \
-    "mov r6, r10\n\t"                                                                                              \
-    "mov r7, r11\n\t"                                                                                              \
-    "str r6, [sp, #24]\n\t"                                                                                        \
-    "str r7, [sp, #28]\n\t"
+/* A GEMM function's body (MCU_CONV2D_S8_V6M_GEMM) up to its requantization RQ. 2x2: the 2x2 loop, then channel
+ * oc's accumulators stay in r3, r4 and oc1's wait on the stack (sp + 24, 28); 1x2 (a lone pixel): the 1x2 loop,
+ * oc's accumulator in r3, oc1's on the stack (sp + 24). */
+#define MCU_CONV2D_S8_V6M_BLOCK2X2(RQ)                                                                             \
+    MCU_CONV2D_S8_V6M_GEMM(MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)                                            \
+                           "mov r3, r8\n\t"                                                                        \
+                           "mov r4, r9\n\t"                                                                        \
+                           "mov r6, r10\n\t"                                                                       \
+                           "mov r7, r11\n\t"                                                                       \
+                           "str r6, [sp, #24]\n\t"                                                                 \
+                           "str r7, [sp, #28]\n\t" MCU_CONV2D_S8_V6M_RQ_SETUP RQ)
+#define MCU_CONV2D_S8_V6M_BLOCK1X2(RQ)                                                                             \
+    MCU_CONV2D_S8_V6M_GEMM(MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP1)                                           \
+                           "mov r3, r8\n\t"                                                                        \
+                           "mov r6, r10\n\t"                                                                       \
+                           "str r6, [sp, #24]\n\t" MCU_CONV2D_S8_V6M_RQ_SETUP RQ)
 
 /** mcu_conv2d_s8_gemm on ARMv6-M without weight zero points, fixed mode with double rounding, qmin <= zp <= qmax:
  * every pair of output channels in one function (no calls, no C around the blocks): accumulators from kbias, the
@@ -543,10 +551,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_v6m(const mcu_co
                                                                     MCU_CONV2D_S8_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
-            MCU_CONV2D_S8_V6M_GEMM(
-            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
-            MCU_CONV2D_S8_V6M_ACC_HANDOFF
-            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_BLOCK2X2(
             MCU_CONV2D_S8_V6M_RQ_CHANNEL(4, "")
             MCU_CONV2D_S8_V6M_RQ_CHANNEL(8, "ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
 }
@@ -557,12 +562,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_v6m(const mcu_c
                                                                      MCU_CONV2D_S8_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
-            MCU_CONV2D_S8_V6M_GEMM(
-            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP1)
-            "mov r3, r8\n\t"
-            "mov r6, r10\n\t"
-            "str r6, [sp, #24]\n\t"
-            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_BLOCK1X2(
             MCU_CONV2D_S8_V6M_RQ_HEAD(4, "")
             MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)
             MCU_CONV2D_S8_V6M_RQ_HEAD(8, "ldr r3, [sp, #24]\n\t")
@@ -573,10 +573,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm_t_v6m(const mcu_
                                                                       MCU_CONV2D_S8_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
-            MCU_CONV2D_S8_V6M_GEMM(
-            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP)
-            MCU_CONV2D_S8_V6M_ACC_HANDOFF
-            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_BLOCK2X2(
             MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("")
             MCU_CONV2D_S8_V6M_RQ_CHANNEL_T("ldr r3, [sp, #24]\n\tldr r4, [sp, #28]\n\t")));
 }
@@ -586,12 +583,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_gemm1_t_v6m(const mcu
                                                                        MCU_CONV2D_S8_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
-            MCU_CONV2D_S8_V6M_GEMM(
-            MCU_CONV2D_S8_V6M_DOT(MCU_CONV2D_S8_V6M_TAP1)
-            "mov r3, r8\n\t"
-            "mov r6, r10\n\t"
-            "str r6, [sp, #24]\n\t"
-            MCU_CONV2D_S8_V6M_RQ_SETUP
+            MCU_CONV2D_S8_V6M_BLOCK1X2(
             MCU_CONV2D_S8_V6M_RQ_HEAD_T("")
             MCU_CONV2D_S8_V6M_RQ_OUT(MCU_CONV2D_S8_V6M_RQ_Y0)
             MCU_CONV2D_S8_V6M_RQ_HEAD_T("ldr r3, [sp, #24]\n\t")
@@ -637,7 +629,8 @@ static const int32_t *mcu_conv2d_s8_rq_table(const mcu_conv2d_s8_params *p, int3
 #undef MCU_CONV2D_S8_V6M_RQ_FRAME
 #undef MCU_CONV2D_S8_V6M_RQ_SETUP
 #undef MCU_CONV2D_S8_V6M_GEMM
-#undef MCU_CONV2D_S8_V6M_ACC_HANDOFF
+#undef MCU_CONV2D_S8_V6M_BLOCK2X2
+#undef MCU_CONV2D_S8_V6M_BLOCK1X2
 #undef MCU_CONV2D_S8_V6M_DOT
 #undef MCU_CONV2D_S8_V6M_TAP
 #undef MCU_CONV2D_S8_V6M_TAP1
