@@ -27,18 +27,18 @@ def count_scales(attrs: dict) -> np.ndarray:
     return np.array([f32(attrs["x_scale"]) / f32(f32(attrs["y_scale"]) * f32(k)) for k in counts], np.float32)
 
 
-def one_pixel_table(attrs: dict, x_dtype: str, mode: str) -> dict | None:
-    """lut8 attrs for a whole-image integer pool of one-pixel images (each output its input code requantized by the
-    pool's scale, the integer reference's arithmetic code by code), or None for any other pool."""
+def pool_kernel(attrs: dict, x_dtype: str, mode: str) -> tuple[str, dict]:
+    """The kernel and attrs of an integer pool: avgpool_s8, or for a whole-image pool of one-pixel images a lut8 (each
+    output its input code requantized by the pool's scale, the integer reference's arithmetic code by code)."""
     if attrs["mode"] != "global_int" or list(attrs["kernel"]) != [1, 1]:
-        return None
+        return "avgpool_s8", attrs
     from ..intref._arith import requantize  # the pool's own requantization (intref imports this module)
 
     lo, hi = QRANGE[x_dtype]
     codes = np.arange(lo, hi + 1, dtype=np.int64)
     table = requantize(codes - attrs["x_zp"], mode, count_scales(attrs)[0], attrs["y_zp"], attrs["qmin"],
                        attrs["qmax"])
-    return {"table": table.astype(np.int32), "x_lo": lo, "y_shift": 0}
+    return "lut8", {"table": table.astype(np.int32), "x_lo": lo, "y_shift": 0}
 
 
 class AvgPoolS8(KernelOp):

@@ -15,7 +15,7 @@ from ..ir import Graph, Node, Tensor
 from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic, quantize_linear
 from ..ops._tflite_lut import tflite_table
 from ..ops._window import canonical_hw, set_window
-from ..ops.avgpool_s8 import one_pixel_table
+from ..ops.avgpool_s8 import pool_kernel
 from ..ops.conv_transpose_f32 import begin_end_pads
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
@@ -216,8 +216,8 @@ def _lower_avgpool(grp: _Group, mode: str) -> None:
     attrs.update(count=count, x_scale=x[1], x_zp=x[2], y_scale=y_scale,
                  y_zp=y_zp, qmin=lo, qmax=hi, requant=mode,
                  mode="global_int" if whole else "window_int")
-    table = one_pixel_table(attrs, g.tensors[x[0]].dtype, mode)  # one-pixel images: a requantization per code
-    grp.finish("avgpool_s8" if table is None else "lut8", [x[0]], attrs if table is None else table)
+    kernel, kernel_attrs = pool_kernel(attrs, g.tensors[x[0]].dtype, mode)  # one-pixel images: a lut8
+    grp.finish(kernel, [x[0]], kernel_attrs)
 
 
 def _lower_binary(grp: _Group, mode: str, kernel: str, extra: dict) -> None:

@@ -12,7 +12,7 @@ from ..ops import ONNX_OPS
 from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
 from ..ops._tflite_lut import tflite_table
 from ..ops._window import canonical_hw
-from ..ops.avgpool_s8 import one_pixel_table
+from ..ops.avgpool_s8 import pool_kernel
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
 from .qutil import const_quant, int8_weights, out_range, set_quant, single_consumer, zp_array
@@ -200,9 +200,8 @@ def _lower_qlinear_pool(g: Graph, node: Node, mode: str) -> None:
     attrs.update(count="kernel" if node.attrs.get("count_include_pad", 0) else "valid", x_scale=x_s, x_zp=x_z,
                  y_scale=y_s, y_zp=y_z, qmin=lo, qmax=hi, requant=mode,
                  mode="global_int" if whole else "float" if mode == "float" else "window_int")
-    table = one_pixel_table(attrs, g.tensors[x].dtype, mode)  # one-pixel images: a requantization per code
-    node.attrs, node.inputs, node.op, node.domain = (attrs, [x], "avgpool_s8", "") if table is None else \
-        (table, [x], "lut8", "")
+    node.op, node.attrs = pool_kernel(attrs, g.tensors[x].dtype, mode)  # one-pixel images: a lut8
+    node.inputs, node.domain = [x], ""
 
 
 def _lower_qlinearsoftmax(g: Graph, node: Node, mode: str) -> None:
