@@ -1553,8 +1553,9 @@ static void mcu_conv2d_s8_local(const mcu_conv2d_s8_params *p, const int8_t *x, 
     mcu_conv2d_s8_im2col(p, x, y, col, rqt_store);
 }
 
-/** The GEMM paths (pointwise, im2col, local); on ARMv6-M this frame holds their requantization table's storage
- * (one frame for the three, apart from the depthwise path's call chain). */
+/** The GEMM paths (pointwise, im2col, and local for every other path, few_channels off its DSP loop included); on
+ * ARMv6-M this frame holds their requantization table's storage (one frame for the three, apart from the depthwise
+ * path's call chain). */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_gemm_paths(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y,
                                                            void *scratch)
 {
