@@ -33,7 +33,8 @@ class Requant:
         """The mcu_requant initializer fields and the constant arrays they point at."""
         scale = np.asarray(self.scale, dtype=np.float32).reshape(-1)
         fields = [("per_channel", int(scale.size > 1)), ("zp", self.zp), ("qmin", self.qmin), ("qmax", self.qmax),
-                  ("single_round", int(self.rounding == "single"))]
+                  ("single_round", int(self.rounding == "single")),
+                  ("plain", int(self.mode == "float" and not self.div and bool(np.isfinite(scale).all())))]
         if self.mode == "fixed":
             real = scale.astype(np.float64) / (self.div if self.div else 1.0)
             pairs = [quantize_multiplier(float(r)) for r in real]

@@ -266,6 +266,7 @@ typedef struct {
     float div;
     int32_t zp, qmin, qmax;
     int32_t single_round;
+    int32_t plain; /* float mode, no div, every scale finite: decided at compile time (mcu_requant_is_plain) */
 } mcu_requant;
 
 /** Apply a requantization to the accumulator of output channel ch. */
@@ -336,22 +337,12 @@ static inline void mcu_requant_row(const mcu_requant *rq, const int32_t *acc, in
     }
 }
 
-/** 1 when rq is float mode without div and each of its scales (`channels` when per channel) is finite: then
- * (float)acc * scale is never NaN and mcu_requant_plain gives mcu_requant_apply's result. Checked once per call. */
-static inline int32_t mcu_requant_is_plain(const mcu_requant *rq, int32_t channels)
+/** 1 when rq is float mode without div and each of its scales is finite: then (float)acc * scale is never NaN and
+ * mcu_requant_plain gives mcu_requant_apply's result. The compiler checks the scales (mcucomp/quant.py Requant);
+ * a struct filled by hand leaves `plain` 0 and takes the general path. */
+static inline int32_t mcu_requant_is_plain(const mcu_requant *rq)
 {
-    const int32_t n = rq->per_channel ? channels : 1;
-    int32_t c;
-    if (rq->mult != NULL || rq->div != 0.0f) {
-        return 0;
-    }
-    for (c = 0; c < n; ++c) {
-        const float s = rq->scale[c];
-        if (!(s - s == 0.0f)) { /* NaN or infinite */
-            return 0;
-        }
-    }
-    return 1;
+    return rq->plain && rq->mult == NULL && rq->div == 0.0f;
 }
 
 /** mcu_requant_apply for an rq that mcu_requant_is_plain accepted, given the channel's scale: round the product (no

@@ -176,11 +176,10 @@ def im2col_gather_rows(geom: dict) -> dict[str, int]:
 
 def pointwise_swept(rq_fields: dict, w_zp, k: int, c_out: int) -> bool:
     """Whether the pointwise path's C takes the sweeps on DSP cores with an FPU (mcu_conv2d_s8_pointwise_widened):
-    float requantization without div over the full int8 range, per-channel scales, no weight zero points,
-    k % 4 == 0, k <= PW_TAPS, c_out >= 4."""
+    plain float requantization (no div, finite scales) over the full int8 range, per-channel scales, no weight zero
+    points, k % 4 == 0, k <= PW_TAPS, c_out >= 4."""
     full_range = (rq_fields["qmin"], rq_fields["qmax"]) == (-128, 127)
-    float_plain = rq_fields.get("mult", "NULL") == "NULL" and not rq_fields.get("div")
-    return (full_range and float_plain and rq_fields["per_channel"] == 1 and w_zp is None and k % 4 == 0
+    return (full_range and rq_fields["plain"] and rq_fields["per_channel"] == 1 and w_zp is None and k % 4 == 0
             and k <= PW_TAPS and c_out >= 4)
 
 
@@ -411,7 +410,7 @@ class Conv2dS8(KernelOp):
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
         if path in ("depthwise", "depthwise_ring"):
             name = path.replace("depthwise", "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise")
-            float_rq = p["rq"].get("mult", "NULL") == "NULL" and not p["rq"].get("div")
+            float_rq = bool(p["rq"]["plain"])
             return name, {**terms, **(depthwise_terms(geom, win, float_rq) if path == "depthwise"
                                       else ring_terms(geom, win))}
         cin_g = geom["c_in"] // geom["group"]

@@ -79,7 +79,7 @@ static MCU_CONV2D_S8_OUTLINE int8_t mcu_conv2d_s8_requant_any(const mcu_requant 
     return (int8_t)mcu_requant_apply(rq, acc, ch);
 }
 
-/** Requantize the accumulator of output channel ch: plain = mcu_requant_is_plain(rq, c_out), decided once per call;
+/** Requantize the accumulator of output channel ch: plain = mcu_requant_is_plain(rq), decided once per call;
  * the plain case inline (a few instructions), the others by a call. */
 static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
 {

@@ -957,7 +957,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
-    const int32_t c = g->c_in, plain = mcu_requant_is_plain(&rq, c), plane = g->h_in * g->w_in;
+    const int32_t c = g->c_in, plain = mcu_requant_is_plain(&rq), plane = g->h_in * g->w_in;
     const int32_t taps = g->k_h * g->k_w;
     const int8_t *tab[MCU_CONV2D_S8_DW_TAPS];
     int8_t ring[2 * MCU_CONV2D_S8_DW_RING * 4];
@@ -1043,8 +1043,8 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
 {
     int32_t i = 0;
 #if MCU_CONV2D_S8_DW_DSP
-    for (; i + 4 <= c; i += 4) {
-        memcpy(dst + i, src + i / 4, 4);
+    for (; i + 4 <= c; i += 4, ++src) {
+        memcpy(dst + i, src, 4);
     }
     if (i == c) { /* the library call below costs ~30 cycles even for no byte */
         return;
@@ -1058,7 +1058,7 @@ static void mcu_conv2d_s8_dw_copy(int8_t *dst, const int32_t *src, int32_t c)
         return;
     }
 #endif
-    memcpy(dst + i, src + i / 4, (size_t)(c - i));
+    memcpy(dst + i, src, (size_t)(c - i)); /* src: word i / 4 (i = 0 off DSP cores) */
 }
 
 #if MCU_CONV2D_S8_DW_SLIDE
@@ -1097,11 +1097,12 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores could alias p, which stops hoisting */
     const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out, paired = c <= MCU_CONV2D_S8_DW_DEFER;
-    const int32_t plain = mcu_requant_is_plain(&rq, c), taps = g->k_h * g->k_w;
+    const int32_t plain = mcu_requant_is_plain(&rq), taps = g->k_h * g->k_w;
     const size_t image = (size_t)g->h_in * g->w_in * c;
     const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];
     int32_t q = 0, n = 0, oy = 0, ox = 0, ky, kx, i;
+    int32_t copied = 0; /* the table body copies the second pixel itself (C % 4 == 0) */
 #if MCU_CONV2D_S8_DW_SLIDE
     mcu_conv2d_s8_dw_quads_args run, table;
     float scale4[4];
@@ -1114,8 +1115,9 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     table.pairs = 1;
     table.w = tab;
     table.c = c & ~3;
-    table.copy = 0;
+    table.copy = c % 4 == 0 ? c : 0; /* C % 4 left: the C pair adds its channels to defer, then the C copy */
     table.body = 0;
+    copied = tabled && table.copy > 0;
 #endif
     for (ky = 0; ky < g->k_h; ++ky) {
         for (kx = 0; kx < g->k_w; ++kx) {
@@ -1177,7 +1179,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
         } else {
             mcu_conv2d_s8_dw_one(p, &rq, plain, tab, taps, y0);
         }
-        if (two) {
+        if (two && !copied) {
             mcu_conv2d_s8_dw_copy(y0 + c, defer, c);
         }
         q += 1 + two;
