@@ -342,13 +342,14 @@ typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MC
     MCU_CONV2D_S8_DW_COL2(ky) "add r12, r12, lr\n\t" MCU_CONV2D_S8_DW_COL2(ky) "add r12, r12, lr\n\t"               \
     MCU_CONV2D_S8_DW_COL2(ky)
 /* The three kernel rows of a slide body (r12 ends 2 C into each row: rs - 2 C to the next, sp + 104; back to the
- * first row's start, sp + 108), then the requantization. */
+ * first row's start, sp + 108). */
 #define MCU_CONV2D_S8_DW_SLIDE_BODY(row)                                                                               \
     row(0) "ldr r9, [sp, #104]\n\t"                                                                                    \
     "add r12, r12, r9\n\t" row(1) "ldr r9, [sp, #104]\n\t"                                                             \
     "add r12, r12, r9\n\t" row(2) "ldr r9, [sp, #108]\n\t"                                                             \
-    "add r12, r12, r9\n\t"                                                                                             \
-    "b .Lmcu_dw_rq\n\t"
+    "add r12, r12, r9\n\t"
+#define MCU_CONV2D_S8_DW_SLIDE1 MCU_CONV2D_S8_DW_SLIDE_BODY(MCU_CONV2D_S8_DW_ROW1)
+#define MCU_CONV2D_S8_DW_SLIDE2 MCU_CONV2D_S8_DW_SLIDE_BODY(MCU_CONV2D_S8_DW_ROW2)
 /* Table body, tap t (lr: the pair's tap table, pixel 0's entry at 4t, pixel 1's at 100 + 4t, the weights' at
  * 200 + 4t; r12 the channel): the entries of pixel 0 and the weights, then their words (the four loads pipeline),
  * pixel 1's entry and word after pixel 0's products. */
@@ -361,6 +362,111 @@ typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MC
     "ldr r8, [lr, #(100 + 4 * " #t ")]\n\t"                                                                            \
     "ldr r8, [r8, r12]\n\t"                                                                                            \
     MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+#define MCU_CONV2D_S8_DW_TABLE                                                                                         \
+    MCU_CONV2D_S8_DW_TAP(0) MCU_CONV2D_S8_DW_TAP(1) MCU_CONV2D_S8_DW_TAP(2) MCU_CONV2D_S8_DW_TAP(3)                    \
+    MCU_CONV2D_S8_DW_TAP(4) MCU_CONV2D_S8_DW_TAP(5) MCU_CONV2D_S8_DW_TAP(6) MCU_CONV2D_S8_DW_TAP(7)                    \
+    MCU_CONV2D_S8_DW_TAP(8)
+/* The eight sums requantized: (float)acc * scale, VCVTR, + zp saturating, SSAT, four bytes a word (r0: pixel 0,
+ * r4: pixel 1). */
+#define MCU_CONV2D_S8_DW_RQ                                                                                            \
+    "ldr r8, [sp, #84]\n\t"                                                                                            \
+    "ldr r9, [sp, #20]\n\t"                                                                                            \
+    "mla r8, r9, r12, r8\n\t"                                                                                          \
+    "vldmia r8, {s8, s9, s10, s11}\n\t"                                                                                \
+    "vmov s0, s1, r0, r1\n\t"                                                                                          \
+    "vmov s2, s3, r2, r3\n\t"                                                                                          \
+    "vmov s4, s5, r4, r5\n\t"                                                                                          \
+    "vmov s6, s7, r6, r7\n\t"                                                                                          \
+    "vcvt.f32.s32 s0, s0\n\t"                                                                                          \
+    "vcvt.f32.s32 s1, s1\n\t"                                                                                          \
+    "vcvt.f32.s32 s2, s2\n\t"                                                                                          \
+    "vcvt.f32.s32 s3, s3\n\t"                                                                                          \
+    "vcvt.f32.s32 s4, s4\n\t"                                                                                          \
+    "vcvt.f32.s32 s5, s5\n\t"                                                                                          \
+    "vcvt.f32.s32 s6, s6\n\t"                                                                                          \
+    "vcvt.f32.s32 s7, s7\n\t"                                                                                          \
+    "vmul.f32 s0, s0, s8\n\t"                                                                                          \
+    "vmul.f32 s1, s1, s9\n\t"                                                                                          \
+    "vmul.f32 s2, s2, s10\n\t"                                                                                         \
+    "vmul.f32 s3, s3, s11\n\t"                                                                                         \
+    "vmul.f32 s4, s4, s8\n\t"                                                                                          \
+    "vmul.f32 s5, s5, s9\n\t"                                                                                          \
+    "vmul.f32 s6, s6, s10\n\t"                                                                                         \
+    "vmul.f32 s7, s7, s11\n\t"                                                                                         \
+    "vcvtr.s32.f32 s0, s0\n\t"                                                                                         \
+    "vcvtr.s32.f32 s1, s1\n\t"                                                                                         \
+    "vcvtr.s32.f32 s2, s2\n\t"                                                                                         \
+    "vcvtr.s32.f32 s3, s3\n\t"                                                                                         \
+    "vcvtr.s32.f32 s4, s4\n\t"                                                                                         \
+    "vcvtr.s32.f32 s5, s5\n\t"                                                                                         \
+    "vcvtr.s32.f32 s6, s6\n\t"                                                                                         \
+    "vcvtr.s32.f32 s7, s7\n\t"                                                                                         \
+    "vmov r0, r1, s0, s1\n\t"                                                                                          \
+    "vmov r2, r3, s2, s3\n\t"                                                                                          \
+    "vmov r4, r5, s4, s5\n\t"                                                                                          \
+    "vmov r6, r7, s6, s7\n\t"                                                                                          \
+    "ldr r8, [sp, #36]\n\t"                                                                                            \
+    "qadd r0, r0, r8\n\t"                                                                                              \
+    "qadd r1, r1, r8\n\t"                                                                                              \
+    "qadd r2, r2, r8\n\t"                                                                                              \
+    "qadd r3, r3, r8\n\t"                                                                                              \
+    "qadd r4, r4, r8\n\t"                                                                                              \
+    "qadd r5, r5, r8\n\t"                                                                                              \
+    "qadd r6, r6, r8\n\t"                                                                                              \
+    "qadd r7, r7, r8\n\t"                                                                                              \
+    "ssat r0, #8, r0\n\t"                                                                                              \
+    "ssat r1, #8, r1\n\t"                                                                                              \
+    "ssat r2, #8, r2\n\t"                                                                                              \
+    "ssat r3, #8, r3\n\t"                                                                                              \
+    "ssat r4, #8, r4\n\t"                                                                                              \
+    "ssat r5, #8, r5\n\t"                                                                                              \
+    "ssat r6, #8, r6\n\t"                                                                                              \
+    "ssat r7, #8, r7\n\t"                                                                                              \
+    "bfi r0, r1, #8, #8\n\t"                                                                                           \
+    "bfi r0, r2, #16, #8\n\t"                                                                                          \
+    "bfi r0, r3, #24, #8\n\t"                                                                                          \
+    "bfi r4, r5, #8, #8\n\t"                                                                                           \
+    "bfi r4, r6, #16, #8\n\t"                                                                                          \
+    "bfi r4, r7, #24, #8\n\t"
+/* Bytewise max(v, qmin), min(v, qmax) of r0 and r4: SSUB8 sets GE, SEL picks. */
+#define MCU_CONV2D_S8_DW_CLAMP                                                                                         \
+    "ldr r8, [sp, #40]\n\t"                                                                                            \
+    "ssub8 r9, r0, r8\n\t"                                                                                             \
+    "sel r0, r0, r8\n\t"                                                                                               \
+    "ssub8 r9, r4, r8\n\t"                                                                                             \
+    "sel r4, r4, r8\n\t"                                                                                               \
+    "ldr r8, [sp, #44]\n\t"                                                                                            \
+    "ssub8 r9, r8, r0\n\t"                                                                                             \
+    "sel r0, r0, r8\n\t"                                                                                               \
+    "ssub8 r9, r8, r4\n\t"                                                                                             \
+    "sel r4, r4, r8\n\t"
+/* The quad loop of one body (label .Lmcu_dw_L): the accumulators from kbias, the body, the requantization, the
+ * clamp when [qmin, qmax] is narrower than int8 (out of line), pixel 0's word to y[ch] at r12 + (y - x), pixel 1's to
+ * defer[ch] at r12 + (defer - x); the next quad, or the pair's end. One copy per body: a quad pays no indirect jump
+ * into its body and no branch out of it. */
+#define MCU_CONV2D_S8_DW_QUADS(BODY, L)                                                                                \
+    ".Lmcu_dw_" L ":\n\t"                                                                                              \
+    "ldr r8, [sp, #80]\n\t"                                                                                            \
+    "add r8, r8, r12, lsl #2\n\t"                                                                                      \
+    "ldmia r8, {r0, r1, r2, r3}\n\t"                                                                                   \
+    "mov r4, r0\n\t"                                                                                                   \
+    "mov r5, r1\n\t"                                                                                                   \
+    "mov r6, r2\n\t"                                                                                                   \
+    "mov r7, r3\n\t" BODY MCU_CONV2D_S8_DW_RQ                                                                          \
+    "ldr r8, [sp, #48]\n\t"                                                                                            \
+    "cmp r8, #0\n\t"                                                                                                   \
+    "bne 2f\n"                                                                                                         \
+    "3:\n\t"                                                                                                           \
+    "ldr r8, [sp, #72]\n\t"                                                                                            \
+    "ldr r9, [sp, #76]\n\t"                                                                                            \
+    "str r0, [r12, r8]\n\t"                                                                                            \
+    "str r4, [r12, r9]\n\t"                                                                                            \
+    "add r12, r12, #4\n\t"                                                                                             \
+    "ldr r8, [sp, #88]\n\t"                                                                                            \
+    "cmp r12, r8\n\t"                                                                                                  \
+    "bne .Lmcu_dw_" L "\n\t"                                                                                           \
+    "b .Lmcu_dw_pair_end\n"                                                                                            \
+    "2:\n\t" MCU_CONV2D_S8_DW_CLAMP "b 3b\n"
 /* r2 = a label's address with the Thumb bit (for LDR PC) */
 #define MCU_CONV2D_S8_DW_ADDR(label) "movw r2, #:lower16:" label "\n\tmovt r2, #:upper16:" label "\n\t"
 
@@ -436,96 +542,11 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "add r4, r3, r2\n\t"
             "add r6, sp, #92\n\t"
             "stmia r6, {r1, r3, r4}\n"
-            ".Lmcu_dw_quad:\n\t" /* four channels: the accumulators from kbias, then the body */
-            "ldr r8, [sp, #80]\n\t"
-            "add r8, r8, r12, lsl #2\n\t"
-            "ldmia r8, {r0, r1, r2, r3}\n\t"
-            "mov r4, r0\n\t"
-            "mov r5, r1\n\t"
-            "mov r6, r2\n\t"
-            "mov r7, r3\n\t"
-            "ldr pc, [sp, #68]\n"
-            ".Lmcu_dw_table:\n\t"
-            MCU_CONV2D_S8_DW_TAP(0) MCU_CONV2D_S8_DW_TAP(1) MCU_CONV2D_S8_DW_TAP(2)
-            MCU_CONV2D_S8_DW_TAP(3) MCU_CONV2D_S8_DW_TAP(4) MCU_CONV2D_S8_DW_TAP(5)
-            MCU_CONV2D_S8_DW_TAP(6) MCU_CONV2D_S8_DW_TAP(7) MCU_CONV2D_S8_DW_TAP(8)
-            "b .Lmcu_dw_rq\n"
-            ".Lmcu_dw_slide1:\n\t"
-            MCU_CONV2D_S8_DW_SLIDE_BODY(MCU_CONV2D_S8_DW_ROW1)
-            ".Lmcu_dw_slide2:\n\t"
-            MCU_CONV2D_S8_DW_SLIDE_BODY(MCU_CONV2D_S8_DW_ROW2)
-            ".Lmcu_dw_rq:\n\t" /* (float)acc * scale, VCVTR, + zp saturating, SSAT, four bytes a word */
-            "ldr r8, [sp, #84]\n\t"
-            "ldr r9, [sp, #20]\n\t"
-            "mla r8, r9, r12, r8\n\t"
-            "vldmia r8, {s8, s9, s10, s11}\n\t"
-            "vmov s0, s1, r0, r1\n\t"
-            "vmov s2, s3, r2, r3\n\t"
-            "vmov s4, s5, r4, r5\n\t"
-            "vmov s6, s7, r6, r7\n\t"
-            "vcvt.f32.s32 s0, s0\n\t"
-            "vcvt.f32.s32 s1, s1\n\t"
-            "vcvt.f32.s32 s2, s2\n\t"
-            "vcvt.f32.s32 s3, s3\n\t"
-            "vcvt.f32.s32 s4, s4\n\t"
-            "vcvt.f32.s32 s5, s5\n\t"
-            "vcvt.f32.s32 s6, s6\n\t"
-            "vcvt.f32.s32 s7, s7\n\t"
-            "vmul.f32 s0, s0, s8\n\t"
-            "vmul.f32 s1, s1, s9\n\t"
-            "vmul.f32 s2, s2, s10\n\t"
-            "vmul.f32 s3, s3, s11\n\t"
-            "vmul.f32 s4, s4, s8\n\t"
-            "vmul.f32 s5, s5, s9\n\t"
-            "vmul.f32 s6, s6, s10\n\t"
-            "vmul.f32 s7, s7, s11\n\t"
-            "vcvtr.s32.f32 s0, s0\n\t"
-            "vcvtr.s32.f32 s1, s1\n\t"
-            "vcvtr.s32.f32 s2, s2\n\t"
-            "vcvtr.s32.f32 s3, s3\n\t"
-            "vcvtr.s32.f32 s4, s4\n\t"
-            "vcvtr.s32.f32 s5, s5\n\t"
-            "vcvtr.s32.f32 s6, s6\n\t"
-            "vcvtr.s32.f32 s7, s7\n\t"
-            "vmov r0, r1, s0, s1\n\t"
-            "vmov r2, r3, s2, s3\n\t"
-            "vmov r4, r5, s4, s5\n\t"
-            "vmov r6, r7, s6, s7\n\t"
-            "ldr r8, [sp, #36]\n\t"
-            "qadd r0, r0, r8\n\t"
-            "qadd r1, r1, r8\n\t"
-            "qadd r2, r2, r8\n\t"
-            "qadd r3, r3, r8\n\t"
-            "qadd r4, r4, r8\n\t"
-            "qadd r5, r5, r8\n\t"
-            "qadd r6, r6, r8\n\t"
-            "qadd r7, r7, r8\n\t"
-            "ssat r0, #8, r0\n\t"
-            "ssat r1, #8, r1\n\t"
-            "ssat r2, #8, r2\n\t"
-            "ssat r3, #8, r3\n\t"
-            "ssat r4, #8, r4\n\t"
-            "ssat r5, #8, r5\n\t"
-            "ssat r6, #8, r6\n\t"
-            "ssat r7, #8, r7\n\t"
-            "bfi r0, r1, #8, #8\n\t"
-            "bfi r0, r2, #16, #8\n\t"
-            "bfi r0, r3, #24, #8\n\t"
-            "bfi r4, r5, #8, #8\n\t"
-            "bfi r4, r6, #16, #8\n\t"
-            "bfi r4, r7, #24, #8\n\t"
-            "ldr r8, [sp, #48]\n\t"
-            "cmp r8, #0\n\t"
-            "bne .Lmcu_dw_clamp\n"
-            ".Lmcu_dw_store:\n\t" /* y[ch] at r12 + (y - x), defer[ch] at r12 + (defer - x) */
-            "ldr r8, [sp, #72]\n\t"
-            "ldr r9, [sp, #76]\n\t"
-            "str r0, [r12, r8]\n\t"
-            "str r4, [r12, r9]\n\t"
-            "add r12, r12, #4\n\t"
-            "ldr r8, [sp, #88]\n\t"
-            "cmp r12, r8\n\t"
-            "bne .Lmcu_dw_quad\n\t"
+            "ldr pc, [sp, #68]\n\t" /* the body's quad loop */
+            MCU_CONV2D_S8_DW_QUADS(MCU_CONV2D_S8_DW_TABLE, "table")
+            MCU_CONV2D_S8_DW_QUADS(MCU_CONV2D_S8_DW_SLIDE1, "slide1")
+            MCU_CONV2D_S8_DW_QUADS(MCU_CONV2D_S8_DW_SLIDE2, "slide2")
+            ".Lmcu_dw_pair_end:\n\t"
             "ldr r10, [sp, #56]\n\t" /* the pair's second pixel from defer */
             "cmp r10, #0\n\t"
             "beq 4f\n\t"
@@ -551,22 +572,16 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "str r8, [sp, #8]\n\t"
             "bne .Lmcu_dw_pair\n\t"
             "add sp, sp, #116\n\t"
-            "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
-            ".Lmcu_dw_clamp:\n\t" /* bytewise max(v, qmin), min(v, qmax): SSUB8 sets GE, SEL picks */
-            "ldr r8, [sp, #40]\n\t"
-            "ssub8 r9, r0, r8\n\t"
-            "sel r0, r0, r8\n\t"
-            "ssub8 r9, r4, r8\n\t"
-            "sel r4, r4, r8\n\t"
-            "ldr r8, [sp, #44]\n\t"
-            "ssub8 r9, r8, r0\n\t"
-            "sel r0, r0, r8\n\t"
-            "ssub8 r9, r8, r4\n\t"
-            "sel r4, r4, r8\n\t"
-            "b .Lmcu_dw_store");
+            "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}");
 }
 #undef MCU_CONV2D_S8_DW_ADDR
+#undef MCU_CONV2D_S8_DW_QUADS
+#undef MCU_CONV2D_S8_DW_CLAMP
+#undef MCU_CONV2D_S8_DW_RQ
+#undef MCU_CONV2D_S8_DW_TABLE
 #undef MCU_CONV2D_S8_DW_TAP
+#undef MCU_CONV2D_S8_DW_SLIDE2
+#undef MCU_CONV2D_S8_DW_SLIDE1
 #undef MCU_CONV2D_S8_DW_SLIDE_BODY
 #undef MCU_CONV2D_S8_DW_ROW2
 #undef MCU_CONV2D_S8_DW_COL2
