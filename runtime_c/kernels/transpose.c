@@ -69,10 +69,12 @@ static MCU_TRANSPOSE_OUTLINE void mcu_transpose_rgb_words(uint8_t *out, const ui
     for (; in != end; in += 4, in1 += 4, in2 += 4, out += 12) {
         const uint32_t a = mcu_transpose_load_word(in), b = mcu_transpose_load_word(in1),
                        c = mcu_transpose_load_word(in2);
-        mcu_transpose_store_word(out, (a & 0xFFu) | (b & 0xFFu) << 8 | (c & 0xFFu) << 16 | (a & 0xFF00u) << 16);
-        mcu_transpose_store_word(out + 4, (b >> 8 & 0xFFu) | (c & 0xFF00u) | (a & 0xFF0000u) | (b & 0xFF0000u) << 8);
-        mcu_transpose_store_word(out + 8, (c >> 16 & 0xFFu) | (a >> 16 & 0xFF00u) | (b >> 8 & 0xFF0000u) |
-                                              (c & 0xFF000000u));
+        /* the even pixels' a, b bytes a0 b0 a2 b2 and the odd ones' a1 b1 a3 b3, two masks each (UXTB16 on DSP) */
+        const uint32_t even = (a & 0x00FF00FFu) | (b & 0x00FF00FFu) << 8;
+        const uint32_t odd = (a >> 8 & 0x00FF00FFu) | (b >> 8 & 0x00FF00FFu) << 8;
+        mcu_transpose_store_word(out, (even & 0xFFFFu) | (c & 0xFFu) << 16 | odd << 24);
+        mcu_transpose_store_word(out + 4, (odd >> 8 & 0xFFu) | (c & 0xFF00u) | (even & 0xFFFF0000u));
+        mcu_transpose_store_word(out + 8, (c >> 16 & 0xFFu) | (odd >> 16) << 8 | (c & 0xFF000000u));
     }
 }
 
