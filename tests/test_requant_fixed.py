@@ -25,6 +25,7 @@ from mcucomp.fixedpoint import doubling_high_mul, quantize_multiplier, requant_f
 from mcucomp.host import HOST_CFLAGS
 from mcucomp.ops._layout import stored_value
 from mcucomp.pipeline import lower_model
+from mcucomp.quant import Requant
 
 from mcucomp.intref import run_graph, run_lowered
 from shared_models import shared_model
@@ -190,8 +191,9 @@ def rq_lib(request, tmp_path_factory):
             "int32_t rq_plain(const int32_t *acc, const float *scale, float div, int32_t zp, int32_t qmin,"
             " int32_t qmax, int32_t *plain, int32_t *applied, int n) { int i; mcu_requant rq;"
             " memset(&rq, 0, sizeof rq); rq.scale = scale; rq.per_channel = 1; rq.div = div; rq.zp = zp;"
-            " rq.qmin = qmin; rq.qmax = qmax; for (i = 0; i < n; ++i) { plain[i] = mcu_requant_plain(&rq, acc[i], i);"
-            " applied[i] = mcu_requant_apply(&rq, acc[i], i); } return mcu_requant_is_plain(&rq, n); }\n")
+            " rq.qmin = qmin; rq.qmax = qmax; rq.plain = 1; for (i = 0; i < n; ++i) {"
+            " plain[i] = mcu_requant_plain(&rq, acc[i], i); applied[i] = mcu_requant_apply(&rq, acc[i], i); }"
+            " return mcu_requant_is_plain(&rq); }\n")
     defines = ["-DMCU_REQUANT_MUL32=1"] if request.param == "mul32" else []
     module = f"_rq_test_{request.param}"
     ffi.set_source(module, '#include "mcu_rt.h"\n' + body, include_dirs=[str(RUNTIME)],
@@ -276,8 +278,8 @@ def _c_plain(lib, acc, scale, div, zp, qmin, qmax) -> tuple[np.ndarray, np.ndarr
 
 def test_plain_float_requant_equals_apply(rq_lib):
     """The kernels' inlined float requantization (finite scales, no div) equals mcu_requant_apply on random and edge
-    accumulators, scales up to overflow, and int8 / uint8 / narrowed ranges; mcu_requant_is_plain refuses
-    infinite or NaN scales and a div."""
+    accumulators, scales up to overflow, and int8 / uint8 / narrowed ranges; the compiler marks infinite or NaN
+    scales not plain (Requant.params), and mcu_requant_is_plain refuses a div."""
     rng = np.random.default_rng(11)
     n = 200_000
     acc = np.concatenate([rng.integers(I32_MIN, I32_MAX, n // 2, endpoint=True), rng.integers(-3000, 3000, n // 2)])
@@ -290,8 +292,12 @@ def test_plain_float_requant_equals_apply(rq_lib):
         bad = np.flatnonzero(plain != applied)
         assert bad.size == 0, f"zp {zp}: acc {acc[bad[0]]} scale {scale[bad[0]]!r}: {plain[bad[0]]} != " \
                               f"{applied[bad[0]]}"
+    plain_field = lambda rq: dict(rq.params("k")[0])["plain"]  # noqa: E731
+    assert plain_field(Requant(scale[:8], 0, -128, 127)) == 1
     for bad_scale in (np.inf, -np.inf, np.nan):
-        assert _c_plain(rq_lib, acc[:8], np.r_[scale[:7], bad_scale], 0.0, 0, -128, 127)[2] == 0
+        assert plain_field(Requant(np.r_[scale[:7], bad_scale], 0, -128, 127)) == 0
+    assert plain_field(Requant(scale[:8], 0, -128, 127, div=2.0)) == 0
+    assert plain_field(Requant(np.float32([0.5, 0.25]), 0, -128, 127, mode="fixed")) == 0
     assert _c_plain(rq_lib, acc[:8], scale[:8], 2.0, 0, -128, 127)[2] == 0
 
 
@@ -303,7 +309,7 @@ void rq_check(const int32_t *in, const int32_t *lims, int32_t *out, int32_t n)
     int32_t i;
     for (i = 0; i < n; ++i) {
         const int32_t *r = in + 4 * i;
-        const mcu_requant rq = {NULL, r + 2, r + 3, 0, 0.0f, lims[0], lims[1], lims[2], 0};
+        const mcu_requant rq = {NULL, r + 2, r + 3, 0, 0.0f, lims[0], lims[1], lims[2], 0, 0};
         mcu_requant_fixed_pair(&rq, 0, r[0], r[1], &out[3 * i], &out[3 * i + 1]);
         out[3 * i + 2] = mcu_requant_fixed(r[0], r[2], r[3], lims[3], lims[0], lims[1], lims[2]);
     }
@@ -311,7 +317,7 @@ void rq_check(const int32_t *in, const int32_t *lims, int32_t *out, int32_t n)
 /* A GEMM's use: n channels (mult, shift per channel), two accumulators each, int8 stores. */
 void rq_gemm(const int32_t *acc, const int32_t *mult, const int32_t *shift, int8_t *y)
 {
-    const mcu_requant rq = {NULL, mult, shift, 1, 0.0f, 3, -128, 127, 0};
+    const mcu_requant rq = {NULL, mult, shift, 1, 0.0f, 3, -128, 127, 0, 0};
     const int32_t n = acc[0];
     int32_t c;
     for (c = 0; c < n; ++c) {

@@ -75,13 +75,31 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_table_k(const mcu_conv_geom *g
     }
 }
 
-/** mcu_conv2d_s8_dw_table_k for p's window (3x3 unrolled). */
+/** mcu_conv2d_s8_dw_table_k for a 3x3 window: the offsets of its rows and columns in registers (no rel table), a
+ * select per tap. */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_table3(const mcu_conv_geom *g, const int8_t *zrow, const int8_t *xi,
+                                                         int32_t iy0, int32_t ix0, const int8_t **tab)
+{
+    const int32_t col = g->dil_w * g->c_in, row = g->dil_h * g->w_in * g->c_in;
+    const uint32_t w = (uint32_t)g->w_in, h = (uint32_t)g->h_in;
+    const int32_t in0 = (uint32_t)ix0 < w, in1 = (uint32_t)(ix0 + g->dil_w) < w;
+    const int32_t in2 = (uint32_t)(ix0 + 2 * g->dil_w) < w;
+    int32_t start = (iy0 * g->w_in + ix0) * g->c_in, ky, iy = iy0;
+    for (ky = 0; ky < 3; ++ky, start += row, iy += g->dil_h, tab += 3) {
+        const int32_t in = (uint32_t)iy < h;
+        tab[0] = in && in0 ? xi + start : zrow;
+        tab[1] = in && in1 ? xi + (start + col) : zrow;
+        tab[2] = in && in2 ? xi + (start + 2 * col) : zrow;
+    }
+}
+
+/** mcu_conv2d_s8_dw_table_k for p's window (3x3: mcu_conv2d_s8_dw_table3). */
 static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_table(const mcu_conv2d_s8_params *p, const int8_t *xi, int32_t iy0, int32_t ix0,
                                    const int32_t *rel, const int8_t **tab)
 {
     const mcu_conv_geom *g = &p->g;
     if (g->k_h == 3 && g->k_w == 3) {
-        mcu_conv2d_s8_dw_table_k(g, p->zrow, xi, iy0, ix0, rel, tab, 3, 3);
+        mcu_conv2d_s8_dw_table3(g, p->zrow, xi, iy0, ix0, tab);
     } else {
         mcu_conv2d_s8_dw_table_k(g, p->zrow, xi, iy0, ix0, rel, tab, g->k_h, g->k_w);
     }
