@@ -29,12 +29,16 @@ class Requant:
     div: float = 0.0
     rounding: str = "double"
 
+    def plain(self) -> bool:
+        """Float mode without div and every scale finite: (float)acc * scale is never NaN, so the kernels may inline
+        the requantization without a NaN test (mcu_requant_plain)."""
+        return self.mode == "float" and not self.div and bool(np.isfinite(np.asarray(self.scale, np.float32)).all())
+
     def params(self, key: str) -> tuple[list[tuple[str, object]], dict[str, np.ndarray]]:
         """The mcu_requant initializer fields and the constant arrays they point at."""
         scale = np.asarray(self.scale, dtype=np.float32).reshape(-1)
         fields = [("per_channel", int(scale.size > 1)), ("zp", self.zp), ("qmin", self.qmin), ("qmax", self.qmax),
-                  ("single_round", int(self.rounding == "single")),
-                  ("plain", int(self.mode == "float" and not self.div and bool(np.isfinite(scale).all())))]
+                  ("single_round", int(self.rounding == "single"))]
         if self.mode == "fixed":
             real = scale.astype(np.float64) / (self.div if self.div else 1.0)
             pairs = [quantize_multiplier(float(r)) for r in real]

@@ -266,7 +266,6 @@ typedef struct {
     float div;
     int32_t zp, qmin, qmax;
     int32_t single_round;
-    int32_t plain; /* float mode, no div, every scale finite: decided at compile time (mcu_requant_is_plain) */
 } mcu_requant;
 
 /** Apply a requantization to the accumulator of output channel ch. */
@@ -337,16 +336,8 @@ static inline void mcu_requant_row(const mcu_requant *rq, const int32_t *acc, in
     }
 }
 
-/** 1 when rq is float mode without div and each of its scales is finite: then (float)acc * scale is never NaN and
- * mcu_requant_plain gives mcu_requant_apply's result. The compiler checks the scales (mcucomp/quant.py Requant);
- * a struct filled by hand leaves `plain` 0 and takes the general path. */
-static inline int32_t mcu_requant_is_plain(const mcu_requant *rq)
-{
-    return rq->plain && rq->mult == NULL && rq->div == 0.0f;
-}
-
-/** mcu_requant_apply for an rq that mcu_requant_is_plain accepted, given the channel's scale: round the product (no
- * NaN test), add zp saturating (QADD; the int32 saturation lies outside [qmin, qmax], so this equals clamping before
+/** mcu_requant_apply for a plain rq (float mode without div, every scale finite, so (float)acc * scale is never
+ * NaN; the compiler decides: mcucomp/quant.py Requant.plain), given the channel's scale: round the product (no NaN test), add zp saturating (QADD; the int32 saturation lies outside [qmin, qmax], so this equals clamping before
  * adding zp), clamp to [qmin, qmax]. */
 static inline int32_t mcu_requant_plain_scaled(const mcu_requant *rq, int32_t acc, float scale)
 {
@@ -373,8 +364,7 @@ static inline int32_t mcu_requant_plain_s8(const mcu_requant *rq, int32_t acc, f
 #endif
 }
 
-/** mcu_requant_apply for an rq that mcu_requant_is_plain accepted (mcu_requant_plain_scaled with channel ch's
- * scale). */
+/** mcu_requant_apply for a plain rq (mcu_requant_plain_scaled with channel ch's scale). */
 static inline int32_t mcu_requant_plain(const mcu_requant *rq, int32_t acc, int32_t ch)
 {
     return mcu_requant_plain_scaled(rq, acc, rq->scale[rq->per_channel ? ch : 0]);

@@ -179,8 +179,8 @@ def rq_lib(request, tmp_path_factory):
              " int32_t zp, int32_t qmin, int32_t qmax, int32_t *out, int n);"
              "void rq_dhm(const int32_t *x, const int32_t *m, int32_t *out, int n);"
              "void rq_round(const float *v, int32_t *out, int n);"
-             "int32_t rq_plain(const int32_t *acc, const float *scale, float div, int32_t zp, int32_t qmin,"
-             " int32_t qmax, int32_t *plain, int32_t *applied, int n);")
+             "void rq_plain(const int32_t *acc, const float *scale, int32_t zp, int32_t qmin, int32_t qmax,"
+             " int32_t *plain, int32_t *applied, int n);")
     body = ("void rq_fixed(const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t single, int32_t zp,"
             " int32_t qmin, int32_t qmax, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
             " out[i] = mcu_requant_fixed(acc[i], mult[i], shift[i], single, zp, qmin, qmax); }\n"
@@ -188,12 +188,11 @@ def rq_lib(request, tmp_path_factory):
             " out[i] = mcu_doubling_high_mul(x[i], m[i]); }\n"
             "void rq_round(const float *v, int32_t *out, int n) { int i; for (i = 0; i < n; ++i)"
             " out[i] = mcu_round_even_sat(v[i]); }\n"
-            "int32_t rq_plain(const int32_t *acc, const float *scale, float div, int32_t zp, int32_t qmin,"
-            " int32_t qmax, int32_t *plain, int32_t *applied, int n) { int i; mcu_requant rq;"
-            " memset(&rq, 0, sizeof rq); rq.scale = scale; rq.per_channel = 1; rq.div = div; rq.zp = zp;"
-            " rq.qmin = qmin; rq.qmax = qmax; rq.plain = 1; for (i = 0; i < n; ++i) {"
-            " plain[i] = mcu_requant_plain(&rq, acc[i], i); applied[i] = mcu_requant_apply(&rq, acc[i], i); }"
-            " return mcu_requant_is_plain(&rq); }\n")
+            "void rq_plain(const int32_t *acc, const float *scale, int32_t zp, int32_t qmin, int32_t qmax,"
+            " int32_t *plain, int32_t *applied, int n) { int i; mcu_requant rq;"
+            " memset(&rq, 0, sizeof rq); rq.scale = scale; rq.per_channel = 1; rq.zp = zp;"
+            " rq.qmin = qmin; rq.qmax = qmax; for (i = 0; i < n; ++i) { plain[i] = mcu_requant_plain(&rq, acc[i], i);"
+            " applied[i] = mcu_requant_apply(&rq, acc[i], i); } }\n")
     defines = ["-DMCU_REQUANT_MUL32=1"] if request.param == "mul32" else []
     module = f"_rq_test_{request.param}"
     ffi.set_source(module, '#include "mcu_rt.h"\n' + body, include_dirs=[str(RUNTIME)],
@@ -266,20 +265,19 @@ def test_round_even_sat_equals_rint(rq_lib):
     assert bad.size == 0, f"{bad.size} differ, first {v[bad[0]]!r}: {out[bad[0]]} != {want[bad[0]]}"
 
 
-def _c_plain(lib, acc, scale, div, zp, qmin, qmax) -> tuple[np.ndarray, np.ndarray, int]:
-    """mcu_requant_plain and mcu_requant_apply (float mode, per channel: element i is channel i), and
-    mcu_requant_is_plain."""
+def _c_plain(lib, acc, scale, zp, qmin, qmax) -> tuple[np.ndarray, np.ndarray]:
+    """mcu_requant_plain and mcu_requant_apply (float mode, per channel: element i is channel i)."""
     acc, scale = np.ascontiguousarray(acc, np.int32), np.ascontiguousarray(scale, np.float32)
     plain, applied = np.empty_like(acc), np.empty_like(acc)
     ptr = lambda a, t="int32_t *": lib.ffi.cast(t, a.ctypes.data)  # noqa: E731
-    ok = lib.lib.rq_plain(ptr(acc), ptr(scale, "float *"), div, zp, qmin, qmax, ptr(plain), ptr(applied), acc.size)
-    return plain, applied, ok
+    lib.lib.rq_plain(ptr(acc), ptr(scale, "float *"), zp, qmin, qmax, ptr(plain), ptr(applied), acc.size)
+    return plain, applied
 
 
 def test_plain_float_requant_equals_apply(rq_lib):
     """The kernels' inlined float requantization (finite scales, no div) equals mcu_requant_apply on random and edge
-    accumulators, scales up to overflow, and int8 / uint8 / narrowed ranges; the compiler marks infinite or NaN
-    scales not plain (Requant.params), and mcu_requant_is_plain refuses a div."""
+    accumulators, scales up to overflow, and int8 / uint8 / narrowed ranges; Requant.plain, which decides at
+    compile time whether the kernels may inline it, refuses infinite or NaN scales, a div and fixed mode."""
     rng = np.random.default_rng(11)
     n = 200_000
     acc = np.concatenate([rng.integers(I32_MIN, I32_MAX, n // 2, endpoint=True), rng.integers(-3000, 3000, n // 2)])
@@ -287,18 +285,15 @@ def test_plain_float_requant_equals_apply(rq_lib):
     scale = np.exp2(rng.uniform(-40, 40, n)).astype(np.float32) * rng.choice([-1, 1], n)
     scale[:4] = [0.0, -0.0, 3e38, 1e-45]
     for zp, qmin, qmax in ((-128, -128, 127), (5, -128, 127), (-3, -3, 127), (128, 0, 255), (0, -20, 20)):
-        plain, applied, ok = _c_plain(rq_lib, acc, scale, 0.0, zp, qmin, qmax)
-        assert ok == 1
+        plain, applied = _c_plain(rq_lib, acc, scale, zp, qmin, qmax)
         bad = np.flatnonzero(plain != applied)
         assert bad.size == 0, f"zp {zp}: acc {acc[bad[0]]} scale {scale[bad[0]]!r}: {plain[bad[0]]} != " \
                               f"{applied[bad[0]]}"
-    plain_field = lambda rq: dict(rq.params("k")[0])["plain"]  # noqa: E731
-    assert plain_field(Requant(scale[:8], 0, -128, 127)) == 1
+    assert Requant(scale, 0, -128, 127).plain()
     for bad_scale in (np.inf, -np.inf, np.nan):
-        assert plain_field(Requant(np.r_[scale[:7], bad_scale], 0, -128, 127)) == 0
-    assert plain_field(Requant(scale[:8], 0, -128, 127, div=2.0)) == 0
-    assert plain_field(Requant(np.float32([0.5, 0.25]), 0, -128, 127, mode="fixed")) == 0
-    assert _c_plain(rq_lib, acc[:8], scale[:8], 2.0, 0, -128, 127)[2] == 0
+        assert not Requant(np.r_[scale[:7], bad_scale], 0, -128, 127).plain()
+    assert not Requant(scale[:8], 0, -128, 127, div=2.0).plain()
+    assert not Requant(np.float32([0.5, 0.25]), 0, -128, 127, mode="fixed").plain()
 
 
 M0PLUS_SOURCE = """#include "mcu_rt.h"
@@ -309,7 +304,7 @@ void rq_check(const int32_t *in, const int32_t *lims, int32_t *out, int32_t n)
     int32_t i;
     for (i = 0; i < n; ++i) {
         const int32_t *r = in + 4 * i;
-        const mcu_requant rq = {NULL, r + 2, r + 3, 0, 0.0f, lims[0], lims[1], lims[2], 0, 0};
+        const mcu_requant rq = {NULL, r + 2, r + 3, 0, 0.0f, lims[0], lims[1], lims[2], 0};
         mcu_requant_fixed_pair(&rq, 0, r[0], r[1], &out[3 * i], &out[3 * i + 1]);
         out[3 * i + 2] = mcu_requant_fixed(r[0], r[2], r[3], lims[3], lims[0], lims[1], lims[2]);
     }
@@ -317,7 +312,7 @@ void rq_check(const int32_t *in, const int32_t *lims, int32_t *out, int32_t n)
 /* A GEMM's use: n channels (mult, shift per channel), two accumulators each, int8 stores. */
 void rq_gemm(const int32_t *acc, const int32_t *mult, const int32_t *shift, int8_t *y)
 {
-    const mcu_requant rq = {NULL, mult, shift, 1, 0.0f, 3, -128, 127, 0, 0};
+    const mcu_requant rq = {NULL, mult, shift, 1, 0.0f, 3, -128, 127, 0};
     const int32_t n = acc[0];
     int32_t c;
     for (c = 0; c < n; ++c) {

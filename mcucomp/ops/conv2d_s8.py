@@ -174,12 +174,12 @@ def im2col_gather_rows(geom: dict) -> dict[str, int]:
             "rows_padded": geom["n"] * (geom["h_out"] * geom["k_h"] - valid_y) * geom["w_out"]}
 
 
-def pointwise_swept(rq_fields: dict, w_zp, k: int, c_out: int) -> bool:
+def pointwise_swept(rq_fields: dict, plain: bool, w_zp, k: int, c_out: int) -> bool:
     """Whether the pointwise path's C takes the sweeps on DSP cores with an FPU (mcu_conv2d_s8_pointwise_widened):
-    plain float requantization (no div, finite scales) over the full int8 range, per-channel scales, no weight zero
-    points, k % 4 == 0, k <= PW_TAPS, c_out >= 4."""
+    plain float requantization (Requant.plain) over the full int8 range, per-channel scales, no weight zero points,
+    k % 4 == 0, k <= PW_TAPS, c_out >= 4."""
     full_range = (rq_fields["qmin"], rq_fields["qmax"]) == (-128, 127)
-    return (full_range and rq_fields["plain"] and rq_fields["per_channel"] == 1 and w_zp is None and k % 4 == 0
+    return (full_range and plain and rq_fields["per_channel"] == 1 and w_zp is None and k % 4 == 0
             and k <= PW_TAPS and c_out >= 4)
 
 
@@ -363,7 +363,8 @@ class Conv2dS8(KernelOp):
              ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields),
              ("path", PATHS[path]), ("down", int(descending(node, g))), ("w", ArrayRef(f"{node.name}_wpack")),
              ("kbias", ArrayRef(f"{node.name}_kbias")),
-             ("zrow", ArrayRef(f"{node.name}_zrow") if path in ZROW else "NULL")],
+             ("zrow", ArrayRef(f"{node.name}_zrow") if path in ZROW else "NULL"),
+             ("rq_plain", int(node.attrs["rq"].plain()))],
             # the C signature ends in `void *scratch`: codegen appends it when scratch > 0, else it is NULL
             [node.inputs[0], node.outputs[0]] + ([] if scratch else [None]),
             arrays,
@@ -387,8 +388,8 @@ class Conv2dS8(KernelOp):
         path = conv_path(node, g)
         outputs = geom["n"] * geom["c_out"] * win.pixels
         terms = {"calls": 1, **requant_terms(p["rq"], outputs)}
-        if path == "pointwise" and pointwise_swept(p["rq"], node.attrs.get("w_zp"), kernel_volume(node, g),
-                                                   geom["c_out"]):
+        if path == "pointwise" and pointwise_swept(p["rq"], p["rq_plain"], node.attrs.get("w_zp"),
+                                                   kernel_volume(node, g), geom["c_out"]):
             unit = (geom["stride_h"], geom["stride_w"]) == (1, 1)
             return path, {**terms, **sweep_terms(geom["n"] * win.pixels, kernel_volume(node, g), geom["c_out"], unit)}
         if path in ("pointwise", "im2col", "direct", "local"):
@@ -410,7 +411,7 @@ class Conv2dS8(KernelOp):
         taps_out = geom["n"] * geom["c_out"] * win.pixels * win.taps
         if path in ("depthwise", "depthwise_ring"):
             name = path.replace("depthwise", "depthwise3x3" if (geom["k_h"], geom["k_w"]) == (3, 3) else "depthwise")
-            float_rq = bool(p["rq"]["plain"])
+            float_rq = bool(p["rq_plain"])
             return name, {**terms, **(depthwise_terms(geom, win, float_rq) if path == "depthwise"
                                       else ring_terms(geom, win))}
         cin_g = geom["c_in"] // geom["group"]

@@ -306,17 +306,17 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2(const int8_t *w0, const in
 #define MCU_CONV2D_S8_RQ_PLAIN 1
 #define MCU_CONV2D_S8_RQ_S8 2
 
-/** The requantization mode (MCU_CONV2D_S8_RQ_*) of rq. */
-static int32_t mcu_conv2d_s8_rq_mode(const mcu_requant *rq)
+/** The requantization mode (MCU_CONV2D_S8_RQ_*) of p's rq. */
+static int32_t mcu_conv2d_s8_rq_mode(const mcu_conv2d_s8_params *p)
 {
 #if defined(__arm__) && !defined(__ARM_FP) /* soft float: not worth inlining at every output (fixed is the default) */
-    (void)rq;
+    (void)p;
     return MCU_CONV2D_S8_RQ_ANY;
 #else
-    if (!mcu_requant_is_plain(rq)) {
+    if (!p->rq_plain) {
         return MCU_CONV2D_S8_RQ_ANY;
     }
-    return rq->qmin == -128 && rq->qmax == 127 ? MCU_CONV2D_S8_RQ_S8 : MCU_CONV2D_S8_RQ_PLAIN;
+    return p->rq.qmin == -128 && p->rq.qmax == 127 ? MCU_CONV2D_S8_RQ_S8 : MCU_CONV2D_S8_RQ_PLAIN;
 #endif
 }
 
@@ -1424,7 +1424,7 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t c_in = g->c_in, c_out = g->c_out, pixels = g->n * g->h_out * g->w_out;
-    const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq);
+    const int32_t mode = mcu_conv2d_s8_rq_mode(p);
     const int32_t unit = g->stride_h == 1 && g->stride_w == 1; /* (unpadded) pixel q reads input pixel q */
     int32_t i, q0, q1, iy, ix;
 #if MCU_CONV2D_S8_BLOCKS_ASM
@@ -1529,7 +1529,7 @@ static void mcu_conv2d_s8_im2col(const mcu_conv2d_s8_params *p, const int8_t *x,
     const mcu_conv_geom *g = &p->g;
     const int32_t taps = g->c_in * g->k_h * g->k_w, k = MCU_CONV2D_S8_COLUMN(taps);
     const int32_t pixels = g->n * g->h_out * g->w_out;
-    const int32_t mode = mcu_conv2d_s8_rq_mode(&p->rq);
+    const int32_t mode = mcu_conv2d_s8_rq_mode(p);
     mcu_conv2d_s8_row row = {-1, 0, 0};
     int32_t i, q0, q1;
     MCU_CONV2D_S8_RQT(p, (pixels + 1) / 2, rqt_store, rqt);
@@ -1934,7 +1934,7 @@ static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x
 static void mcu_conv2d_s8_few(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
 #if MCU_CONV2D_S8_BLOCKS_ASM
-    if (p->w_zp == NULL && mcu_conv2d_s8_rq_mode(&p->rq) == MCU_CONV2D_S8_RQ_S8) {
+    if (p->w_zp == NULL && mcu_conv2d_s8_rq_mode(p) == MCU_CONV2D_S8_RQ_S8) {
         mcu_conv2d_s8_few_dsp(p, x, y);
         return;
     }
@@ -2069,7 +2069,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_direct(const mcu_conv2d_s8_param
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
     const int32_t pixels = g->n * g->h_out * g->w_out, c_out = g->c_out, k = g->c_in * g->k_h * g->k_w;
-    const int32_t mode = mcu_conv2d_s8_rq_mode(&rq);
+    const int32_t mode = mcu_conv2d_s8_rq_mode(p);
     const int32_t last_row = (g->k_h - 1) * g->dil_h, seg = g->k_w * g->c_in; /* w row step */
     const size_t rs = (size_t)g->dil_h * g->w_in * g->c_in;                    /* x row step */
     int32_t i, q0, q1, oc, ky;
@@ -2118,7 +2118,7 @@ static void mcu_conv2d_s8_general(const mcu_conv2d_s8_params *p, const int8_t *x
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
-    const int32_t pixels = g->n * g->h_out * g->w_out, plain = mcu_requant_is_plain(&rq);
+    const int32_t pixels = g->n * g->h_out * g->w_out, plain = p->rq_plain;
     int32_t i, iy0, ix0;
     for (i = 0; i < pixels; ++i) {
         const int32_t q = p->down ? pixels - 1 - i : i;

@@ -31,6 +31,8 @@ typedef struct {
     const int8_t *w;      /* weights arranged for the path (mcucomp/ops/conv2d_s8.py packed_weights) */
     const int32_t *kbias; /* bias[oc] - x_zp * sum_k (w[oc][k] - w_zp[oc]), per output channel */
     const int8_t *zrow;   /* direct path: k_w * c_in bytes of x_zp (the padding's taps); else NULL */
+    int32_t rq_plain;     /* rq is float mode without div, every scale finite: mcu_requant_plain applies (compile
+                           * time; last, so the fields before it keep their ARMv6-M load offsets) */
 } mcu_conv2d_s8_params;
 
 /* Helpers shared by conv2d_s8.c and conv2d_s8_dw.c. */
@@ -79,8 +81,8 @@ static MCU_CONV2D_S8_OUTLINE int8_t mcu_conv2d_s8_requant_any(const mcu_requant 
     return (int8_t)mcu_requant_apply(rq, acc, ch);
 }
 
-/** Requantize the accumulator of output channel ch: plain = mcu_requant_is_plain(rq), decided once per call;
- * the plain case inline (a few instructions), the others by a call. */
+/** Requantize the accumulator of output channel ch: plain = p->rq_plain (mcu_conv2d_s8_params), decided at compile
+ * time; the plain case inline (a few instructions), the others by a call. */
 static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
 {
 #if defined(__arm__) && !defined(__ARM_FP) /* soft float: fixed mode (the default there) with double rounding inline */

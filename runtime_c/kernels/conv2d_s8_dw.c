@@ -990,7 +990,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
 {
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq;
-    const int32_t c = g->c_in, plain = mcu_requant_is_plain(&rq), plane = g->h_in * g->w_in;
+    const int32_t c = g->c_in, plain = p->rq_plain, plane = g->h_in * g->w_in;
     const int32_t taps = g->k_h * g->k_w;
     const int8_t *tab[MCU_CONV2D_S8_DW_TAPS];
     int8_t ring[2 * MCU_CONV2D_S8_DW_RING * 4];
@@ -1130,7 +1130,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_pairs(const mcu_conv2d_s8
     const mcu_conv_geom *g = &p->g;
     const mcu_requant rq = p->rq; /* a local copy: the int8 stores could alias p, which stops hoisting */
     const int32_t c = g->c_in, pixels = g->n * g->h_out * g->w_out, paired = c <= MCU_CONV2D_S8_DW_DEFER;
-    const int32_t plain = mcu_requant_is_plain(&rq), taps = g->k_h * g->k_w;
+    const int32_t plain = p->rq_plain, taps = g->k_h * g->k_w;
     const size_t image = (size_t)g->h_in * g->w_in * c;
     const int8_t *tab[3 * MCU_CONV2D_S8_DW_TAPS];
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], defer[MCU_CONV2D_S8_DW_DEFER / 4];

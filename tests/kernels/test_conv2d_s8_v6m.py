@@ -272,8 +272,8 @@ def test_depthwise_v6m_equals_reference(v6m, seed, c, hw, stride, n, per_channel
     addr = {name: RAM_BASE + off for name, off in at.items()}
     geom = (n, c, h, wd, c, ho, wo, 3, 3, stride, stride, 1, 1, 1, 1, c)
     ram = bytearray(max(at["x"] + x.size, at["y"] + want.size) + 64)
-    ram[0:132] = struct.pack("<16iiI10iiiIII", *geom, x_zp, 0, 0, addr["mult"], addr["shift"], per_channel, 0, zp,
-                             qmin, qmax, 0, 0, 1, 0, addr["w"], addr["kbias"], addr["zrow"])
+    ram[0:128] = struct.pack("<16iiI9iiiIII", *geom, x_zp, 0, 0, addr["mult"], addr["shift"], per_channel, 0, zp,
+                             qmin, qmax, 0, 1, 0, addr["w"], addr["kbias"], addr["zrow"])
     for name, array in (("mult", mult.astype(np.int32)), ("shift", shift.astype(np.int32)),
                         ("kbias", kbias.astype(np.int32)), ("w", w), ("zrow", np.full(c, x_zp, np.int8)), ("x", x)):
         ram[at[name]:at[name] + array.nbytes] = array.tobytes()
