@@ -1497,13 +1497,18 @@ static void mcu_conv2d_s8_gather(const mcu_conv2d_s8_params *p, const int8_t *x,
         }
         return;
     }
+    /* undilated: the kernel columns lo .. hi - 1 lie inside the input, one run a kernel row */
+    const int32_t lo = ix0 >= 0 ? 0 : -ix0 < g->k_w ? -ix0 : g->k_w;
+    const int32_t right = g->w_in - ix0 < g->k_w ? g->w_in - ix0 : g->k_w, hi = right > lo ? right : lo;
     for (ky = 0; ky < g->k_h; ++ky, col += g->k_w * c) {
         const int32_t iy = iy0 + ky * g->dil_h;
         const int8_t *xr = xw + ((size_t)iy * g->w_in + ix0) * c;
         if (iy < 0 || iy >= g->h_in) {
             mcu_conv2d_s8_fill(col, p->x_zp, g->k_w * c);
-        } else if (row_inside && g->dil_w == 1) {
-            mcu_conv2d_s8_copy(col, xr, g->k_w * c);
+        } else if (g->dil_w == 1) {
+            mcu_conv2d_s8_fill(col, p->x_zp, (size_t)lo * c);
+            mcu_conv2d_s8_copy(col + lo * c, xr + (size_t)lo * c, (size_t)(hi - lo) * c);
+            mcu_conv2d_s8_fill(col + hi * c, p->x_zp, (size_t)(g->k_w - hi) * c);
         } else {
             for (kx = 0; kx < g->k_w; ++kx) {
                 const int32_t ix = ix0 + kx * g->dil_w;
