@@ -1787,10 +1787,12 @@ typedef struct {
 
 /** The windows of pixel pair (q0, q1): in place when q1 = q0 + 1 in the same output row and both windows are inside
  * the input (the second one output column after the first), else both gathered to col (mcu_conv2d_s8_gather: rows
- * of R bytes; the second at col + MCU_CONV2D_S8_FEW_TAPS). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_windows(const mcu_conv2d_s8_params *p,
-                                                           const mcu_conv2d_s8_few_geo *f, const int8_t *x, int32_t q0,
-                                                           int32_t q1, int8_t *col, mcu_conv2d_s8_few_source *s)
+ * of R bytes; the second at col + MCU_CONV2D_S8_FEW_TAPS). Returns the pairs from this one on, in the order p->down
+ * says, whose windows lie in place two output columns apart in the same row (1 when gathered). */
+static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_few_windows(const mcu_conv2d_s8_params *p,
+                                                              const mcu_conv2d_s8_few_geo *f, const int8_t *x,
+                                                              int32_t q0, int32_t q1, int8_t *col,
+                                                              mcu_conv2d_s8_few_source *s)
 {
     const int32_t n = q0 / f->plane, r = q0 - n * f->plane, oy = r / f->w_out, ox = r - oy * f->w_out;
     if (q1 == q0 + 1 && (uint32_t)(oy - f->oy_lo) < (uint32_t)f->oy_n &&
@@ -1799,7 +1801,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_windows(const mcu_conv2d_s8_p
         s->b = s->a + f->col;
         s->stride = f->stride;
         s->left = f->left_x;
-        return;
+        return p->down ? (ox - f->ox_lo) / 2 + 1 : (f->ox_lo + f->ox_pairs - ox + 1) / 2;
     }
     mcu_conv2d_s8_row row = {-1, 0, 0}; /* no cache on these cores (they divide in hardware) */
     mcu_conv2d_s8_gather(p, x, &row, q0, col);
@@ -1808,6 +1810,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_windows(const mcu_conv2d_s8_p
     s->b = col + MCU_CONV2D_S8_FEW_TAPS;
     s->stride = (size_t)f->run;
     s->left = f->left_col;
+    return 1;
 }
 
 /** The whole words of `rows` kernel rows (`words` >= 1 a row, rows `stride` bytes apart) of the windows at a and b
@@ -1880,7 +1883,10 @@ static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x
     int8_t col[2 * MCU_CONV2D_S8_FEW_TAPS], part[8];
     mcu_conv2d_s8_few_geo f;
     mcu_conv2d_s8_few_state st;
-    int32_t i, j, c, q0, q1, *out = stream;
+    mcu_conv2d_s8_few_source src;
+    const ptrdiff_t step = (p->down ? -2 : 2) * (ptrdiff_t)g->stride_w * g->c_in, ystep = (p->down ? -2 : 2) * c_out;
+    int8_t *y0 = y, *y1 = y;
+    int32_t i, j, c, q0, q1, in_place = 0, *out = stream;
     mcu_conv2d_s8_few_geometry(g, &f);
     for (i = 0; i < quads; ++i) { /* the stream, group by group: biases, tap pairs, scales */
         for (c = 0; c < 4; ++c) {
@@ -1913,13 +1919,19 @@ static void mcu_conv2d_s8_few_dsp(const mcu_conv2d_s8_params *p, const int8_t *x
     st.zp = p->rq.zp;
     st.skip = (MCU_CONV2D_S8_FEW_UNROLL - 1 - (pairs - 1) % MCU_CONV2D_S8_FEW_UNROLL) * MCU_CONV2D_S8_FEW_STEP_BYTES;
     for (i = 0; 2 * i < pixels; ++i) {
-        mcu_conv2d_s8_few_source src;
-        int8_t *y0, *y1;
-        mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
-        mcu_conv2d_s8_few_windows(p, &f, x, q0, q1, col, &src);
+        if (in_place == 0) { /* locate the pair; in place, the in-place pairs from it in its row */
+            mcu_conv2d_s8_pair(i, pixels, p->down, &q0, &q1);
+            in_place = mcu_conv2d_s8_few_windows(p, &f, x, q0, q1, col, &src);
+            y0 = y + (size_t)q0 * c_out;
+            y1 = y + (size_t)q1 * c_out;
+        } else { /* the run's next pair: two output columns on (or back) */
+            src.a += step;
+            src.b += step;
+            y0 += ystep;
+            y1 += ystep;
+        }
+        --in_place;
         mcu_conv2d_s8_few_lanes(g, &f, &src, x16);
-        y0 = y + (size_t)q0 * c_out;
-        y1 = y + (size_t)q1 * c_out;
         for (j = full > 0 ? 0 : 1; j < (full < quads ? 2 : 1); ++j) { /* one call site: the assembly once */
             /* j = 0: the full groups to y0, y1; j = 1: the last c_out % 4 channels' group to `part` */
             st.y0 = j == 0 ? y0 : part;
