@@ -1813,35 +1813,85 @@ static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_few_windows(const mcu_conv2d_s
     return 1;
 }
 
+/* One word of each window split into its tap pairs (SXTB16, SXTB16 ROR #8), the four stored interleaved. */
+#define MCU_CONV2D_S8_FEW_WORD                                                                                         \
+    "ldr %[va], [%[a]], #4\n\t"                                                                                       \
+    "ldr %[vb], [%[b]], #4\n\t"                                                                                       \
+    "sxtb16 %[ea], %[va]\n\t"                                                                                         \
+    "sxtb16 %[eb], %[vb]\n\t"                                                                                         \
+    "sxtb16 %[va], %[va], ror #8\n\t"                                                                                 \
+    "sxtb16 %[vb], %[vb], ror #8\n\t"                                                                                 \
+    "strd %[ea], %[eb], [%[o]], #16\n\t"                                                                              \
+    "strd %[va], %[vb], [%[o], #-8]\n\t"
+/* The loops over rows and over a row's words, WORDS (one or two word steps) a turn. */
+#define MCU_CONV2D_S8_FEW_ROWS(WORDS)                                                                                  \
+    "2:\n\t"                                                                                                          \
+    "mov %[n], %[turns]\n"                                                                                             \
+    "1:\n\t" WORDS                                                                                                    \
+    "subs %[n], %[n], #1\n\t"                                                                                         \
+    "bne 1b\n\t"                                                                                                      \
+    "add %[a], %[a], %[skip]\n\t"                                                                                     \
+    "add %[b], %[b], %[skip]\n\t"                                                                                     \
+    "subs %[rows], %[rows], #1\n\t"                                                                                   \
+    "bne 2b\n\t"
+
 /** The whole words of `rows` kernel rows (`words` >= 1 a row, rows `stride` bytes apart) of the windows at a and b
- * split into tap pairs, interleaved from out (four words per word); returns the end. */
+ * split into tap pairs, interleaved from out (four words per word), two words a turn when their count is even;
+ * returns the end. */
 static MCU_CONV2D_S8_INLINE int32_t *mcu_conv2d_s8_few_words(const int8_t *a, const int8_t *b, size_t stride,
                                                              int32_t rows, int32_t words, int32_t *out)
 {
     int32_t va, vb, ea, eb, n;
-    const int32_t skip = (int32_t)stride - 4 * words;
-    __asm__ volatile("2:\n\t"
-                     "mov %[n], %[words]\n"
-                     "1:\n\t"
-                     "ldr %[va], [%[a]], #4\n\t"
-                     "ldr %[vb], [%[b]], #4\n\t"
-                     "sxtb16 %[ea], %[va]\n\t"
-                     "sxtb16 %[eb], %[vb]\n\t"
-                     "sxtb16 %[va], %[va], ror #8\n\t"
-                     "sxtb16 %[vb], %[vb], ror #8\n\t"
-                     "strd %[ea], %[eb], [%[o]], #16\n\t"
-                     "strd %[va], %[vb], [%[o], #-8]\n\t"
-                     "subs %[n], %[n], #1\n\t"
-                     "bne 1b\n\t"
-                     "add %[a], %[a], %[skip]\n\t"
-                     "add %[b], %[b], %[skip]\n\t"
-                     "subs %[rows], %[rows], #1\n\t"
-                     "bne 2b\n\t"
-                     : [a] "+r"(a), [b] "+r"(b), [o] "+r"(out), [rows] "+r"(rows), [n] "=&r"(n), [va] "=&r"(va),
-                       [vb] "=&r"(vb), [ea] "=&r"(ea), [eb] "=&r"(eb)
-                     : [words] "r"(words), [skip] "r"(skip)
-                     : "cc", "memory");
+    const int32_t skip = (int32_t)stride - 4 * words, turns = words % 2 == 0 ? words / 2 : words;
+#define MCU_CONV2D_S8_FEW_WORDS_OPERANDS                                                                               \
+    : [a] "+r"(a), [b] "+r"(b), [o] "+r"(out), [rows] "+r"(rows), [n] "=&r"(n), [va] "=&r"(va), [vb] "=&r"(vb),        \
+      [ea] "=&r"(ea), [eb] "=&r"(eb)                                                                                    \
+    : [turns] "r"(turns), [skip] "r"(skip)                                                                              \
+    : "cc", "memory"
+    if (words % 2 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_FEW_ROWS(MCU_CONV2D_S8_FEW_WORD MCU_CONV2D_S8_FEW_WORD)
+                             MCU_CONV2D_S8_FEW_WORDS_OPERANDS);
+    } else {
+        __asm__ volatile(MCU_CONV2D_S8_FEW_ROWS(MCU_CONV2D_S8_FEW_WORD) MCU_CONV2D_S8_FEW_WORDS_OPERANDS);
+    }
+#undef MCU_CONV2D_S8_FEW_WORDS_OPERANDS
     return out;
+}
+#undef MCU_CONV2D_S8_FEW_ROWS
+#undef MCU_CONV2D_S8_FEW_WORD
+
+/** The last byte of each of `rows` kernel rows (a, b: row 0's, rows `stride` bytes apart) of the windows at a and
+ * b, two rows a tap pair (PKHBT), interleaved from out as mcu_conv2d_s8_few_lanes puts them; an odd last row's
+ * byte alone. The few-channels windows whose rows end one byte past their words (3x3 RGB). */
+static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_left1(const int8_t *a, const int8_t *b, size_t stride,
+                                                         int32_t rows, int32_t *out)
+{
+    int32_t a0, a1, b0, b1;
+    __asm__ volatile("subs %[rows], %[rows], #2\n\t"
+                     "blt 2f\n"
+                     "1:\n\t"
+                     "ldrsb %[a0], [%[a]]\n\t"
+                     "ldrsb %[a1], [%[a], %[st]]\n\t"
+                     "ldrsb %[b0], [%[b]]\n\t"
+                     "ldrsb %[b1], [%[b], %[st]]\n\t"
+                     "pkhbt %[a0], %[a0], %[a1], lsl #16\n\t"
+                     "pkhbt %[b0], %[b0], %[b1], lsl #16\n\t"
+                     "strd %[a0], %[b0], [%[o]], #8\n\t"
+                     "add %[a], %[a], %[st], lsl #1\n\t"
+                     "add %[b], %[b], %[st], lsl #1\n\t"
+                     "subs %[rows], %[rows], #2\n\t"
+                     "bge 1b\n"
+                     "2:\n\t"
+                     "adds %[rows], %[rows], #2\n\t"
+                     "beq 3f\n\t"
+                     "ldrsb %[a0], [%[a]]\n\t"
+                     "ldrsb %[b0], [%[b]]\n\t"
+                     "strd %[a0], %[b0], [%[o]]\n"
+                     "3:\n\t"
+                     : [a] "+r"(a), [b] "+r"(b), [o] "+r"(out), [rows] "+r"(rows), [a0] "=&r"(a0), [a1] "=&r"(a1),
+                       [b0] "=&r"(b0), [b1] "=&r"(b1)
+                     : [st] "r"(stride)
+                     : "cc", "memory");
 }
 
 /** The tap pairs of a pixel pair's windows, interleaved: out[2t], out[2t + 1] = tap pair t of a, of b. An odd last
@@ -1854,6 +1904,10 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_lanes(const mcu_conv_geom *g,
     int32_t i;
     if (f->words > 0) {
         out = mcu_conv2d_s8_few_words(a, b, s->stride, g->k_h, f->words, out);
+    }
+    if (f->run % 4 == 1) {
+        mcu_conv2d_s8_few_left1(a + f->run - 1, b + f->run - 1, s->stride, g->k_h, out);
+        return;
     }
     for (i = 0; i + 1 < f->n_left; i += 2, out += 2) {
         const int32_t l0 = left[i], l1 = left[i + 1];
