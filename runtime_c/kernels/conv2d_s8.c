@@ -933,6 +933,84 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "ssat %[" A "], #8, %[" A "]\n\t"                                                                                  \
     "ssat %[" B "], #8, %[" B "]\n\t"
 
+/* The variants of MCU_CONV2D_S8_PW_SWEEP's bookkeeping. REG (any k, in [kc]): the step loop moves the columns' and
+ * the weights' pointers (MCU_CONV2D_S8_PW_STEP), each 2x2 block rewinds the columns by 4k; the biases' and scales'
+ * pointers live in s16, s17. IMM (k = K, one turn): the steps address the columns and both weight rows at constant
+ * offsets (MCU_CONV2D_S8_PW_STEPI), so nothing rewinds and [kc] is free to hold the biases' pointer (only the
+ * scales' goes through s17), and the first step starts pixel 1's sums from the biases (no MOVs). Each names: REWIND,
+ * the columns and the pair's input back after the widening; PAIR, the pair's biases and scales from their start;
+ * BLOCK, a block's four scales and the first 2x2 block's biases; NEXT, the second 2x2 block's biases; HALF, after a
+ * 2x2 block's steps. */
+#define MCU_CONV2D_S8_PW_REWIND_REG(K)                                                                                 \
+    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "sub %[x1o], %[x1o], %[kc]\n\t"
+#define MCU_CONV2D_S8_PW_PAIR_REG                                                                                      \
+    "vmov %[a00], %[a01], s24, s25\n\t"                                                                                \
+    "vmov s16, s17, %[a00], %[a01]\n"
+#define MCU_CONV2D_S8_PW_BLOCK_REG                                                                                     \
+    "vmov %[we], %[wv], s16, s17\n\t"                                                                                  \
+    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
+    "vldmia %[wv]!, {s0-s3}\n\t"                                                                                       \
+    "vmov s16, s17, %[we], %[wv]\n\t"                                                                                  \
+    "mov %[a01], %[a00]\n\t"                                                                                           \
+    "mov %[a11], %[a10]\n"
+#define MCU_CONV2D_S8_PW_NEXT_REG                                                                                      \
+    "vmov %[we], s16\n\t"                                                                                              \
+    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
+    "vmov s16, %[we]\n\t"                                                                                              \
+    "mov %[a01], %[a00]\n\t"                                                                                           \
+    "mov %[a11], %[a10]\n"
+#define MCU_CONV2D_S8_PW_HALF_REG(K)                                                                                   \
+    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "add %[w0], %[w0], %[kc]\n\t"
+#define MCU_CONV2D_S8_PW_REWIND_IMM(K)                                                                                 \
+    "sub %[px], %[px], #4*" #K "\n\t"                                                                                  \
+    "sub %[x1o], %[x1o], #" #K "\n\t"
+#define MCU_CONV2D_S8_PW_PAIR_IMM                                                                                      \
+    "vmov %[kc], %[a01], s24, s25\n\t"                                                                                 \
+    "vmov s17, %[a01]\n"
+#define MCU_CONV2D_S8_PW_BLOCK_IMM                                                                                     \
+    "vmov %[wv], s17\n\t"                                                                                              \
+    "ldrd %[a00], %[a10], [%[kc]], #8\n\t"                                                                             \
+    "vldmia %[wv]!, {s0-s3}\n\t"                                                                                       \
+    "vmov s17, %[wv]\n"
+#define MCU_CONV2D_S8_PW_NEXT_IMM                                                                                      \
+    "ldrd %[a00], %[a10], [%[kc]], #8\n"
+#define MCU_CONV2D_S8_PW_HALF_IMM(K)                                                                                   \
+    "add %[w0], %[w0], #2*" #K "\n\t"
+
+/* Step N of a one-turn 2x2 block (k = K): MCU_CONV2D_S8_PW_STEP's loads at constant offsets from the columns (16
+ * bytes a step) and the rows (w0, w0 + K; 4 bytes a step), none writing back, so all six pipeline. Pixel 1's sums
+ * accumulate onto S01, S11: the step's own, or in step 0 pixel 0's (the biases, read before pixel 0's SMLAD). */
+#define MCU_CONV2D_S8_PW_STEPI(N, K, S01, S11)                                                                         \
+    "ldr %[x0o], [%[px], #" #N "*16+4]\n\t"                                                                            \
+    "ldr %[x1e], [%[px], #" #N "*16+8]\n\t"                                                                            \
+    "ldr %[x1o], [%[px], #" #N "*16+12]\n\t"                                                                           \
+    "ldr %[wt], [%[w0], #" #K "+" #N "*4]\n\t"                                                                         \
+    "ldr %[x0e], [%[px], #" #N "*16]\n\t"                                                                              \
+    "ldr %[wv], [%[w0], #" #N "*4]\n\t"                                                                                \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
+    "smlad %[a01], %[x1e], %[we], %[" S01 "]\n\t"                                                                      \
+    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                          \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"                                                                          \
+    "sxtb16 %[we], %[wt]\n\t"                                                                                          \
+    "smlad %[a11], %[x1e], %[we], %[" S11 "]\n\t"                                                                      \
+    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                          \
+    "sxtb16 %[wt], %[wt], ror #8\n\t"                                                                                  \
+    "smlad %[a10], %[x0o], %[wt], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1o], %[wt], %[a11]\n\t"
+#define MCU_CONV2D_S8_PW_STEPI_AT(N, K) MCU_CONV2D_S8_PW_STEPI(N, K, "a01", "a11")
+#define MCU_CONV2D_S8_PW_STEPS8 MCU_CONV2D_S8_PW_STEPI(0, 8, "a00", "a10") MCU_CONV2D_S8_PW_STEPI_AT(1, 8)
+#define MCU_CONV2D_S8_PW_STEPS16                                                                                       \
+    MCU_CONV2D_S8_PW_STEPI(0, 16, "a00", "a10") MCU_CONV2D_S8_PW_STEPI_AT(1, 16)                                       \
+    MCU_CONV2D_S8_PW_STEPI_AT(2, 16) MCU_CONV2D_S8_PW_STEPI_AT(3, 16)
+#define MCU_CONV2D_S8_PW_STEPS32                                                                                       \
+    MCU_CONV2D_S8_PW_STEPI(0, 32, "a00", "a10") MCU_CONV2D_S8_PW_STEPI_AT(1, 32)                                       \
+    MCU_CONV2D_S8_PW_STEPI_AT(2, 32) MCU_CONV2D_S8_PW_STEPI_AT(3, 32) MCU_CONV2D_S8_PW_STEPI_AT(4, 32)                 \
+    MCU_CONV2D_S8_PW_STEPI_AT(5, 32) MCU_CONV2D_S8_PW_STEPI_AT(6, 32) MCU_CONV2D_S8_PW_STEPI_AT(7, 32)
+
 /* The sweep over the pixel pairs and, per pair, its channels four at a time; STEPS: the 4-tap steps of one loop turn
  * (k is a multiple of 4 * STEPS), TURN(label): the turn's test. Loop state in s14-s31 (a VMOV moves two core
  * registers in the time of one LDR and nothing goes through memory): per channel block the folded biases and scales
@@ -946,7 +1024,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
  * back by 4k, the weights on by k past the second row; the first block's sums parked in s8-s11), then the eight
  * values requantized as mcu_requant_plain_s8 does (VCVT, VMUL by the scale, VCVTR: round half to even, saturating;
  * QADD zp, SSAT #8) and each pixel's four bytes stored by one STR. */
-#define MCU_CONV2D_S8_PW_SWEEP(STEPS, TURN)                                                                           \
+#define MCU_CONV2D_S8_PW_SWEEP(STEPS, TURN, V, K)                                                                      \
     "vmov s24, s25, %[a00], %[a01]\n\t"                                                                                \
     "vmov s30, s31, %[a10], %[a11]\n\t"                                                                                \
     "vmov s26, s27, %[w0], %[x0o]\n\t"                                                                                 \
@@ -970,9 +1048,8 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "strd %[a00], %[x0o], [%[px], #-8]\n\t"                                                                            \
     "cmp %[px], %[we]\n\t"                                                                                             \
     "bne 4b\n\t"                                                                                                       \
-    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    MCU_CONV2D_S8_PW_REWIND_##V(K)                                                                                     \
     "vmov %[a00], %[a01], s28, s29\n\t"                                                                                \
-    "sub %[x1o], %[x1o], %[kc]\n\t"                                                                                    \
     "add %[x1o], %[x1o], %[a00]\n\t"                                                                                   \
     "vmov s14, %[x1o]\n\t"                                                                                             \
     "vmov %[a10], %[a11], s30, s31\n\t"                                                                                \
@@ -983,28 +1060,11 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "vmov s21, %[a01]\n\t"                                                                                             \
     "add %[a10], %[a10], %[a11]\n\t"                                                                                   \
     "vmov s30, %[a10]\n\t"                                                                                             \
-    "vmov %[a00], %[a01], s24, s25\n\t"                                                                                \
-    "vmov s16, s17, %[a00], %[a01]\n"                                                                                  \
-    "2:\n\t"                                                                                                           \
-    "vmov %[we], %[wv], s16, s17\n\t"                                                                                  \
-    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
-    "vldmia %[wv]!, {s0-s3}\n\t"                                                                                       \
-    "vmov s16, s17, %[we], %[wv]\n\t"                                                                                  \
-    "mov %[a01], %[a00]\n\t"                                                                                           \
-    "mov %[a11], %[a10]\n"                                                                                             \
-    "1:\n\t" STEPS TURN("1")                                                                                           \
-    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
-    "add %[w0], %[w0], %[kc]\n\t"                                                                                      \
+    MCU_CONV2D_S8_PW_PAIR_##V "2:\n\t" MCU_CONV2D_S8_PW_BLOCK_##V                                                      \
+    "1:\n\t" STEPS TURN("1") MCU_CONV2D_S8_PW_HALF_##V(K)                                                              \
     "vmov s8, s9, %[a00], %[a01]\n\t"                                                                                  \
     "vmov s10, s11, %[a10], %[a11]\n\t"                                                                                \
-    "vmov %[we], s16\n\t"                                                                                              \
-    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
-    "vmov s16, %[we]\n\t"                                                                                              \
-    "mov %[a01], %[a00]\n\t"                                                                                           \
-    "mov %[a11], %[a10]\n"                                                                                             \
-    "5:\n\t" STEPS TURN("5")                                                                                           \
-    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
-    "add %[w0], %[w0], %[kc]\n\t"                                                                                      \
+    MCU_CONV2D_S8_PW_NEXT_##V "5:\n\t" STEPS TURN("5") MCU_CONV2D_S8_PW_HALF_##V(K)                                    \
     "vmov s4, s5, %[a00], %[a01]\n\t"                                                                                  \
     "vmov s6, s7, %[a10], %[a11]\n\t"                                                                                  \
     "vcvt.f32.s32 s8, s8\n\t"                                                                                          \
@@ -1077,16 +1137,19 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
     : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s14", "s15", "s16", \
       "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
     if (kc == 32) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS32, MCU_CONV2D_S8_PW_ONCE, IMM, 32)
+                             MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc % 32 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_TURN)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_TURN, REG, 0)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 16) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS16, MCU_CONV2D_S8_PW_ONCE, IMM, 16)
+                             MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 8) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS8, MCU_CONV2D_S8_PW_ONCE, IMM, 8)
+                             MCU_CONV2D_S8_PW_OPERANDS);
     } else {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN, REG, 0)
                              MCU_CONV2D_S8_PW_OPERANDS);
     }
 #undef MCU_CONV2D_S8_PW_OPERANDS
