@@ -918,13 +918,20 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 #define MCU_CONV2D_S8_PW_STEP4 MCU_CONV2D_S8_PW_STEP2 MCU_CONV2D_S8_PW_STEP2
 #define MCU_CONV2D_S8_PW_STEP8 MCU_CONV2D_S8_PW_STEP4 MCU_CONV2D_S8_PW_STEP4
 
-/* The step loop's test: another turn until the widened columns' end (s22). A sweep whose k is one turn (k == 8,
- * 16) leaves it out. */
-#define MCU_CONV2D_S8_PW_TURN(L)                                                                                      \
+/* A 2x2 block's step loop, its 4-tap steps S, labels L (the loop) and M (MID's middle): ONCE, k is S (no loop, no
+ * test); TURN, S a turn, then the test: another turn until the widened columns' end (s22); MID (k % 32 == 0), two S
+ * a turn (k % 64 == 0) and, when k % 64 == 32, the first turn entered at its middle (one test per 64 taps where TURN
+ * would test per 32). */
+#define MCU_CONV2D_S8_PW_TEST(L)                                                                                       \
     "vmov %[we], s22\n\t"                                                                                              \
     "cmp %[px], %[we]\n\t"                                                                                             \
     "bne " L "b\n\t"
-#define MCU_CONV2D_S8_PW_ONCE(L) /* k is one turn: no test */
+#define MCU_CONV2D_S8_PW_ONCE(S, L, M) S
+#define MCU_CONV2D_S8_PW_TURN(S, L, M) L ":\n\t" S MCU_CONV2D_S8_PW_TEST(L)
+#define MCU_CONV2D_S8_PW_MID(S, L, M)                                                                                  \
+    "tst %[kc], #32\n\t"                                                                                               \
+    "bne " M "f\n"                                                                                                     \
+    L ":\n\t" S M ":\n\t" S MCU_CONV2D_S8_PW_TEST(L)
 
 /* Two values of one channel (A, B: operand names) plus zp ([x0e]), saturating, then clamped to int8. */
 #define MCU_CONV2D_S8_PW_SAT(A, B)                                                                                    \
@@ -1024,7 +1031,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
  * back by 4k, the weights on by k past the second row; the first block's sums parked in s8-s11), then the eight
  * values requantized as mcu_requant_plain_s8 does (VCVT, VMUL by the scale, VCVTR: round half to even, saturating;
  * QADD zp, SSAT #8) and each pixel's four bytes stored by one STR. */
-#define MCU_CONV2D_S8_PW_SWEEP(STEPS, TURN, V, K)                                                                      \
+#define MCU_CONV2D_S8_PW_SWEEP(STEPS, LOOP, V, K)                                                                      \
     "vmov s24, s25, %[a00], %[a01]\n\t"                                                                                \
     "vmov s30, s31, %[a10], %[a11]\n\t"                                                                                \
     "vmov s26, s27, %[w0], %[x0o]\n\t"                                                                                 \
@@ -1061,10 +1068,10 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "add %[a10], %[a10], %[a11]\n\t"                                                                                   \
     "vmov s30, %[a10]\n\t"                                                                                             \
     MCU_CONV2D_S8_PW_PAIR_##V "2:\n\t" MCU_CONV2D_S8_PW_BLOCK_##V                                                      \
-    "1:\n\t" STEPS TURN("1") MCU_CONV2D_S8_PW_HALF_##V(K)                                                              \
+    LOOP(STEPS, "1", "7") MCU_CONV2D_S8_PW_HALF_##V(K)                                                              \
     "vmov s8, s9, %[a00], %[a01]\n\t"                                                                                  \
     "vmov s10, s11, %[a10], %[a11]\n\t"                                                                                \
-    MCU_CONV2D_S8_PW_NEXT_##V "5:\n\t" STEPS TURN("5") MCU_CONV2D_S8_PW_HALF_##V(K)                                    \
+    MCU_CONV2D_S8_PW_NEXT_##V LOOP(STEPS, "5", "8") MCU_CONV2D_S8_PW_HALF_##V(K)                                    \
     "vmov s4, s5, %[a00], %[a01]\n\t"                                                                                  \
     "vmov s6, s7, %[a10], %[a11]\n\t"                                                                                  \
     "vcvt.f32.s32 s8, s8\n\t"                                                                                          \
@@ -1140,7 +1147,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS32, MCU_CONV2D_S8_PW_ONCE, IMM, 32)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc % 32 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_TURN, REG, 0)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_MID, REG, 0)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 16) {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS16, MCU_CONV2D_S8_PW_ONCE, IMM, 16)
