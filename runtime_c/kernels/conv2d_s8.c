@@ -1018,6 +1018,42 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     MCU_CONV2D_S8_PW_STEPI_AT(2, 32) MCU_CONV2D_S8_PW_STEPI_AT(3, 32) MCU_CONV2D_S8_PW_STEPI_AT(4, 32)                 \
     MCU_CONV2D_S8_PW_STEPI_AT(5, 32) MCU_CONV2D_S8_PW_STEPI_AT(6, 32) MCU_CONV2D_S8_PW_STEPI_AT(7, 32)
 
+/* The pair's widening (pixel 0 at [x1o], pixel 1 [wt] bytes after it, into [px] on to the columns' end in [we]),
+ * W taps a turn: 4 (any k), or 8 (k % 8 == 0: pixel 1 through its own pointer [w0], four loads back to back). */
+#define MCU_CONV2D_S8_PW_WIDEN4                                                                                        \
+    "4:\n\t"                                                                                                           \
+    "ldr %[x0o], [%[x1o], %[wt]]\n\t"                                                                                  \
+    "ldr %[x0e], [%[x1o]], #4\n\t"                                                                                     \
+    "sxtb16 %[x1e], %[x0e]\n\t"                                                                                        \
+    "sxtb16 %[x0e], %[x0e], ror #8\n\t"                                                                                \
+    "sxtb16 %[a00], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "strd %[x1e], %[x0e], [%[px]], #16\n\t"                                                                            \
+    "strd %[a00], %[x0o], [%[px], #-8]\n\t"                                                                            \
+    "cmp %[px], %[we]\n\t"                                                                                             \
+    "bne 4b\n\t"
+#define MCU_CONV2D_S8_PW_WIDEN8                                                                                        \
+    "add %[w0], %[x1o], %[wt]\n"                                                                                       \
+    "4:\n\t"                                                                                                           \
+    "ldr %[x0o], [%[x1o], #4]\n\t"                                                                                     \
+    "ldr %[x1e], [%[w0], #4]\n\t"                                                                                      \
+    "ldr %[x0e], [%[x1o]], #8\n\t"                                                                                     \
+    "ldr %[wv], [%[w0]], #8\n\t"                                                                                       \
+    "sxtb16 %[a00], %[x0e]\n\t"                                                                                        \
+    "sxtb16 %[x0e], %[x0e], ror #8\n\t"                                                                                \
+    "sxtb16 %[a01], %[wv]\n\t"                                                                                         \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "strd %[a00], %[x0e], [%[px]], #32\n\t"                                                                            \
+    "strd %[a01], %[wv], [%[px], #-24]\n\t"                                                                            \
+    "sxtb16 %[a10], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "sxtb16 %[a11], %[x1e]\n\t"                                                                                        \
+    "sxtb16 %[x1e], %[x1e], ror #8\n\t"                                                                                \
+    "strd %[a10], %[x0o], [%[px], #-16]\n\t"                                                                           \
+    "strd %[a11], %[x1e], [%[px], #-8]\n\t"                                                                            \
+    "cmp %[px], %[we]\n\t"                                                                                             \
+    "bne 4b\n\t"
+
 /* The sweep over the pixel pairs and, per pair, its channels four at a time; STEPS: the 4-tap steps of one loop turn
  * (k is a multiple of 4 * STEPS), TURN(label): the turn's test. Loop state in s14-s31 (a VMOV moves two core
  * registers in the time of one LDR and nothing goes through memory): per channel block the folded biases and scales
@@ -1031,7 +1067,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
  * back by 4k, the weights on by k past the second row; the first block's sums parked in s8-s11), then the eight
  * values requantized as mcu_requant_plain_s8 does (VCVT, VMUL by the scale, VCVTR: round half to even, saturating;
  * QADD zp, SSAT #8) and each pixel's four bytes stored by one STR. */
-#define MCU_CONV2D_S8_PW_SWEEP(STEPS, LOOP, V, K)                                                                      \
+#define MCU_CONV2D_S8_PW_SWEEP(STEPS, LOOP, V, K, W)                                                                   \
     "vmov s24, s25, %[a00], %[a01]\n\t"                                                                                \
     "vmov s30, s31, %[a10], %[a11]\n\t"                                                                                \
     "vmov s26, s27, %[w0], %[x0o]\n\t"                                                                                 \
@@ -1043,18 +1079,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "vmov s22, %[we]\n\t" MCU_CONV2D_S8_ALIGN                                                                          \
     "3:\n\t"                                                                                                           \
     "vmov %[x1o], %[wt], s14, s15\n\t"                                                                                 \
-    "vmov %[we], s22\n"                                                                                                \
-    "4:\n\t"                                                                                                           \
-    "ldr %[x0o], [%[x1o], %[wt]]\n\t"                                                                                  \
-    "ldr %[x0e], [%[x1o]], #4\n\t"                                                                                     \
-    "sxtb16 %[x1e], %[x0e]\n\t"                                                                                        \
-    "sxtb16 %[x0e], %[x0e], ror #8\n\t"                                                                                \
-    "sxtb16 %[a00], %[x0o]\n\t"                                                                                        \
-    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
-    "strd %[x1e], %[x0e], [%[px]], #16\n\t"                                                                            \
-    "strd %[a00], %[x0o], [%[px], #-8]\n\t"                                                                            \
-    "cmp %[px], %[we]\n\t"                                                                                             \
-    "bne 4b\n\t"                                                                                                       \
+    "vmov %[we], s22\n\t" MCU_CONV2D_S8_PW_WIDEN##W                                                                    \
     MCU_CONV2D_S8_PW_REWIND_##V(K)                                                                                     \
     "vmov %[a00], %[a01], s28, s29\n\t"                                                                                \
     "add %[x1o], %[x1o], %[a00]\n\t"                                                                                   \
@@ -1144,19 +1169,19 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
     : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s14", "s15", "s16", \
       "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
     if (kc == 32) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS32, MCU_CONV2D_S8_PW_ONCE, IMM, 32)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS32, MCU_CONV2D_S8_PW_ONCE, IMM, 32, 8)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc % 32 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_MID, REG, 0)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_MID, REG, 0, 8)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 16) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS16, MCU_CONV2D_S8_PW_ONCE, IMM, 16)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS16, MCU_CONV2D_S8_PW_ONCE, IMM, 16, 8)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 8) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS8, MCU_CONV2D_S8_PW_ONCE, IMM, 8)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS8, MCU_CONV2D_S8_PW_ONCE, IMM, 8, 8)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN, REG, 0)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN, REG, 0, 4)
                              MCU_CONV2D_S8_PW_OPERANDS);
     }
 #undef MCU_CONV2D_S8_PW_OPERANDS
