@@ -956,15 +956,14 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "vmov s16, s17, %[a00], %[a01]\n"
 #define MCU_CONV2D_S8_PW_BLOCK_REG                                                                                     \
     "vmov %[we], %[wv], s16, s17\n\t"                                                                                  \
-    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
+    "ldrd %[a00], %[a10], [%[we]], #16\n\t"                                                                            \
+    "vldr d6, [%[we], #-8]\n\t"                                                                                        \
     "vldmia %[wv]!, {s0-s3}\n\t"                                                                                       \
     "vmov s16, s17, %[we], %[wv]\n\t"                                                                                  \
     "mov %[a01], %[a00]\n\t"                                                                                           \
     "mov %[a11], %[a10]\n"
 #define MCU_CONV2D_S8_PW_NEXT_REG                                                                                      \
-    "vmov %[we], s16\n\t"                                                                                              \
-    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
-    "vmov s16, %[we]\n\t"                                                                                              \
+    "vmov %[a00], %[a10], s12, s13\n\t"                                                                                \
     "mov %[a01], %[a00]\n\t"                                                                                           \
     "mov %[a11], %[a10]\n"
 #define MCU_CONV2D_S8_PW_HALF_REG(K)                                                                                   \
@@ -1166,8 +1165,8 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
       [x1e] "+r"(x1e), [x1o] "+r"(x1o), [wv] "+r"(wv), [wt] "+r"(wt), [we] "+r"(we), [px] "+r"(px), [w0] "+r"(w0),     \
       [kc] "+r"(kc)                                                                                                    \
     :                                                                                                                  \
-    : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s14", "s15", "s16", \
-      "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
+    : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", \
+      "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
     if (kc == 32) {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS32, MCU_CONV2D_S8_PW_ONCE, IMM, 32, 8)
                              MCU_CONV2D_S8_PW_OPERANDS);
