@@ -1053,11 +1053,12 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "cmp %[px], %[we]\n\t"                                                                                             \
     "bne 4b\n\t"
 
-/* The sweep over the pixel pairs and, per pair, its channels four at a time; STEPS: the 4-tap steps of one loop turn
- * (k is a multiple of 4 * STEPS), TURN(label): the turn's test. Loop state in s14-s31 (a VMOV moves two core
- * registers in the time of one LDR and nothing goes through memory): per channel block the folded biases and scales
- * of the next one (s16, s17), its outputs in pixels 0 and 1 (s18, s19), zp and pixel 0's end (s20, s21), the widened
- * columns' end (s22); per pixel pair the pair's first input and pixel 1's offset from it (s14, s15), the pairs left
+/* The sweep over the pixel pairs and, per pair, its channels four at a time; STEPS: the 4-tap steps of one loop turn,
+ * LOOP(STEPS, L, M): a 2x2 block's step loop (ONCE, TURN or MID), V: the bookkeeping (REG or IMM, k = K), W: the
+ * widening's taps a turn. Loop state in s12-s31 (a VMOV moves two core registers in the time of one LDR and nothing
+ * goes through memory): per channel block the folded biases (REG; IMM: in [kc]) and scales of the next one (s16, s17),
+ * the second 2x2 block's biases (REG: s12, s13), its outputs in pixels 0 and 1 (s18, s19), zp and pixel 0's end
+ * (s20, s21), the widened columns' end (s22); per pixel pair the pair's first input and pixel 1's offset from it (s14, s15), the pairs left
  * (s23), the biases' and scales' start (s24, s25), the weights' start and c_out (s26, s27), the input step and
  * c_out - c_out % 4 (s28, s29), the pair's output and the output step (s30, s31).
  * Per pixel pair: both pixels widened to int16 lanes in the order the step loads them (per 4 taps: pixel 0's even
@@ -1147,8 +1148,9 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 /** Output channels 0 .. c_out - c_out % 4 - 1 of `pairs` pixel pairs, in mode MCU_CONV2D_S8_RQ_S8 with per-channel
  * scales, w_zp NULL, k % 4 == 0, k <= MCU_CONV2D_S8_PW_TAPS: pair i reads its pixels at c0 + i * cstep and
  * c0 + i * cstep + off (k bytes each) and writes y0 + i * ystep and that + c_out; xq: 4k bytes for the widened pair.
- * One assembly loop (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32 taps when k % 32 == 0, else to 4 (k = 8,
- * 16 and 32 in one turn without a loop: the narrow layers, where the loop test weighs most). */
+ * One assembly loop (MCU_CONV2D_S8_PW_SWEEP): k = 8, 16 and 32 in one turn without a loop at constant offsets (the
+ * narrow layers, where the bookkeeping weighs most), other k % 32 == 0 64 taps a turn (MID), else 4 a turn;
+ * mcucomp/ops/conv2d_s8.py sweep_variant names them. */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, int32_t *xq, const int8_t *c0,
                                                          ptrdiff_t off, ptrdiff_t cstep, int32_t pairs, int8_t *y0,
                                                          ptrdiff_t ystep)
