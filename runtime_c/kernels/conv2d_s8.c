@@ -943,11 +943,13 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 /* The variants of MCU_CONV2D_S8_PW_SWEEP's bookkeeping. REG (any k, in [kc]): the step loop moves the columns' and
  * the weights' pointers (MCU_CONV2D_S8_PW_STEP), each 2x2 block rewinds the columns by 4k; the biases' and scales'
  * pointers live in s16, s17. IMM (k = K, one turn): the steps address the columns and both weight rows at constant
- * offsets (MCU_CONV2D_S8_PW_STEPI), so nothing rewinds and [kc] is free to hold the biases' pointer (only the
- * scales' goes through s17), and the first step starts pixel 1's sums from the biases (no MOVs). Each names: REWIND,
+ * offsets (MCU_CONV2D_S8_PW_STEPI), so nothing rewinds and [kc] is free to hold the biases' pointer (the scales lie
+ * a constant s17 = scales - biases bytes from it), and the first step starts pixel 1's sums from the biases (no
+ * MOVs). Each names: ENTRY, once per call; REWIND,
  * the columns and the pair's input back after the widening; PAIR, the pair's biases and scales from their start;
  * BLOCK, a block's four scales and the first 2x2 block's biases; NEXT, the second 2x2 block's biases; HALF, after a
  * 2x2 block's steps. */
+#define MCU_CONV2D_S8_PW_ENTRY_REG
 #define MCU_CONV2D_S8_PW_REWIND_REG(K)                                                                                 \
     "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
     "sub %[x1o], %[x1o], %[kc]\n\t"
@@ -969,17 +971,19 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 #define MCU_CONV2D_S8_PW_HALF_REG(K)                                                                                   \
     "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
     "add %[w0], %[w0], %[kc]\n\t"
+#define MCU_CONV2D_S8_PW_ENTRY_IMM                                                                                     \
+    "sub %[a01], %[a01], %[a00]\n\t"                                                                                   \
+    "vmov s17, %[a01]\n\t"
 #define MCU_CONV2D_S8_PW_REWIND_IMM(K)                                                                                 \
     "sub %[px], %[px], #4*" #K "\n\t"                                                                                  \
     "sub %[x1o], %[x1o], #" #K "\n\t"
 #define MCU_CONV2D_S8_PW_PAIR_IMM                                                                                      \
-    "vmov %[kc], %[a01], s24, s25\n\t"                                                                                 \
-    "vmov s17, %[a01]\n"
+    "vmov %[kc], s24\n"
 #define MCU_CONV2D_S8_PW_BLOCK_IMM                                                                                     \
     "vmov %[wv], s17\n\t"                                                                                              \
+    "add %[wv], %[wv], %[kc]\n\t"                                                                                      \
     "ldrd %[a00], %[a10], [%[kc]], #8\n\t"                                                                             \
-    "vldmia %[wv]!, {s0-s3}\n\t"                                                                                       \
-    "vmov s17, %[wv]\n"
+    "vldmia %[wv], {s0-s3}\n"
 #define MCU_CONV2D_S8_PW_NEXT_IMM                                                                                      \
     "ldrd %[a00], %[a10], [%[kc]], #8\n"
 #define MCU_CONV2D_S8_PW_HALF_IMM(K)                                                                                   \
@@ -1056,10 +1060,10 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 /* The sweep over the pixel pairs and, per pair, its channels four at a time; STEPS: the 4-tap steps of one loop turn,
  * LOOP(STEPS, L, M): a 2x2 block's step loop (ONCE, TURN or MID), V: the bookkeeping (REG or IMM, k = K), W: the
  * widening's taps a turn. Loop state in s12-s31 (a VMOV moves two core registers in the time of one LDR and nothing
- * goes through memory): per channel block the folded biases (REG; IMM: in [kc]) and scales of the next one (s16, s17),
- * the second 2x2 block's biases (REG: s12, s13), its outputs in pixels 0 and 1 (s18, s19), zp and pixel 0's end
- * (s20, s21), the widened columns' end (s22); per pixel pair the pair's first input and pixel 1's offset from it
- * (s14, s15), the pairs left (s23), the biases' and scales' start (s24, s25), the weights' start and c_out (s26,
+ * goes through memory): per channel block the folded biases and scales of the next one (s16, s17; IMM: the biases'
+ * in [kc], s17 the scales' offset from them), the second 2x2 block's biases (REG: s12, s13), its outputs in pixels
+ * 0 and 1 (s18, s19), zp and pixel 0's end (s20, s21), the widened columns' end (s22); per pixel pair the pair's
+ * first input and pixel 1's offset from it (s14, s15), the pairs left (s23), the biases' and scales' start (s24, s25), the weights' start and c_out (s26,
  * s27), the input step and c_out - c_out % 4 (s28, s29), the pair's output and the output step (s30, s31).
  * Per pixel pair: both pixels widened to int16 lanes in the order the step loads them (per 4 taps: pixel 0's even
  * and odd lanes, then pixel 1's; SXTB16, STRD), all its reads before its first write. Per block of four channels:
@@ -1068,7 +1072,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
  * values requantized as mcu_requant_plain_s8 does (VCVT, VMUL by the scale, VCVTR: round half to even, saturating;
  * QADD zp, SSAT #8) and each pixel's four bytes stored by one STR. */
 #define MCU_CONV2D_S8_PW_SWEEP(STEPS, LOOP, V, K, W)                                                                   \
-    "vmov s24, s25, %[a00], %[a01]\n\t"                                                                                \
+    "vmov s24, s25, %[a00], %[a01]\n\t" MCU_CONV2D_S8_PW_ENTRY_##V                                                     \
     "vmov s30, s31, %[a10], %[a11]\n\t"                                                                                \
     "vmov s26, s27, %[w0], %[x0o]\n\t"                                                                                 \
     "vmov s14, s15, %[x1o], %[wt]\n\t"                                                                                 \
