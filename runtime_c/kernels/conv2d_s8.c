@@ -1063,8 +1063,9 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
  * goes through memory): per channel block the folded biases and scales of the next one (s16, s17; IMM: the biases'
  * in [kc], s17 the scales' offset from them), the second 2x2 block's biases (REG: s12, s13), its outputs in pixels
  * 0 and 1 (s18, s19), zp and pixel 0's end (s20, s21), the widened columns' end (s22); per pixel pair the pair's
- * first input and pixel 1's offset from it (s14, s15), the pairs left (s23), the biases' and scales' start (s24, s25), the weights' start and c_out (s26,
- * s27), the input step and c_out - c_out % 4 (s28, s29), the pair's output and the output step (s30, s31).
+ * first input and pixel 1's offset from it (s14, s15), the pairs left (s23), the biases' and scales' start (s24,
+ * s25), the weights' start and c_out (s26, s27), the input step and c_out - c_out % 4 (s28, s29), the pair's output
+ * and the output step (s30, s31).
  * Per pixel pair: both pixels widened to int16 lanes in the order the step loads them (per 4 taps: pixel 0's even
  * and odd lanes, then pixel 1's; SXTB16, STRD), all its reads before its first write. Per block of four channels:
  * two 2x2 blocks (channels 0, 1 then 2, 3; the biases start the accumulators, the step loop, the weights on by k
