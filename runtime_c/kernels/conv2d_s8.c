@@ -974,9 +974,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 #define MCU_CONV2D_S8_PW_ENTRY_IMM                                                                                     \
     "sub %[a01], %[a01], %[a00]\n\t"                                                                                   \
     "vmov s17, %[a01]\n\t"
-#define MCU_CONV2D_S8_PW_REWIND_IMM(K)                                                                                 \
-    "sub %[px], %[px], #4*" #K "\n\t"                                                                                  \
-    "sub %[x1o], %[x1o], #" #K "\n\t"
+#define MCU_CONV2D_S8_PW_REWIND_IMM(K) /* the widening moved nothing */
 #define MCU_CONV2D_S8_PW_PAIR_IMM                                                                                      \
     "vmov %[kc], s24\n"
 #define MCU_CONV2D_S8_PW_BLOCK_IMM                                                                                     \
@@ -1021,9 +1019,12 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     MCU_CONV2D_S8_PW_STEPI_AT(2, 32) MCU_CONV2D_S8_PW_STEPI_AT(3, 32) MCU_CONV2D_S8_PW_STEPI_AT(4, 32)                 \
     MCU_CONV2D_S8_PW_STEPI_AT(5, 32) MCU_CONV2D_S8_PW_STEPI_AT(6, 32) MCU_CONV2D_S8_PW_STEPI_AT(7, 32)
 
-/* The pair's widening (pixel 0 at [x1o], pixel 1 [wt] bytes after it, into [px] on to the columns' end in [we]),
- * W taps a turn: 4 (any k), or 8 (k % 8 == 0: pixel 1 through its own pointer [w0], four loads back to back). */
+/* The pair's widening (pixel 0 at [x1o], pixel 1 [wt] bytes after it, into [px] on to the columns' end, s22), W
+ * taps a turn: 4 (any k), or 8 (k % 8 == 0: pixel 1 through its own pointer [w0], four loads back to back); K8,
+ * K16, K32: k = 8, 16, 32 without a loop, at constant offsets (MCU_CONV2D_S8_PW_WIDENI: taps 8N .. 8N + 7), nothing
+ * moved. */
 #define MCU_CONV2D_S8_PW_WIDEN4                                                                                        \
+    "vmov %[we], s22\n"                                                                                                \
     "4:\n\t"                                                                                                           \
     "ldr %[x0o], [%[x1o], %[wt]]\n\t"                                                                                  \
     "ldr %[x0e], [%[x1o]], #4\n\t"                                                                                     \
@@ -1036,6 +1037,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "cmp %[px], %[we]\n\t"                                                                                             \
     "bne 4b\n\t"
 #define MCU_CONV2D_S8_PW_WIDEN8                                                                                        \
+    "vmov %[we], s22\n\t"                                                                                              \
     "add %[w0], %[x1o], %[wt]\n"                                                                                       \
     "4:\n\t"                                                                                                           \
     "ldr %[x0o], [%[x1o], #4]\n\t"                                                                                     \
@@ -1056,6 +1058,28 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "strd %[a11], %[x1e], [%[px], #-8]\n\t"                                                                            \
     "cmp %[px], %[we]\n\t"                                                                                             \
     "bne 4b\n\t"
+
+#define MCU_CONV2D_S8_PW_WIDENI(N)                                                                                     \
+    "ldr %[x0o], [%[x1o], #" #N "*8+4]\n\t"                                                                            \
+    "ldr %[x1e], [%[w0], #" #N "*8+4]\n\t"                                                                             \
+    "ldr %[x0e], [%[x1o], #" #N "*8]\n\t"                                                                              \
+    "ldr %[wv], [%[w0], #" #N "*8]\n\t"                                                                                \
+    "sxtb16 %[a00], %[x0e]\n\t"                                                                                        \
+    "sxtb16 %[x0e], %[x0e], ror #8\n\t"                                                                                \
+    "sxtb16 %[a01], %[wv]\n\t"                                                                                         \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "strd %[a00], %[x0e], [%[px], #" #N "*32]\n\t"                                                                     \
+    "strd %[a01], %[wv], [%[px], #" #N "*32+8]\n\t"                                                                    \
+    "sxtb16 %[a10], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "sxtb16 %[a11], %[x1e]\n\t"                                                                                        \
+    "sxtb16 %[x1e], %[x1e], ror #8\n\t"                                                                                \
+    "strd %[a10], %[x0o], [%[px], #" #N "*32+16]\n\t"                                                                  \
+    "strd %[a11], %[x1e], [%[px], #" #N "*32+24]\n\t"
+#define MCU_CONV2D_S8_PW_WIDENK8 "add %[w0], %[x1o], %[wt]\n\t" MCU_CONV2D_S8_PW_WIDENI(0)
+#define MCU_CONV2D_S8_PW_WIDENK16 MCU_CONV2D_S8_PW_WIDENK8 MCU_CONV2D_S8_PW_WIDENI(1)
+#define MCU_CONV2D_S8_PW_WIDENK32                                                                                      \
+    MCU_CONV2D_S8_PW_WIDENK16 MCU_CONV2D_S8_PW_WIDENI(2) MCU_CONV2D_S8_PW_WIDENI(3)
 
 /* The sweep over the pixel pairs and, per pair, its channels four at a time; STEPS: the 4-tap steps of one loop turn,
  * LOOP(STEPS, L, M): a 2x2 block's step loop (ONCE, TURN or MID), V: the bookkeeping (REG or IMM, k = K), W: the
@@ -1084,7 +1108,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "vmov s22, %[we]\n\t" MCU_CONV2D_S8_ALIGN                                                                          \
     "3:\n\t"                                                                                                           \
     "vmov %[x1o], %[wt], s14, s15\n\t"                                                                                 \
-    "vmov %[we], s22\n\t" MCU_CONV2D_S8_PW_WIDEN##W                                                                    \
+    MCU_CONV2D_S8_PW_WIDEN##W                                                                                          \
     MCU_CONV2D_S8_PW_REWIND_##V(K)                                                                                     \
     "vmov %[a00], %[a01], s28, s29\n\t"                                                                                \
     "add %[x1o], %[x1o], %[a00]\n\t"                                                                                   \
@@ -1176,16 +1200,16 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
       "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30",  \
       "s31"
     if (kc == 32) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS32, MCU_CONV2D_S8_PW_ONCE, IMM, 32, 8)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS32, MCU_CONV2D_S8_PW_ONCE, IMM, 32, K32)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc % 32 == 0) {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_MID, REG, 0, 8)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 16) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS16, MCU_CONV2D_S8_PW_ONCE, IMM, 16, 8)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS16, MCU_CONV2D_S8_PW_ONCE, IMM, 16, K16)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 8) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS8, MCU_CONV2D_S8_PW_ONCE, IMM, 8, 8)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS8, MCU_CONV2D_S8_PW_ONCE, IMM, 8, K8)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else {
         __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN, REG, 0, 4)
