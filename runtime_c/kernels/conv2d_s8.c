@@ -917,13 +917,20 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 #define MCU_CONV2D_S8_PW_STEP4 MCU_CONV2D_S8_PW_STEP2 MCU_CONV2D_S8_PW_STEP2
 #define MCU_CONV2D_S8_PW_STEP8 MCU_CONV2D_S8_PW_STEP4 MCU_CONV2D_S8_PW_STEP4
 
-/* The step loop's test: another turn until the widened columns' end (s22). A sweep whose k is one turn (k == 8,
- * 16) leaves it out. */
-#define MCU_CONV2D_S8_PW_TURN(L)                                                                                      \
+/* A 2x2 block's step loop, its 4-tap steps S, labels L (the loop) and M (MID's middle): ONCE, k is S (no loop, no
+ * test); TURN, S a turn, then the test: another turn until the widened columns' end (s22); MID (k % 32 == 0), two S
+ * a turn (k % 64 == 0) and, when k % 64 == 32, the first turn entered at its middle (one test per 64 taps where TURN
+ * would test per 32). */
+#define MCU_CONV2D_S8_PW_TEST(L)                                                                                       \
     "vmov %[we], s22\n\t"                                                                                              \
     "cmp %[px], %[we]\n\t"                                                                                             \
     "bne " L "b\n\t"
-#define MCU_CONV2D_S8_PW_ONCE(L) /* k is one turn: no test */
+#define MCU_CONV2D_S8_PW_ONCE(S, L, M) S
+#define MCU_CONV2D_S8_PW_TURN(S, L, M) L ":\n\t" S MCU_CONV2D_S8_PW_TEST(L)
+#define MCU_CONV2D_S8_PW_MID(S, L, M)                                                                                  \
+    "tst %[kc], #32\n\t"                                                                                               \
+    "bne " M "f\n"                                                                                                     \
+    L ":\n\t" S M ":\n\t" S MCU_CONV2D_S8_PW_TEST(L)
 
 /* Two values of one channel (A, B: operand names) plus zp ([x0e]), saturating, then clamped to int8. */
 #define MCU_CONV2D_S8_PW_SAT(A, B)                                                                                    \
@@ -932,31 +939,90 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "ssat %[" A "], #8, %[" A "]\n\t"                                                                                  \
     "ssat %[" B "], #8, %[" B "]\n\t"
 
-/* The sweep over the pixel pairs and, per pair, its channels four at a time; STEPS: the 4-tap steps of one loop turn
- * (k is a multiple of 4 * STEPS), TURN(label): the turn's test. Loop state in s14-s31 (a VMOV moves two core
- * registers in the time of one LDR and nothing goes through memory): per channel block the folded biases and scales
- * of the next one (s16, s17), its outputs in pixels 0 and 1 (s18, s19), zp and pixel 0's end (s20, s21), the widened
- * columns' end (s22); per pixel pair the pair's first input and pixel 1's offset from it (s14, s15), the pairs left
- * (s23), the biases' and scales' start (s24, s25), the weights' start and c_out (s26, s27), the input step and
- * c_out - c_out % 4 (s28, s29), the pair's output and the output step (s30, s31).
- * Per pixel pair: both pixels widened to int16 lanes in the order the step loads them (per 4 taps: pixel 0's even
- * and odd lanes, then pixel 1's; SXTB16, two STRD), all its reads before its first write. Per block of four channels:
- * two 2x2 blocks (channels 0, 1 then 2, 3; the biases start the accumulators, the step loop, the columns' pointer
- * back by 4k, the weights on by k past the second row; the first block's sums parked in s8-s11), then the eight
- * values requantized as mcu_requant_plain_s8 does (VCVT, VMUL by the scale, VCVTR: round half to even, saturating;
- * QADD zp, SSAT #8) and each pixel's four bytes stored by one STR. */
-#define MCU_CONV2D_S8_PW_SWEEP(STEPS, TURN)                                                                           \
-    "vmov s24, s25, %[a00], %[a01]\n\t"                                                                                \
-    "vmov s30, s31, %[a10], %[a11]\n\t"                                                                                \
-    "vmov s26, s27, %[w0], %[x0o]\n\t"                                                                                 \
-    "vmov s14, s15, %[x1o], %[wt]\n\t"                                                                                 \
-    "vmov s28, s29, %[wv], %[we]\n\t"                                                                                  \
-    "vmov s20, %[x0e]\n\t"                                                                                             \
-    "vmov s23, %[x1e]\n\t"                                                                                             \
-    "add %[we], %[px], %[kc], lsl #2\n\t"                                                                              \
-    "vmov s22, %[we]\n\t" MCU_CONV2D_S8_ALIGN                                                                          \
-    "3:\n\t"                                                                                                           \
-    "vmov %[x1o], %[wt], s14, s15\n\t"                                                                                 \
+/* The variants of MCU_CONV2D_S8_PW_SWEEP's bookkeeping. REG (any k, in [kc]): the step loop moves the columns' and
+ * the weights' pointers (MCU_CONV2D_S8_PW_STEP), each 2x2 block rewinds the columns by 4k; the biases' and scales'
+ * pointers live in s16, s17. IMM (k = K, one turn): the steps address the columns and both weight rows at constant
+ * offsets (MCU_CONV2D_S8_PW_STEPI), so nothing rewinds and [kc] is free to hold the biases' pointer (the scales lie
+ * a constant s17 = scales - biases bytes from it), and the first step starts pixel 1's sums from the biases (no
+ * MOVs). Each names: ENTRY, once per call; REWIND,
+ * the columns and the pair's input back after the widening; PAIR, the pair's biases and scales from their start;
+ * BLOCK, a block's four scales and the first 2x2 block's biases; NEXT, the second 2x2 block's biases; HALF, after a
+ * 2x2 block's steps. */
+#define MCU_CONV2D_S8_PW_ENTRY_REG
+#define MCU_CONV2D_S8_PW_REWIND_REG(K)                                                                                 \
+    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "sub %[x1o], %[x1o], %[kc]\n\t"
+#define MCU_CONV2D_S8_PW_PAIR_REG                                                                                      \
+    "vmov %[a00], %[a01], s24, s25\n\t"                                                                                \
+    "vmov s16, s17, %[a00], %[a01]\n"
+#define MCU_CONV2D_S8_PW_BLOCK_REG                                                                                     \
+    "vmov %[we], %[wv], s16, s17\n\t"                                                                                  \
+    "ldrd %[a00], %[a10], [%[we]], #16\n\t"                                                                            \
+    "vldr d6, [%[we], #-8]\n\t"                                                                                        \
+    "vldmia %[wv]!, {s0-s3}\n\t"                                                                                       \
+    "vmov s16, s17, %[we], %[wv]\n\t"                                                                                  \
+    "mov %[a01], %[a00]\n\t"                                                                                           \
+    "mov %[a11], %[a10]\n"
+#define MCU_CONV2D_S8_PW_NEXT_REG                                                                                      \
+    "vmov %[a00], %[a10], s12, s13\n\t"                                                                                \
+    "mov %[a01], %[a00]\n\t"                                                                                           \
+    "mov %[a11], %[a10]\n"
+#define MCU_CONV2D_S8_PW_HALF_REG(K)                                                                                   \
+    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "add %[w0], %[w0], %[kc]\n\t"
+#define MCU_CONV2D_S8_PW_ENTRY_IMM                                                                                     \
+    "sub %[a01], %[a01], %[a00]\n\t"                                                                                   \
+    "vmov s17, %[a01]\n\t"
+#define MCU_CONV2D_S8_PW_REWIND_IMM(K) /* the widening moved nothing */
+#define MCU_CONV2D_S8_PW_PAIR_IMM                                                                                      \
+    "vmov %[kc], s24\n"
+#define MCU_CONV2D_S8_PW_BLOCK_IMM                                                                                     \
+    "vmov %[wv], s17\n\t"                                                                                              \
+    "add %[wv], %[wv], %[kc]\n\t"                                                                                      \
+    "ldrd %[a00], %[a10], [%[kc]], #8\n\t"                                                                             \
+    "vldmia %[wv], {s0-s3}\n"
+#define MCU_CONV2D_S8_PW_NEXT_IMM                                                                                      \
+    "ldrd %[a00], %[a10], [%[kc]], #8\n"
+#define MCU_CONV2D_S8_PW_HALF_IMM(K)                                                                                   \
+    "add %[w0], %[w0], #2*" #K "\n\t"
+
+/* Step N of a one-turn 2x2 block (k = K): MCU_CONV2D_S8_PW_STEP's loads at constant offsets from the columns (16
+ * bytes a step) and the rows (w0, w0 + K; 4 bytes a step), none writing back, so all six pipeline. Pixel 1's sums
+ * accumulate onto S01, S11: the step's own, or in step 0 pixel 0's (the biases, read before pixel 0's SMLAD). */
+#define MCU_CONV2D_S8_PW_STEPI(N, K, S01, S11)                                                                         \
+    "ldr %[x0o], [%[px], #" #N "*16+4]\n\t"                                                                            \
+    "ldr %[x1e], [%[px], #" #N "*16+8]\n\t"                                                                            \
+    "ldr %[x1o], [%[px], #" #N "*16+12]\n\t"                                                                           \
+    "ldr %[wt], [%[w0], #" #K "+" #N "*4]\n\t"                                                                         \
+    "ldr %[x0e], [%[px], #" #N "*16]\n\t"                                                                              \
+    "ldr %[wv], [%[w0], #" #N "*4]\n\t"                                                                                \
+    "sxtb16 %[we], %[wv]\n\t"                                                                                          \
+    "smlad %[a01], %[x1e], %[we], %[" S01 "]\n\t"                                                                      \
+    "smlad %[a00], %[x0e], %[we], %[a00]\n\t"                                                                          \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "smlad %[a00], %[x0o], %[wv], %[a00]\n\t"                                                                          \
+    "smlad %[a01], %[x1o], %[wv], %[a01]\n\t"                                                                          \
+    "sxtb16 %[we], %[wt]\n\t"                                                                                          \
+    "smlad %[a11], %[x1e], %[we], %[" S11 "]\n\t"                                                                      \
+    "smlad %[a10], %[x0e], %[we], %[a10]\n\t"                                                                          \
+    "sxtb16 %[wt], %[wt], ror #8\n\t"                                                                                  \
+    "smlad %[a10], %[x0o], %[wt], %[a10]\n\t"                                                                          \
+    "smlad %[a11], %[x1o], %[wt], %[a11]\n\t"
+#define MCU_CONV2D_S8_PW_STEPI_AT(N, K) MCU_CONV2D_S8_PW_STEPI(N, K, "a01", "a11")
+#define MCU_CONV2D_S8_PW_STEPS8 MCU_CONV2D_S8_PW_STEPI(0, 8, "a00", "a10") MCU_CONV2D_S8_PW_STEPI_AT(1, 8)
+#define MCU_CONV2D_S8_PW_STEPS16                                                                                       \
+    MCU_CONV2D_S8_PW_STEPI(0, 16, "a00", "a10") MCU_CONV2D_S8_PW_STEPI_AT(1, 16)                                       \
+    MCU_CONV2D_S8_PW_STEPI_AT(2, 16) MCU_CONV2D_S8_PW_STEPI_AT(3, 16)
+#define MCU_CONV2D_S8_PW_STEPS32                                                                                       \
+    MCU_CONV2D_S8_PW_STEPI(0, 32, "a00", "a10") MCU_CONV2D_S8_PW_STEPI_AT(1, 32)                                       \
+    MCU_CONV2D_S8_PW_STEPI_AT(2, 32) MCU_CONV2D_S8_PW_STEPI_AT(3, 32) MCU_CONV2D_S8_PW_STEPI_AT(4, 32)                 \
+    MCU_CONV2D_S8_PW_STEPI_AT(5, 32) MCU_CONV2D_S8_PW_STEPI_AT(6, 32) MCU_CONV2D_S8_PW_STEPI_AT(7, 32)
+
+/* The pair's widening (pixel 0 at [x1o], pixel 1 [wt] bytes after it, into [px] on to the columns' end, s22), W
+ * taps a turn: 4 (any k), or 8 (k % 8 == 0: pixel 1 through its own pointer [w0], four loads back to back); K8,
+ * K16, K32: k = 8, 16, 32 without a loop, at constant offsets (MCU_CONV2D_S8_PW_WIDENI: taps 8N .. 8N + 7), nothing
+ * moved. */
+#define MCU_CONV2D_S8_PW_WIDEN4                                                                                        \
     "vmov %[we], s22\n"                                                                                                \
     "4:\n\t"                                                                                                           \
     "ldr %[x0o], [%[x1o], %[wt]]\n\t"                                                                                  \
@@ -968,10 +1034,82 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "strd %[x1e], %[x0e], [%[px]], #16\n\t"                                                                            \
     "strd %[a00], %[x0o], [%[px], #-8]\n\t"                                                                            \
     "cmp %[px], %[we]\n\t"                                                                                             \
-    "bne 4b\n\t"                                                                                                       \
-    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "bne 4b\n\t"
+#define MCU_CONV2D_S8_PW_WIDEN8                                                                                        \
+    "vmov %[we], s22\n\t"                                                                                              \
+    "add %[w0], %[x1o], %[wt]\n"                                                                                       \
+    "4:\n\t"                                                                                                           \
+    "ldr %[x0o], [%[x1o], #4]\n\t"                                                                                     \
+    "ldr %[x1e], [%[w0], #4]\n\t"                                                                                      \
+    "ldr %[x0e], [%[x1o]], #8\n\t"                                                                                     \
+    "ldr %[wv], [%[w0]], #8\n\t"                                                                                       \
+    "sxtb16 %[a00], %[x0e]\n\t"                                                                                        \
+    "sxtb16 %[x0e], %[x0e], ror #8\n\t"                                                                                \
+    "sxtb16 %[a01], %[wv]\n\t"                                                                                         \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "strd %[a00], %[x0e], [%[px]], #32\n\t"                                                                            \
+    "strd %[a01], %[wv], [%[px], #-24]\n\t"                                                                            \
+    "sxtb16 %[a10], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "sxtb16 %[a11], %[x1e]\n\t"                                                                                        \
+    "sxtb16 %[x1e], %[x1e], ror #8\n\t"                                                                                \
+    "strd %[a10], %[x0o], [%[px], #-16]\n\t"                                                                           \
+    "strd %[a11], %[x1e], [%[px], #-8]\n\t"                                                                            \
+    "cmp %[px], %[we]\n\t"                                                                                             \
+    "bne 4b\n\t"
+
+#define MCU_CONV2D_S8_PW_WIDENI(N)                                                                                     \
+    "ldr %[x0o], [%[x1o], #" #N "*8+4]\n\t"                                                                            \
+    "ldr %[x1e], [%[w0], #" #N "*8+4]\n\t"                                                                             \
+    "ldr %[x0e], [%[x1o], #" #N "*8]\n\t"                                                                              \
+    "ldr %[wv], [%[w0], #" #N "*8]\n\t"                                                                                \
+    "sxtb16 %[a00], %[x0e]\n\t"                                                                                        \
+    "sxtb16 %[x0e], %[x0e], ror #8\n\t"                                                                                \
+    "sxtb16 %[a01], %[wv]\n\t"                                                                                         \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                                                  \
+    "strd %[a00], %[x0e], [%[px], #" #N "*32]\n\t"                                                                     \
+    "strd %[a01], %[wv], [%[px], #" #N "*32+8]\n\t"                                                                    \
+    "sxtb16 %[a10], %[x0o]\n\t"                                                                                        \
+    "sxtb16 %[x0o], %[x0o], ror #8\n\t"                                                                                \
+    "sxtb16 %[a11], %[x1e]\n\t"                                                                                        \
+    "sxtb16 %[x1e], %[x1e], ror #8\n\t"                                                                                \
+    "strd %[a10], %[x0o], [%[px], #" #N "*32+16]\n\t"                                                                  \
+    "strd %[a11], %[x1e], [%[px], #" #N "*32+24]\n\t"
+#define MCU_CONV2D_S8_PW_WIDENK8 "add %[w0], %[x1o], %[wt]\n\t" MCU_CONV2D_S8_PW_WIDENI(0)
+#define MCU_CONV2D_S8_PW_WIDENK16 MCU_CONV2D_S8_PW_WIDENK8 MCU_CONV2D_S8_PW_WIDENI(1)
+#define MCU_CONV2D_S8_PW_WIDENK32                                                                                      \
+    MCU_CONV2D_S8_PW_WIDENK16 MCU_CONV2D_S8_PW_WIDENI(2) MCU_CONV2D_S8_PW_WIDENI(3)
+
+/* The sweep over the pixel pairs and, per pair, its channels four at a time; STEPS: the 4-tap steps of one loop turn,
+ * LOOP(STEPS, L, M): a 2x2 block's step loop (ONCE, TURN or MID), V: the bookkeeping (REG or IMM, k = K), W: the
+ * widening's taps a turn. Loop state in s12-s31 (a VMOV moves two core registers in the time of one LDR and nothing
+ * goes through memory): per channel block the folded biases and scales of the next one (s16, s17; IMM: the biases'
+ * in [kc], s17 the scales' offset from them), the second 2x2 block's biases (REG: s12, s13), its outputs in pixels
+ * 0 and 1 (s18, s19), zp and pixel 0's end (s20, s21), the widened columns' end (s22); per pixel pair the pair's
+ * first input and pixel 1's offset from it (s14, s15), the pairs left (s23), the biases' and scales' start (s24,
+ * s25), the weights' start and c_out (s26, s27), the input step and c_out - c_out % 4 (s28, s29), the pair's output
+ * and the output step (s30, s31).
+ * Per pixel pair: both pixels widened to int16 lanes in the order the step loads them (per 4 taps: pixel 0's even
+ * and odd lanes, then pixel 1's; SXTB16, STRD), all its reads before its first write. Per block of four channels:
+ * two 2x2 blocks (channels 0, 1 then 2, 3; the biases start the accumulators, the step loop, the weights on by k
+ * past the second row; the first block's sums parked in s8-s11), then the eight
+ * values requantized as mcu_requant_plain_s8 does (VCVT, VMUL by the scale, VCVTR: round half to even, saturating;
+ * QADD zp, SSAT #8) and each pixel's four bytes stored by one STR. */
+#define MCU_CONV2D_S8_PW_SWEEP(STEPS, LOOP, V, K, W)                                                                   \
+    "vmov s24, s25, %[a00], %[a01]\n\t" MCU_CONV2D_S8_PW_ENTRY_##V                                                     \
+    "vmov s30, s31, %[a10], %[a11]\n\t"                                                                                \
+    "vmov s26, s27, %[w0], %[x0o]\n\t"                                                                                 \
+    "vmov s14, s15, %[x1o], %[wt]\n\t"                                                                                 \
+    "vmov s28, s29, %[wv], %[we]\n\t"                                                                                  \
+    "vmov s20, %[x0e]\n\t"                                                                                             \
+    "vmov s23, %[x1e]\n\t"                                                                                             \
+    "add %[we], %[px], %[kc], lsl #2\n\t"                                                                              \
+    "vmov s22, %[we]\n\t" MCU_CONV2D_S8_ALIGN                                                                          \
+    "3:\n\t"                                                                                                           \
+    "vmov %[x1o], %[wt], s14, s15\n\t"                                                                                 \
+    MCU_CONV2D_S8_PW_WIDEN##W                                                                                          \
+    MCU_CONV2D_S8_PW_REWIND_##V(K)                                                                                     \
     "vmov %[a00], %[a01], s28, s29\n\t"                                                                                \
-    "sub %[x1o], %[x1o], %[kc]\n\t"                                                                                    \
     "add %[x1o], %[x1o], %[a00]\n\t"                                                                                   \
     "vmov s14, %[x1o]\n\t"                                                                                             \
     "vmov %[a10], %[a11], s30, s31\n\t"                                                                                \
@@ -982,28 +1120,11 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
     "vmov s21, %[a01]\n\t"                                                                                             \
     "add %[a10], %[a10], %[a11]\n\t"                                                                                   \
     "vmov s30, %[a10]\n\t"                                                                                             \
-    "vmov %[a00], %[a01], s24, s25\n\t"                                                                                \
-    "vmov s16, s17, %[a00], %[a01]\n"                                                                                  \
-    "2:\n\t"                                                                                                           \
-    "vmov %[we], %[wv], s16, s17\n\t"                                                                                  \
-    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
-    "vldmia %[wv]!, {s0-s3}\n\t"                                                                                       \
-    "vmov s16, s17, %[we], %[wv]\n\t"                                                                                  \
-    "mov %[a01], %[a00]\n\t"                                                                                           \
-    "mov %[a11], %[a10]\n"                                                                                             \
-    "1:\n\t" STEPS TURN("1")                                                                                           \
-    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
-    "add %[w0], %[w0], %[kc]\n\t"                                                                                      \
+    MCU_CONV2D_S8_PW_PAIR_##V "2:\n\t" MCU_CONV2D_S8_PW_BLOCK_##V                                                      \
+    LOOP(STEPS, "1", "7") MCU_CONV2D_S8_PW_HALF_##V(K)                                                              \
     "vmov s8, s9, %[a00], %[a01]\n\t"                                                                                  \
     "vmov s10, s11, %[a10], %[a11]\n\t"                                                                                \
-    "vmov %[we], s16\n\t"                                                                                              \
-    "ldrd %[a00], %[a10], [%[we]], #8\n\t"                                                                             \
-    "vmov s16, %[we]\n\t"                                                                                              \
-    "mov %[a01], %[a00]\n\t"                                                                                           \
-    "mov %[a11], %[a10]\n"                                                                                             \
-    "5:\n\t" STEPS TURN("5")                                                                                           \
-    "sub %[px], %[px], %[kc], lsl #2\n\t"                                                                              \
-    "add %[w0], %[w0], %[kc]\n\t"                                                                                      \
+    MCU_CONV2D_S8_PW_NEXT_##V LOOP(STEPS, "5", "8") MCU_CONV2D_S8_PW_HALF_##V(K)                                    \
     "vmov s4, s5, %[a00], %[a01]\n\t"                                                                                  \
     "vmov s6, s7, %[a10], %[a11]\n\t"                                                                                  \
     "vcvt.f32.s32 s8, s8\n\t"                                                                                          \
@@ -1055,8 +1176,9 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_blocks_s8(const mcu_conv2d_s8_pa
 /** Output channels 0 .. c_out - c_out % 4 - 1 of `pairs` pixel pairs, in mode MCU_CONV2D_S8_RQ_S8 with per-channel
  * scales, w_zp NULL, k % 4 == 0, k <= MCU_CONV2D_S8_PW_TAPS: pair i reads its pixels at c0 + i * cstep and
  * c0 + i * cstep + off (k bytes each) and writes y0 + i * ystep and that + c_out; xq: 4k bytes for the widened pair.
- * One assembly loop (MCU_CONV2D_S8_PW_SWEEP), its step loop unrolled to 32 taps when k % 32 == 0, else to 4 (k = 8,
- * 16 and 32 in one turn without a loop: the narrow layers, where the loop test weighs most). */
+ * One assembly loop (MCU_CONV2D_S8_PW_SWEEP): k = 8, 16 and 32 in one turn without a loop at constant offsets (the
+ * narrow layers, where the bookkeeping weighs most), other k % 32 == 0 64 taps a turn (MID), else 4 a turn;
+ * mcucomp/ops/conv2d_s8.py sweep_variant names them. */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_params *p, int32_t *xq, const int8_t *c0,
                                                          ptrdiff_t off, ptrdiff_t cstep, int32_t pairs, int8_t *y0,
                                                          ptrdiff_t ystep)
@@ -1073,19 +1195,23 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep(const mcu_conv2d_s8_par
       [x1e] "+r"(x1e), [x1o] "+r"(x1o), [wv] "+r"(wv), [wt] "+r"(wt), [we] "+r"(we), [px] "+r"(px), [w0] "+r"(w0),     \
       [kc] "+r"(kc)                                                                                                    \
     :                                                                                                                  \
-    : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s14", "s15", "s16", \
-      "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
+    : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", \
+      "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30",  \
+      "s31"
     if (kc == 32) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS32, MCU_CONV2D_S8_PW_ONCE, IMM, 32, K32)
+                             MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc % 32 == 0) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_TURN)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP8, MCU_CONV2D_S8_PW_MID, REG, 0, 8)
                              MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 16) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP4, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS16, MCU_CONV2D_S8_PW_ONCE, IMM, 16, K16)
+                             MCU_CONV2D_S8_PW_OPERANDS);
     } else if (kc == 8) {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP2, MCU_CONV2D_S8_PW_ONCE) MCU_CONV2D_S8_PW_OPERANDS);
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEPS8, MCU_CONV2D_S8_PW_ONCE, IMM, 8, K8)
+                             MCU_CONV2D_S8_PW_OPERANDS);
     } else {
-        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN)
+        __asm__ volatile(MCU_CONV2D_S8_PW_SWEEP(MCU_CONV2D_S8_PW_STEP, MCU_CONV2D_S8_PW_TURN, REG, 0, 4)
                              MCU_CONV2D_S8_PW_OPERANDS);
     }
 #undef MCU_CONV2D_S8_PW_OPERANDS

@@ -49,8 +49,8 @@ CASES = [
     ConvCase((1, 8, 3, 5), 6, (1, 1)),  # pointwise k = 8: the DSP block loop's 4-tap steps without its 16-tap loop
     # depthwise 3x3 above DW_DEFER channels (pixels one by one), c % 4 == 2; stride 2: never the ring variant
     ConvCase((1, 262, 5, 4), 262, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=262),
-    # pointwise on DSP cores with an FPU (mcu_conv2d_s8_pw_sweep / _sweep1): step loops of 4, 16 and 32 taps, k = 8,
-    # 16 without the loop, all pairs in one sweep (c_out % 4 == 0) or one a pair (the GEMM block takes c_out % 4), a
+    # pointwise on DSP cores with an FPU (mcu_conv2d_s8_pw_sweep / _sweep1): step loops of 4, 32 and 64 taps, k = 8,
+    # 16, 32 without the loop, all pairs in one sweep (c_out % 4 == 0) or one a pair (the GEMM block takes c_out % 4), a
     # lone pixel with c_out % 4 == 1, 2, one pixel, the widened buffer's limit (256 taps) and past it (the GEMM block)
     ConvCase((1, 12, 3, 3), 6, (1, 1)),
     ConvCase((1, 8, 2, 5), 12, (1, 1)),
@@ -61,6 +61,8 @@ CASES = [
     ConvCase((1, 128, 1, 1), 9, (1, 1)),
     ConvCase((1, 256, 1, 3), 6, (1, 1)),
     ConvCase((1, 260, 1, 1), 4, (1, 1)),
+    # k % 32 == 0 past one turn: 64 taps a turn, k % 64 == 32 entering the first at its middle (pairs and a lone pixel)
+    ConvCase((1, 96, 3, 3), 8, (1, 1)),
     # few_channels (c_in <= 4): VWW's first conv (stride 2, pads at the end only, 8 channels) on 3x3 = 9 pixels
     ConvCase((1, 3, 7, 7), 8, (3, 3), strides=[2, 2], pads=[0, 0, 1, 1]),
     # IC-like, stride 1, all borders, 13 channels (three quads and a lone one), per-tensor weight scale
