@@ -16,10 +16,6 @@
 #endif
 
 #if MCU_CONV2D_S8_DSP_ASM
-/* Before a loop label that branches return to many times: a taken branch to a 32-bit instruction that is not word
- * aligned costs the M4 a cycle more (one 16-bit padding instruction on the way in instead: MOV r8, r8, 0x46c0, as
- * the cycle simulator's disassembler names NOP a `hint` its tables leave untimed). */
-#define MCU_CONV2D_S8_ALIGN ".balignw 4, 0x46c0\n\t"
 
 /* One 4-tap step of the 2x2 block at byte offset OFF of the four pointers (OFF0: the first step, which advances
  * them by 16 after the load): the three loads issue back to back (the core pipelines them), SXTB16 splits the two
@@ -1259,6 +1255,7 @@ static void mcu_conv2d_s8_pw_widen(const int8_t *c0, const int8_t *c1, int32_t k
 #define MCU_CONV2D_S8_PW1_STEP2 MCU_CONV2D_S8_PW1_STEP MCU_CONV2D_S8_PW1_STEP
 #define MCU_CONV2D_S8_PW1_STEP4 MCU_CONV2D_S8_PW1_STEP2 MCU_CONV2D_S8_PW1_STEP2
 #define MCU_CONV2D_S8_PW1_STEP8 MCU_CONV2D_S8_PW1_STEP4 MCU_CONV2D_S8_PW1_STEP4
+#define MCU_CONV2D_S8_PW1_STEP16 MCU_CONV2D_S8_PW1_STEP8 MCU_CONV2D_S8_PW1_STEP8
 
 /* The one-pixel sweep over blocks of four channels, STEPS a loop turn (as MCU_CONV2D_S8_PW_SWEEP). State: the folded
  * biases and scales of the next block (s16, s17), its output (s18), zp and the output's end (s20, s21), the widened
@@ -1319,8 +1316,7 @@ static void mcu_conv2d_s8_pw_widen(const int8_t *c0, const int8_t *c1, int32_t k
 
 /** Output channels 0 .. 4 * quads - 1 of one pixel whose k taps (k % 4 == 0) mcu_conv2d_s8_pw_widen put in xq (as
  * pixel 0), to y, in the mode of mcu_conv2d_s8_pw_sweep: a matrix-vector loop, four weight rows against the pixel
- * (MCU_CONV2D_S8_PW1_SWEEP; the 2x2 block would compute it twice), 32 taps a turn when k allows, else 4 (one-pixel
- * layers are rare: one unrolled copy). */
+ * (MCU_CONV2D_S8_PW1_SWEEP; the 2x2 block would compute it twice), 64 or 32 taps a turn when k allows, else 4. */
 static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep1(const mcu_conv2d_s8_params *p, const int32_t *xq, int32_t k,
                                                           int32_t quads, int8_t *y)
 {
@@ -1335,7 +1331,9 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_pw_sweep1(const mcu_conv2d_s8_pa
       [wb] "=&r"(wb), [wc] "=&r"(wc), [we] "=&r"(we), [px] "+r"(px), [w0] "+r"(w0), [w3] "+r"(w3), [kc] "+r"(kc)       \
     :                                                                                                                  \
     : "cc", "memory", "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s20", "s21", "s22"
-    if (k % 32 == 0) {
+    if (k % 64 == 0) {
+        __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP16) MCU_CONV2D_S8_PW1_OPERANDS);
+    } else if (k % 32 == 0) {
         __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP8) MCU_CONV2D_S8_PW1_OPERANDS);
     } else {
         __asm__ volatile(MCU_CONV2D_S8_PW1_SWEEP(MCU_CONV2D_S8_PW1_STEP) MCU_CONV2D_S8_PW1_OPERANDS);
@@ -1792,7 +1790,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state
         "ldr %[x1], %[skip]\n\t"
         "add %[x0], %[x0], %[x1]\n\t"
         "orr %[x0], %[x0], #1\n\t"
-        "str %[x0], %[entry]\n"
+        "str %[x0], %[entry]\n\t" MCU_CONV2D_S8_ALIGN
         "2:\n\t"
         "ldrd %[a00], %[a10], [%[wp]], #8\n\t"
         "ldrd %[a20], %[a30], [%[wp]], #8\n\t"

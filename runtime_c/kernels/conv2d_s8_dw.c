@@ -463,7 +463,7 @@ typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MC
  * defer[ch] at r12 + (defer - x); the next quad, or the pair's end. One copy per body: a quad pays no indirect jump
  * into its body and no branch out of it. */
 #define MCU_CONV2D_S8_DW_QUADS(BODY, L)                                                                                \
-    ".Lmcu_dw_" L ":\n\t"                                                                                              \
+    MCU_CONV2D_S8_ALIGN ".Lmcu_dw_" L ":\n\t"                                                                          \
     "ldr r8, [sp, #80]\n\t"                                                                                            \
     "add r8, r8, r12, lsl #2\n\t"                                                                                      \
     "ldmia r8, {r0, r1, r2, r3}\n\t"                                                                                   \
@@ -572,7 +572,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "ldr r9, [sp, #4]\n\t"
             "add r9, r9, r10\n\t"
             "tst r10, #15\n\t" /* C % 16 == 0: four words a turn (LDM from defer; STR: y may be unaligned) */
-            "bne 7f\n"
+            "bne 7f\n\t" MCU_CONV2D_S8_ALIGN
             "3:\n\t"
             "ldmia r8!, {r4, r5, r6, r7}\n\t"
             "str r4, [r9], #4\n\t"
@@ -581,7 +581,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "str r7, [r9], #4\n\t"
             "subs r10, r10, #16\n\t"
             "bne 3b\n\t"
-            "b 4f\n"
+            "b 4f\n\t" MCU_CONV2D_S8_ALIGN
             "7:\n\t" /* else word by word */
             "ldr r11, [r8], #4\n\t"
             "subs r10, r10, #4\n\t"
