@@ -207,12 +207,12 @@ def sweep_terms(pixels: int, k: int, c_out: int, unit_stride: bool) -> dict[str,
     loop in the fixed one: its pairs counted apart), per four channels one block (two 2x2 blocks of k / 4 steps and
     sweep_turns tests each, eight values requantized; the fixed variant's and the mid variant's bookkeeping counted
     apart); a lone pixel widened (k / 4 steps), then per four channels one one-pixel block (k / 4 steps, a test per
-    32 taps when k % 32 == 0, else per 4); the c_out % 4 channels of each pixel pair or lone pixel through the GEMM
+    64 taps when k % 64 == 0, per 32 when k % 32 == 0, else per 4); the c_out % 4 channels of each pixel pair or lone pixel through the GEMM
     block (`rest_blocks`, one k-long dot each)."""
     pairs, lone = pixels // 2, pixels % 2
     blocks, quads = pairs * (c_out // 4), lone * (c_out // 4)
     variant = sweep_variant(k)
-    turns1 = k // (32 if k % 32 == 0 else 4)
+    turns1 = k // (64 if k % 64 == 0 else 32 if k % 32 == 0 else 4)
     rest = (pairs + lone) * -(-(c_out % 4) // 2)
     calls = min(pairs, 1) if unit_stride and c_out % 4 == 0 else pairs
     return {"sweep_calls": calls, "sweep_pairs": pairs, "sweep_fixed_pairs": pairs if variant == "fixed" else 0,
