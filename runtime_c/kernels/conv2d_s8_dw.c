@@ -225,27 +225,32 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
     if (plain) {
 #if MCU_CONV2D_S8_DW_FPU_ASM
         /* the same conversions, multiplies and VCVTR as mcu_round_even_sat's, with two values per core<->FPU
-         * transfer (VMOV of a register pair) */
-        const float s0 = sc[0], s1 = sc[step], s2 = sc[2 * step], s3 = sc[3 * step];
-        __asm__("vmov s0, s1, %[a0], %[a1]\n\t"
-                "vmov s2, s3, %[a2], %[a3]\n\t"
-                "vcvt.f32.s32 s0, s0\n\t"
-                "vcvt.f32.s32 s1, s1\n\t"
-                "vcvt.f32.s32 s2, s2\n\t"
-                "vcvt.f32.s32 s3, s3\n\t"
-                "vmul.f32 s0, s0, %[s0]\n\t"
-                "vmul.f32 s1, s1, %[s1]\n\t"
-                "vmul.f32 s2, s2, %[s2]\n\t"
-                "vmul.f32 s3, s3, %[s3]\n\t"
-                "vcvtr.s32.f32 s0, s0\n\t"
-                "vcvtr.s32.f32 s1, s1\n\t"
-                "vcvtr.s32.f32 s2, s2\n\t"
-                "vcvtr.s32.f32 s3, s3\n\t"
-                "vmov %[a0], %[a1], s0, s1\n\t"
-                "vmov %[a2], %[a3], s2, s3"
-                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3)
-                : [s0] "t"(s0), [s1] "t"(s1), [s2] "t"(s2), [s3] "t"(s3)
-                : "s0", "s1", "s2", "s3");
+         * transfer (VMOV of a register pair); per channel the four scales by one VLDM */
+#define MCU_CONV2D_S8_DW_PACK(LOAD, M1, M2, M3)                                                                      \
+    __asm__("vmov s0, s1, %[a0], %[a1]\n\t"                                                                           \
+            "vmov s2, s3, %[a2], %[a3]\n\t" LOAD "vcvt.f32.s32 s0, s0\n\t"                                           \
+            "vcvt.f32.s32 s1, s1\n\t"                                                                                  \
+            "vcvt.f32.s32 s2, s2\n\t"                                                                                  \
+            "vcvt.f32.s32 s3, s3\n\t"                                                                                  \
+            "vmul.f32 s0, s0, s4\n\t"                                                                                  \
+            "vmul.f32 s1, s1, " M1 "\n\t"                                                                              \
+            "vmul.f32 s2, s2, " M2 "\n\t"                                                                              \
+            "vmul.f32 s3, s3, " M3 "\n\t"                                                                              \
+            "vcvtr.s32.f32 s0, s0\n\t"                                                                                 \
+            "vcvtr.s32.f32 s1, s1\n\t"                                                                                 \
+            "vcvtr.s32.f32 s2, s2\n\t"                                                                                 \
+            "vcvtr.s32.f32 s3, s3\n\t"                                                                                 \
+            "vmov %[a0], %[a1], s0, s1\n\t"                                                                            \
+            "vmov %[a2], %[a3], s2, s3"                                                                                 \
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3)                                               \
+            : [sc] "r"(sc), "m"(*(const float(*)[4])sc)                                                              \
+            : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7")
+        if (step) {
+            MCU_CONV2D_S8_DW_PACK("vldmia %[sc], {s4-s7}\n\t", "s5", "s6", "s7");
+        } else {
+            MCU_CONV2D_S8_DW_PACK("vldr s4, [%[sc]]\n\t", "s4", "s4", "s4");
+        }
+#undef MCU_CONV2D_S8_DW_PACK
 #else
         a0 = mcu_round_even_sat((float)a0 * sc[0]);
         a1 = mcu_round_even_sat((float)a1 * sc[step]);
