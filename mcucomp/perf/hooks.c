@@ -37,7 +37,12 @@ void mc_block_hook(void *uc, uint64_t address, uint32_t size, void *user_data)
     (void)uc;
     if ((uint32_t)address != s->fall) {
         s->cycles += s->pending + b->misaligned;
+    } else if (s->tail_load && b->head_ls && !(s->tail_writes & b->head_reads)) {
+        /* straight on across a block boundary the emulator made (a 1 KB page): the load pipelines as in one block */
+        s->cycles -= 1.0;
     }
+    s->tail_load = b->tail_load;
+    s->tail_writes = b->tail_writes;
     s->cycles += b->cycles;
     s->instructions += b->instructions;
     s->fall = b->fall;

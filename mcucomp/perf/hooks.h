@@ -10,6 +10,10 @@ typedef struct {
     double cycles;        /* static cost, last instruction not taken */
     double taken_extra;   /* added when the next block does not start at fall */
     double misaligned;    /* added to the previous block's taken_extra when this block is a branch target */
+    uint32_t head_ls;     /* the first instruction is a load or store that pipelines after a load (cores that do) */
+    uint32_t tail_load;   /* the last instruction is a single load */
+    uint64_t head_reads;  /* registers the first instruction reads, bit (capstone id % 64) */
+    uint64_t tail_writes; /* registers the last instruction writes, as head_reads */
 } mc_block;
 
 typedef struct {
@@ -26,6 +30,8 @@ typedef struct {
     uint64_t instructions;
     uint32_t fall;
     double pending;
+    uint32_t tail_load;   /* the last block's tail_load and tail_writes (a fall-through may split a run of loads) */
+    uint64_t tail_writes;
     mc_block *slots;      /* open-addressing table, mask + 1 entries */
     uint32_t mask;
     uint32_t used;

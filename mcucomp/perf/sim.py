@@ -194,6 +194,8 @@ class Simulator:
             self.untimed[name] = self.untimed.get(name, 0) + 1
         action = self.actions.get(address)
         out.instructions, out.fall, out.misaligned = cost.instructions, cost.fall_through, cost.misaligned_entry
+        out.head_ls, out.head_reads = int(cost.head_pipelines), cost.head_reads
+        out.tail_load, out.tail_writes = int(cost.tail_load), cost.tail_writes
         if action is None:
             out.action, out.cycles, out.taken_extra = -1, cost.cycles, cost.taken_extra
         else:   # marker blocks: their instructions count, their cycles do not

@@ -1,7 +1,8 @@
 """Per-core instruction timing tables (mcucomp/perf/timing/<core>.toml) and the static cost of a basic block.
 
 A block's cost is the sum of its instructions' table cycles, with the core's load pipelining applied between
-neighbouring instructions of the block. What depends on the run is left to the simulator: the extra cycles when
+neighbouring instructions of the block (and, by the simulator, across a block boundary the emulator made on the
+straight line: its blocks end at 1 KB pages). What depends on the run is left to the simulator: the extra cycles when
 the block's last instruction leaves the straight line (`taken_extra`), divide early termination and flash waits.
 """
 
@@ -104,6 +105,18 @@ class BlockCost:
     misaligned_entry: float    # added to the previous block's taken_extra when this block is a branch target
     divides: list[int]         # addresses of divide instructions (their exact cost is set per execution)
     untimed: list[str]         # instruction names with no table entry (costed 1 cycle)
+    head_pipelines: bool       # the first instruction is a load or store that pipelines after a load
+    head_reads: int            # its registers read (reg_mask)
+    tail_load: bool            # the last instruction is a single load
+    tail_writes: int           # its registers written (reg_mask)
+
+
+def reg_mask(regs) -> int:
+    """Capstone register ids as a 64-bit mask (id % 64: ids that share a bit only make a dependency seem real)."""
+    mask = 0
+    for r in regs:
+        mask |= 1 << (r % 64)
+    return mask
 
 
 def _register_count(insn) -> int:
@@ -128,6 +141,7 @@ def block_cost(timing: CoreTiming, insns: list, address: int, size: int) -> Bloc
     divides: list[int] = []
     untimed: list[str] = []
     previous_load_writes: set | None = None   # registers written by the previous single load, if it was one
+    head_pipelines, head_reads = False, 0
     for insn in insns:
         name = insn.insn_name()
         cls = timing.by_insn.get(name)
@@ -137,6 +151,8 @@ def block_cost(timing: CoreTiming, insns: list, address: int, size: int) -> Bloc
             previous_load_writes = None
             continue
         reads, writes = insn.regs_access()
+        if insn is insns[0]:
+            head_pipelines, head_reads = timing.pipelined_loads and cls.kind in ("load", "store"), reg_mask(reads)
         cost = cls.cycles
         extra = 0.0
         if cls.kind == "multiple":
@@ -158,7 +174,9 @@ def block_cost(timing: CoreTiming, insns: list, address: int, size: int) -> Bloc
     first = insns[0] if insns else None
     misaligned = (timing.misaligned_target_extra if first is not None and first.size == 4 and address % 4 == 2
                   else 0.0)
-    return BlockCost(cycles, len(insns), taken_extra, address + size, misaligned, divides, untimed)
+    tail_writes = reg_mask(previous_load_writes) if previous_load_writes is not None else 0
+    return BlockCost(cycles, len(insns), taken_extra, address + size, misaligned, divides, untimed, head_pipelines,
+                     head_reads, previous_load_writes is not None, tail_writes)
 
 
 def divide_cycles(cls: InsnClass, dividend: int, divisor: int, signed: bool) -> int:
