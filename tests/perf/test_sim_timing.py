@@ -28,6 +28,15 @@ def test_independent_ldr_loop_pipelines(core):
     assert sim.instructions == 1 + N * 6
 
 
+@pytest.mark.parametrize("pad", [508, 509, 510, 511, 512])
+def test_loads_pipeline_across_the_emulators_1kb_block_boundary(pad):
+    """pad 16-bit MOVs (1 cycle each) put four independent LDRs before, across and after CODE_BASE + 1 KB, where
+    the emulator ends its translation blocks: still 2 + 1 + 1 + 1 (one straight line on the core)."""
+    sim = run_snippet(f"    .rept {pad}\n    mov r8, r8\n    .endr\n"
+                      "    ldr r1, [r0]\n    ldr r2, [r0, #4]\n    ldr r3, [r0, #8]\n    ldr r4, [r0, #12]")
+    assert sim.cycles == pad + 5
+
+
 def test_dependent_ldr_does_not_pipeline():
     """ldr r1,[r0]; ldr r2,[r0, r1]: the second load's address needs the first load's result, so no pipelining:
     2 + 2."""
