@@ -34,6 +34,9 @@ CHAINS = 8
 FC_CHAINS = 3
 #: (channels, height, width) of each depthwise calibration chain: narrow and wide, large and small maps.
 DW_CHAINS = ((8, 24, 24), (12, 9, 13), (32, 10, 8), (64, 8, 6))
+#: Few-channels chains (channels, height, width of the input, first stride): first convs (an image's or a
+#: spectrogram's) and convs over a few channels further on, the `few_channels` path's geometries (session 7)
+FEW_CHAINS = ((3, 48, 48, 2), (3, 32, 32, 1), (1, 40, 12, 1), (4, 20, 28, 2))
 MAX_CONV_MACS = 40_000
 SEED = 20261123
 
@@ -182,6 +185,23 @@ def dw_chain(index: int) -> onnx.ModelProto:
     return _checked(ch, f"calib_dw{index}", [1, c, h, w], y)
 
 
+def few_chain(index: int) -> onnx.ModelProto:
+    """Few-channels calibration chain `index` in float32 (FEW_CHAINS): three 3x3 convs over at most four channels
+    (the first strided as given, then padded all round, then strided by 2 with the bottom and right padding), each
+    but the last narrowed again by a pointwise conv, then a global pool and a fully connected layer: the random
+    chains have few such layers, and those small."""
+    rng = np.random.default_rng(SEED + 3000 + index)
+    c, h, w, stride = FEW_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    x = ch.conv("input", "c0", 8, (3, 3), stride, [1, 1, 1, 1] if stride == 1 else [0, 0, 1, 1])
+    x = ch.conv(ch.conv(x, "n0", 4, (1, 1), 1, [0, 0, 0, 0]), "c1", 12, (3, 3), 1, [1, 1, 1, 1])
+    x = ch.conv(ch.conv(x, "n1", 3, (1, 1), 1, [0, 0, 0, 0]), "c2", 16, (3, 3), 2, [0, 0, 1, 1])
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = ch.shape[:2]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_few{index}", [1, c, h, w], y)
+
+
 def _checked(ch: _Chain, name: str, in_shape: list[int], y: str) -> onnx.ModelProto:
     """The chain as a checked opset-13 model with input 'input' and output y."""
     graph = helper.make_graph(ch.nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, in_shape)],
@@ -273,4 +293,6 @@ def calibration_models() -> list[tuple[str, onnx.ModelProto]]:
                    (f"calib_fc{i}_qdq_int8io", with_int8_io(quantized(base, "qdq", SEED + 1000 + i)))]
     for i in range(len(DW_CHAINS)):
         models.append((f"calib_dw{i}_qdq_int8io", with_int8_io(quantized(dw_chain(i), "qdq", SEED + 2000 + i))))
+    for i in range(len(FEW_CHAINS)):
+        models.append((f"calib_few{i}_qdq_int8io", with_int8_io(quantized(few_chain(i), "qdq", SEED + 3000 + i))))
     return models
