@@ -63,7 +63,8 @@ class FcS8(KernelOp):
         w = g.const(node.inputs[1])
         out_f, in_f = w.shape
         rows = g.tensors[node.inputs[0]].size // in_f
-        rq_fields, arrays = fc_requant(a["rq"]).params(node.name)
+        rq = fc_requant(a["rq"])
+        rq_fields, arrays = rq.params(node.name)
         w_zp = a.get("w_zp")
         has_wzp = w_zp is not None and np.any(np.asarray(w_zp) != 0)
         bias = g.const(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
@@ -73,18 +74,20 @@ class FcS8(KernelOp):
             arrays[f"{node.name}_wzp"] = np.asarray(w_zp, np.int32).reshape(-1)
         params = [("rows", rows), ("in_features", in_f), ("out_features", out_f),
                   ("w", ArrayRef(f"{node.name}_wpacked")), ("bias", ArrayRef(f"{node.name}_bias")),
-                  ("w_zp", ArrayRef(f"{node.name}_wzp") if has_wzp else "NULL"), ("rq", rq_fields)]
+                  ("w_zp", ArrayRef(f"{node.name}_wzp") if has_wzp else "NULL"), ("rq", rq_fields),
+                  ("rq_plain", int(rq.plain()))]
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]], arrays)
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """Per row and chunk of 32 outputs a bias copy and a requantization call; per block of 4 outputs a 4-feature
         loop (k4 steps) and the feature tail; the last out % 4 outputs one dot product each; per output a
-        requantization; per row an input sum with weight zero points."""
+        requantization (inline where the rq is plain: `rq_plain_outputs`); per row an input sum with weight zero
+        points."""
         p = params_dict(self.call(node, g))
         rows, n_in, n_out = p["rows"], p["in_features"], p["out_features"]
         blocks, rest = divmod(n_out, BLOCK)
         terms = {"calls": 1, "rows": rows, "chunks": rows * -(-n_out // CHUNK),
-                 **requant_terms(p["rq"], rows * n_out),
+                 **({"rq_plain_outputs": rows * n_out} if p["rq_plain"] else requant_terms(p["rq"], rows * n_out)),
                  "block_steps": rows * blocks * (n_in // 4), "blocks": rows * blocks,
                  "tail_macs": rows * blocks * BLOCK * (n_in % 4), "single_macs": rows * rest * n_in}
         if p["w_zp"] != "NULL":

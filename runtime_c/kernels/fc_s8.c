@@ -194,6 +194,27 @@ static __attribute__((noinline)) const int8_t *fc_s8_blocks(const int8_t *x, con
     return w;
 }
 
+/** A chunk's n accumulators (outputs o0 ..) requantized to y: a plain rq inline (one VCVTR, QADD and SSAT an output
+ * over the full int8 range on DSP cores with an FPU), else by mcu_requant_row. */
+static void fc_s8_requant(const mcu_fc_s8_params *p, const int32_t *acc, int32_t n, int32_t o0, int8_t *y)
+{
+    const mcu_requant *rq = &p->rq;
+    const int32_t step = rq->per_channel ? 1 : 0;
+    const float *scale = rq->scale + o0 * step;
+    int32_t o;
+    if (!p->rq_plain) {
+        mcu_requant_row(rq, acc, n, o0, 1, y, 1);
+    } else if (rq->qmin == -128 && rq->qmax == 127) {
+        for (o = 0; o < n; ++o) {
+            y[o] = (int8_t)mcu_requant_plain_s8(rq, acc[o], scale[o * step]);
+        }
+    } else {
+        for (o = 0; o < n; ++o) {
+            y[o] = (int8_t)mcu_requant_plain_scaled(rq, acc[o], scale[o * step]);
+        }
+    }
+}
+
 /* Accumulators of up to this many outputs are requantized together, so the per-call setup of the requantization
  * is paid once per chunk (128 B of stack); a multiple of MCU_FC_S8_BLOCK. */
 #define FC_S8_CHUNK 32
@@ -225,7 +246,7 @@ void mcu_fc_s8(const mcu_fc_s8_params *p, const int8_t *x, int8_t *y)
                 acc[o] = fc_s8_dot(xr, w, n_in, acc[o]);
                 w += n_in;
             }
-            mcu_requant_row(&p->rq, acc, n, o0, 1, yr + o0, 1);
+            fc_s8_requant(p, acc, n, o0, yr + o0);
         }
     }
 }

@@ -13,6 +13,7 @@ typedef struct {
     const int32_t *bias; /* folded at compile time: bias[o] - x_zp sum_k w[o][k] + in x_zp w_zp[o] */
     const int32_t *w_zp; /* per output feature, or NULL for all zero: then acc -= w_zp[o] sum_k x[r][k] */
     mcu_requant rq;
+    int32_t rq_plain; /* rq is float mode without div, every scale finite: mcu_requant_plain applies (compile time) */
 } mcu_fc_s8_params;
 
 /** int8 fully connected: y[r][o] = requant(bias[o] + sum_k (x[r][k]-x_zp)(w[o][k]-w_zp[o])) (x_zp, bias in p->bias). */
