@@ -25,10 +25,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
+import capstone
 import cffi
-
-from unicorn import (UC_ARCH_ARM, UC_HOOK_BLOCK, UC_HOOK_CODE, UC_HOOK_INTR, UC_HOOK_MEM_READ, UC_MODE_MCLASS,
-                     UC_MODE_THUMB, Uc, UcError)
+from capstone.arm_const import ARM_CC_AL, ARM_CC_INVALID
+from unicorn import (UC_ARCH_ARM, UC_ERR_INSN_INVALID, UC_HOOK_BLOCK, UC_HOOK_CODE, UC_HOOK_INTR, UC_HOOK_MEM_READ,
+                     UC_MODE_MCLASS, UC_MODE_THUMB, Uc, UcError)
 from unicorn import arm_const as uca
 from unicorn.unicorn_py3 import unicorn as _unicorn_binding
 
@@ -51,6 +52,8 @@ BKPT_SEMIHOSTING = b"\xab\xbe"
 PAGE = 0x1000
 #: Slots of the block table (open addressing; more than 3/4 full falls back to decoding every time).
 BLOCK_SLOTS = 1 << 16
+XPSR_IT_MASK = 0x0600_FC00      # the IT block state, XPSR bits 26:25 and 15:10
+MAX_STALE_IT_RESUMES = 1 << 16  # runs resumed after clearing a stale IT state (Simulator._clear_stale_it)
 MAX_CACHE_WAYS = 16
 
 
@@ -246,13 +249,34 @@ class Simulator:
         """Execute from entry (Thumb) with stack pointer sp until `until`, an exit call, a fault or the timeout."""
         self.uc.reg_write(uca.UC_ARM_REG_SP, sp)
         self.state.fall = entry & ~1
-        try:
-            self.uc.emu_start(entry | 1, until, timeout=int(timeout_s * 1e6))
-        except UcError as exc:
-            self.error = RunError(self.uc.reg_read(uca.UC_ARM_REG_PC), f"emulation stopped: {exc}")
+        start = entry
+        for _ in range(MAX_STALE_IT_RESUMES):
+            try:
+                self.uc.emu_start(start | 1, until, timeout=int(timeout_s * 1e6))
+            except UcError as exc:
+                start = self.uc.reg_read(uca.UC_ARM_REG_PC)
+                if exc.errno == UC_ERR_INSN_INVALID and self._clear_stale_it(start):
+                    continue
+                self.error = RunError(start, f"emulation stopped: {exc}")
+            break
         if self.uc.reg_read(uca.UC_ARM_REG_PC) & ~1 != self.state.fall:
             self.state.cycles += self.state.pending   # the last block branched away (e.g. to `until`)
         self.state.pending = 0.0
+
+    def _clear_stale_it(self, pc: int) -> bool:
+        """Unicorn's Armv8-M models can carry an IT block's state across the end of a translation block (seen when
+        the block after it starts a 1 KB page), so the next instruction, a conditional branch that no IT block may
+        hold, is refused as invalid. Clear that stale state and say whether the run may go on from pc."""
+        xpsr = self.uc.reg_read(uca.UC_ARM_REG_XPSR)
+        if not xpsr & XPSR_IT_MASK:
+            return False
+        insn = next(self.md.disasm(bytes(self.uc.mem_read(pc, 4)), pc, 1), None)
+        no_it = insn is not None and (insn.mnemonic in ("cbz", "cbnz") or insn.mnemonic.startswith("it")
+                                      or (insn.group(capstone.CS_GRP_JUMP) and insn.cc not in (ARM_CC_AL,
+                                                                                                ARM_CC_INVALID)))
+        if no_it:
+            self.uc.reg_write(uca.UC_ARM_REG_XPSR, xpsr & ~XPSR_IT_MASK)
+        return no_it
 
     def boot(self, elf: Elf, vector_table: int, timeout_s: float = 0) -> None:
         """Run firmware from reset: SP and PC from the vector table at vector_table."""

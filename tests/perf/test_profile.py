@@ -107,3 +107,14 @@ def test_helium_board_is_exit_1(two_conv_path):
     """Unicorn cannot execute Helium: a clear option error naming the board and an alternative, not a crash."""
     proc = run_cli("profile", two_conv_path, "--board", "corstone-300")
     assert proc.returncode == 1 and "Helium" in proc.stderr and "corstone-300" in proc.stderr
+
+
+def test_m33_runs_on_past_a_stale_it_block_state():
+    """A calibration model whose firmware puts newlib's strlen IT block right before a 2 KB boundary (at this code
+    layout): Unicorn's Cortex-M33 carried the IT block's state into the next translation block and refused the
+    conditional branch there as invalid; the simulator clears that state and runs on (Simulator._clear_stale_it)."""
+    from mcucomp.perf.calibration import calibration_models
+    from mcucomp.perf.profile import profile_model
+
+    model = dict(calibration_models())["calib2_qdq"]
+    assert profile_model(model, "nucleo-u575zi", inputs=1, name="m").outputs_match_host
