@@ -200,11 +200,14 @@ static void fc_s8_requant(const mcu_fc_s8_params *p, const int32_t *acc, int32_t
 {
     const mcu_requant *rq = &p->rq;
     const int32_t step = rq->per_channel ? 1 : 0;
-    const float *scale = rq->scale + o0 * step;
     int32_t o;
-    if (!p->rq_plain) {
+    const float *scale;
+    if (!p->rq_plain) { /* (fixed mode has no scales) */
         mcu_requant_row(rq, acc, n, o0, 1, y, 1);
-    } else if (rq->qmin == -128 && rq->qmax == 127) {
+        return;
+    }
+    scale = rq->scale + o0 * step;
+    if (rq->qmin == -128 && rq->qmax == 127) {
         for (o = 0; o < n; ++o) {
             y[o] = (int8_t)mcu_requant_plain_s8(rq, acc[o], scale[o * step]);
         }
