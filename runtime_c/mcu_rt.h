@@ -12,6 +12,13 @@
  * in the default rounding mode, exactly as onnxruntime's MLAS requantization does. */
 #define MCU_ROUND_MAGIC 12582912.0f
 
+/* MCU_RARE(c): c, marked as seldom true so that the compiler lays the common case out as the fall-through. */
+#if defined(__GNUC__)
+#define MCU_RARE(c) __builtin_expect((c), 0)
+#else
+#define MCU_RARE(c) (c)
+#endif
+
 /** Round half to even; |v| must be below 2^22 (callers clamp first). */
 static inline int32_t mcu_round_even(float v)
 {

@@ -9,9 +9,7 @@
 #if defined(__GNUC__)
 #define MCU_ADD_S8_INLINE __attribute__((always_inline)) inline
 #define MCU_ADD_S8_OUTLINE __attribute__((noinline))
-#define MCU_ADD_S8_RARE(c) __builtin_expect((c), 0)
 #else
-#define MCU_ADD_S8_RARE(c) (c)
 #define MCU_ADD_S8_INLINE inline
 #define MCU_ADD_S8_OUTLINE
 #endif
@@ -96,7 +94,7 @@ static MCU_ADD_S8_INLINE void add_linear_ties(const mcu_add_s8_params *p, const 
     while (y < y_end) {
         for (; y < y_end; ++y, a += sa, b += sb) {
             const int32_t x = ka * *a + (kb * *b + kc);
-            if (MCU_ADD_S8_RARE(((uint32_t)x << (32 - MCU_ADD_S8_TIES_SHIFT)) < near)) {
+            if (MCU_RARE(((uint32_t)x << (32 - MCU_ADD_S8_TIES_SHIFT)) < near)) {
                 break;
             }
             *y = (int8_t)add_clamp(x >> MCU_ADD_S8_TIES_SHIFT, lo, hi);

@@ -1,4 +1,5 @@
-"""quantize_linear against onnxruntime, bit for bit: random floats, exact .5 ties, saturation, per axis."""
+"""quantize_linear against onnxruntime, bit for bit: random floats, exact .5 ties, saturation, per axis; the per-tensor
+8-bit path (a multiply by 1 / scale, dividing near ties) on every emulated core."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import pytest
 from onnx import helper
 
 from helpers import check_nodes
+from mcucomp.target.verify import verify_on_target
+
+#: One board per QEMU core: M4, M7, M33, M55 (QADD/SSAT/USAT) and M0+ (the portable C, soft float).
+CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
 
 
 def _floats(rng, scale: float, n: int) -> np.ndarray:
@@ -17,6 +22,59 @@ def _floats(rng, scale: float, n: int) -> np.ndarray:
     x = np.concatenate([ties, wide, tiny])
     x[:6] = [0.0, -0.0, 1e30, -1e30, np.inf, -np.inf]
     return x
+
+
+def _near_ties(rng, scale: float, n: int) -> np.ndarray:
+    """Floats within 3 ulps of (k + 0.5) * scale across and beyond the 8-bit ranges, of +-512 * scale (where the
+    per-tensor path stops dividing), and special values: the cases where x * (1 / scale) may round otherwise."""
+    k = np.concatenate([rng.integers(-300, 300, n - 40) + 0.5, np.full(20, 512.0), np.full(20, -512.0)])
+    x = (k * np.float64(scale)).astype(np.float32)
+    x = (x.view(np.int32) + rng.integers(-3, 4, n).astype(np.int32)).view(np.float32)
+    specials = [np.nan, -np.nan, np.inf, -np.inf, 1e30, -1e30, 0.0, -0.0, 1e-45, -3e-41, 1.0, -1.0]
+    return np.concatenate([np.array(specials, np.float32), x])
+
+
+#: Scales with an inexact and an exact reciprocal (constant scales lie within 2^-40..2^40: check_quant_params).
+SCALES = [0.0123, 1.0 / 3.0, 0.1, 3.0, 2.0**-17, 2.0**-40, 2.0**40]
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_quantize_per_tensor_near_ties(scale, tmp_path):
+    """int8 and uint8 per tensor, inputs at and next to rounding ties and the +-512 bound, NaN and infinities."""
+    x = _near_ties(np.random.default_rng(105), scale, 4000)
+    inits = {"s": np.float32(scale), "zp": np.int8(-3), "zpu": np.uint8(131)}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y_s8"]),
+             helper.make_node("QuantizeLinear", ["x", "s", "zpu"], ["y_u8"])]
+    check_nodes(nodes, {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, initializers=inits, exact=True)
+
+
+@pytest.mark.parametrize("scale", [1e-40, 3e38, 0.0, -0.0123, np.inf, np.nan])
+def test_quantize_runtime_scale_without_normal_reciprocal(scale, tmp_path):
+    """A runtime scale whose reciprocal is not a normal float (or a negative one) keeps onnxruntime's results: the
+    per-tensor path then divides every element."""
+    x = _near_ties(np.random.default_rng(107), 0.0123, 400)
+    feeds = {"x": x, "s": np.array(scale, np.float32)}
+    inits = {"zp": np.int8(-3), "zpu": np.uint8(131)}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y_s8"]),
+             helper.make_node("QuantizeLinear", ["x", "s", "zpu"], ["y_u8"])]
+    inputs = {n: (v.dtype, v.shape) for n, v in feeds.items()}
+    check_nodes(nodes, inputs, feeds, tmp_path, initializers=inits, exact=True)
+
+
+@pytest.mark.parametrize("board", CORE_BOARDS)
+def test_per_tensor_paths_on_target_equal_host(board, tmp_path):
+    """On each QEMU core the per-tensor 8-bit QuantizeLinear (QADD/SSAT and QADD/USAT on DSP cores) and the
+    DequantizeLinear back give the host build's bits (the host matches onnxruntime above)."""
+    x = _near_ties(np.random.default_rng(106), 0.0123, 1000)
+    inits = {"s": np.float32(0.0123), "zp": np.int8(-3), "zpu": np.uint8(131)}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y_s8"]),
+             helper.make_node("QuantizeLinear", ["x", "s", "zpu"], ["y_u8"]),
+             helper.make_node("DequantizeLinear", ["y_s8", "s", "zp"], ["back_s8"]),
+             helper.make_node("DequantizeLinear", ["y_u8", "s", "zpu"], ["back_u8"])]
+    check_nodes(nodes, {"x": (np.float32, x.shape)}, {"x": x}, tmp_path, initializers=inits, exact=True, board=board)
+    result = verify_on_target(tmp_path, board, data={"x": x}, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
 
 
 @pytest.mark.parametrize("dtype,zp", [(np.int8, -3), (np.uint8, 131), (np.int8, 0)])
