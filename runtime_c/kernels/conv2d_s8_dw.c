@@ -390,12 +390,14 @@ typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MC
     MCU_CONV2D_S8_DW_TAP(4) MCU_CONV2D_S8_DW_TAP(5) MCU_CONV2D_S8_DW_TAP(6) MCU_CONV2D_S8_DW_TAP(7)                    \
     MCU_CONV2D_S8_DW_TAP(8)
 /* The eight sums requantized: (float)acc * scale, VCVTR, + zp saturating, SSAT, four bytes a word (r0: pixel 0,
- * r4: pixel 1). */
+ * r4: pixel 1); the quad's scales from the channel in r12. */
 #define MCU_CONV2D_S8_DW_RQ                                                                                            \
     "ldr r8, [sp, #84]\n\t"                                                                                            \
     "ldr r9, [sp, #20]\n\t"                                                                                            \
     "mla r8, r9, r12, r8\n\t"                                                                                          \
-    "vldmia r8, {s8, s9, s10, s11}\n\t"                                                                                \
+    "vldmia r8, {s8, s9, s10, s11}\n\t" MCU_CONV2D_S8_DW_RQ_SCALED
+/* The same given the quad's four scales in s8-s11 and zp at sp + 36. */
+#define MCU_CONV2D_S8_DW_RQ_SCALED                                                                                     \
     "vmov s0, s1, r0, r1\n\t"                                                                                          \
     "vmov s2, s3, r2, r3\n\t"                                                                                          \
     "vmov s4, s5, r4, r5\n\t"                                                                                          \
@@ -625,10 +627,106 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "add sp, sp, #116\n\t"
             "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}");
 }
+
+/* What mcu_conv2d_s8_dw_rows reads (offsets in its assembly, which copies the first 128 bytes to sp + 0 and the
+ * scales to s8-s11; zp, lims and clamp where mcu_conv2d_s8_dw_quads keeps them, for MCU_CONV2D_S8_DW_RQ_SCALED and
+ * MCU_CONV2D_S8_DW_CLAMP). */
+typedef struct {
+    const uint32_t *prev;  /* 0: the staged row above, word 0 = input column -1 (the padding) */
+    int8_t *y;             /* 4: the row's first output pixel, at the block */
+    int32_t pixels;        /* 8: output pixels in the row (W) */
+    int32_t cur_off;       /* 12: bytes from prev to the staged row of the outputs */
+    int32_t next_off;      /* 16: bytes from prev to the staged row below */
+    int32_t c;             /* 20: bytes from one output pixel to the next (C) */
+    const int32_t *kbias;  /* 24: the block's four accumulator starts */
+    int32_t unused[2];     /* 28, 32 */
+    int32_t zp;            /* 36 */
+    uint32_t lims[2];      /* 40, 44: qmin, qmax in every byte */
+    int32_t clamp;         /* 48: [qmin, qmax] narrower than int8 */
+    int32_t unused2;       /* 52 */
+    int32_t ws[18];        /* 56: tap t's weight word split: lanes 0, 2 at 56 + 8 t, lanes 1, 3 at 60 + 8 t */
+    float scale[4];        /* 128: the block's four scales */
+} mcu_conv2d_s8_dw_rows_args;
+
+/* Tap t's weight lanes into r10 (channels 0, 2) and r9 (1, 3). */
+#define MCU_CONV2D_S8_DW_ROWS_W(t) "ldr r10, [sp, #(56 + 8 * " #t ")]\n\tldr r9, [sp, #(60 + 8 * " #t ")]\n\t"
+/* One staged window row from register B: its four words x0..x3, each loaded and split once; pixel 0 takes x0..x2,
+ * pixel 1 x1..x3, against taps t0..t0 + 2, each weight kept until pixel 1 used it with the next word. */
+#define MCU_CONV2D_S8_DW_ROWS_ROW(B, t0, t1, t2)                                                                       \
+    "ldr r8, [" B ", #0]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_ROWS_W(t0) MCU_CONV2D_S8_DW_P0     \
+    "ldr r8, [" B ", #4]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1 MCU_CONV2D_S8_DW_ROWS_W(t1)     \
+    MCU_CONV2D_S8_DW_P0                                                                                                \
+    "ldr r8, [" B ", #8]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1 MCU_CONV2D_S8_DW_ROWS_W(t2)     \
+    MCU_CONV2D_S8_DW_P0                                                                                                \
+    "ldr r8, [" B ", #12]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
+
+/** One output row of one four-channel block from three staged rows (mcu_conv2d_s8_dw_ring_rows): pixel pairs, r12
+ * walking the row above two words a pair, the rows of the outputs and below at fixed offsets from it (lr); the
+ * accumulators from kbias, the 3x3 taps, requantization as mcu_conv2d_s8_dw_quads does (scales held in s8-s11 for
+ * the row), pixel 0's word stored, pixel 1's unless the row ends on a lone pixel (its pair reads the third padding
+ * word and drops the result). Frame: the arguments up to the scales at sp + 0 .. 128. */
+__attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_rows(const mcu_conv2d_s8_dw_rows_args *a
+                                                                   MCU_CONV2D_S8_DW_REG_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
+            "sub sp, sp, #132\n\t"
+            "mov r8, sp\n\t"
+            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "ldmia r0!, {r1, r2, r3, r4}\n\t"
+            "stmia r8!, {r1, r2, r3, r4}\n\t"
+            "vldmia r0, {s8, s9, s10, s11}\n\t"
+            "ldr r12, [sp, #0]\n\t" MCU_CONV2D_S8_ALIGN
+            ".Lmcu_dw_rows_pair:\n\t"
+            "ldr r8, [sp, #24]\n\t"
+            "ldmia r8, {r0, r1, r2, r3}\n\t"
+            "mov r4, r0\n\t"
+            "mov r5, r1\n\t"
+            "mov r6, r2\n\t"
+            "mov r7, r3\n\t"
+            MCU_CONV2D_S8_DW_ROWS_ROW("r12", 0, 1, 2)
+            "ldr lr, [sp, #12]\n\t"
+            "add lr, r12, lr\n\t"
+            MCU_CONV2D_S8_DW_ROWS_ROW("lr", 3, 4, 5)
+            "ldr lr, [sp, #16]\n\t"
+            "add lr, r12, lr\n\t"
+            MCU_CONV2D_S8_DW_ROWS_ROW("lr", 6, 7, 8)
+            MCU_CONV2D_S8_DW_RQ_SCALED
+            "ldr r8, [sp, #48]\n\t"
+            "cmp r8, #0\n\t"
+            "beq 3f\n\t" MCU_CONV2D_S8_DW_CLAMP
+            "3:\n\t" /* pixel 0's word; pixel 1's while the row has one; the next pair */
+            "ldr r8, [sp, #4]\n\t"
+            "ldr r9, [sp, #20]\n\t"
+            "ldr r10, [sp, #8]\n\t"
+            "str r0, [r8]\n\t"
+            "subs r10, r10, #2\n\t"
+            "it ge\n\t"
+            "strge r4, [r8, r9]\n\t"
+            "ble 5f\n\t"
+            "add r8, r8, r9, lsl #1\n\t"
+            "str r10, [sp, #8]\n\t"
+            "str r8, [sp, #4]\n\t"
+            "add r12, r12, #8\n\t"
+            "b .Lmcu_dw_rows_pair\n"
+            "5:\n\t"
+            "add sp, sp, #132\n\t"
+            "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}");
+}
+#undef MCU_CONV2D_S8_DW_ROWS_ROW
+#undef MCU_CONV2D_S8_DW_ROWS_W
 #undef MCU_CONV2D_S8_DW_ADDR
 #undef MCU_CONV2D_S8_DW_QUADS
 #undef MCU_CONV2D_S8_DW_CLAMP
 #undef MCU_CONV2D_S8_DW_RQ
+#undef MCU_CONV2D_S8_DW_RQ_SCALED
 #undef MCU_CONV2D_S8_DW_TABLE
 #undef MCU_CONV2D_S8_DW_TAP
 #undef MCU_CONV2D_S8_DW_SLIDE2
@@ -1018,6 +1116,91 @@ static void mcu_conv2d_s8_dw_ring_table(const mcu_conv2d_s8_params *p, const int
     }
 }
 
+#if MCU_CONV2D_S8_DW_SLIDE
+/* DSP cores, plain float requantization, 3x3 windows with pads of 1 and no dilation (the ring variant's common
+ * case): a block's rows are staged instead of going through the pixel ring. Before output row oy is written, input
+ * row oy + 1's block words go to a row buffer; rows oy - 1 and oy are already there, so row oy's pixel pairs read
+ * their windows from three buffers of words (a zero-point word at each end: no border windows, and a third one
+ * read by the pair of a lone last pixel) and may overwrite row oy of x. */
+#define MCU_CONV2D_S8_DW_ROW_WORDS 64
+
+/** True when mcu_conv2d_s8_dw_ring_rows runs this layer's full blocks (mcucomp/ops/conv2d_s8.py ring_terms). */
+static int32_t mcu_conv2d_s8_dw_rows_fit(const mcu_conv2d_s8_params *p)
+{
+    const mcu_conv_geom *g = &p->g;
+    return p->rq_plain && g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1 && g->pad_t == 1 &&
+           g->pad_l == 1 && g->w_in + 3 <= MCU_CONV2D_S8_DW_ROW_WORDS;
+}
+
+/** A row's w block words from src (c bytes apart) to dst, two a turn (the loads pipeline). */
+static void mcu_conv2d_s8_dw_stage(uint32_t *dst, const int8_t *src, int32_t w, int32_t c)
+{
+    int32_t i;
+    for (i = 0; i + 2 <= w; i += 2, src += 2 * c) {
+        const uint32_t v0 = (uint32_t)mcu_conv2d_s8_load4(src), v1 = (uint32_t)mcu_conv2d_s8_load4(src + c);
+        dst[i] = v0;
+        dst[i + 1] = v1;
+    }
+    if (i < w) {
+        dst[i] = (uint32_t)mcu_conv2d_s8_load4(src);
+    }
+}
+
+/** Block b (four channels) of every pixel, row by row through the staged rows (see above). */
+static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring_rows(const mcu_conv2d_s8_params *p, const int8_t *x,
+                                                                 int8_t *y, int32_t b)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t c = g->c_in, w = g->w_in, h = g->h_in, words = w + 3;
+    const size_t row_bytes = (size_t)w * c;
+    uint32_t rows[3 * MCU_CONV2D_S8_DW_ROW_WORDS], zp4;
+    mcu_conv2d_s8_dw_rows_args run;
+    int32_t n, oy, i, t, k;
+    memcpy(&zp4, p->zrow + b, 4);
+    run.c = c;
+    run.kbias = p->kbias + b;
+    run.zp = p->rq.zp;
+    run.lims[0] = (uint32_t)(uint8_t)p->rq.qmin * 0x01010101u;
+    run.lims[1] = (uint32_t)(uint8_t)p->rq.qmax * 0x01010101u;
+    run.clamp = p->rq.qmin > -128 || p->rq.qmax < 127;
+    for (t = 0; t < 9; ++t) {
+        const int32_t wv = mcu_conv2d_s8_load4(p->w + (size_t)t * c + b);
+        run.ws[2 * t] = __sxtb16(wv);
+        run.ws[2 * t + 1] = mcu_conv2d_s8_odd(wv);
+    }
+    for (k = 0; k < 4; ++k) {
+        run.scale[k] = p->rq.scale[p->rq.per_channel ? b + k : 0];
+    }
+    for (n = 0; n < g->n; ++n) {
+        const int8_t *xi = x + (size_t)n * h * row_bytes + b;
+        int32_t prev = 0, cur = words, next = 2 * words; /* row buffers, as word offsets into rows */
+        for (i = 0; i < 3 * words; ++i) { /* the row above row 0 and every padding word */
+            rows[i] = zp4;
+        }
+        mcu_conv2d_s8_dw_stage(rows + cur + 1, xi, w, c);
+        run.y = y + (size_t)n * h * row_bytes + b;
+        for (oy = 0; oy < h; ++oy, run.y += row_bytes) {
+            const int32_t spare = prev;
+            if (oy + 1 < h) { /* input row oy + 1, or the padding below the last */
+                mcu_conv2d_s8_dw_stage(rows + next + 1, xi + (size_t)(oy + 1) * row_bytes, w, c);
+            } else {
+                for (i = 0; i < w; ++i) {
+                    rows[next + 1 + i] = zp4;
+                }
+            }
+            run.prev = rows + prev;
+            run.pixels = w;
+            run.cur_off = (cur - prev) * 4;
+            run.next_off = (next - prev) * 4;
+            mcu_conv2d_s8_dw_rows(&run);
+            prev = cur;
+            cur = next;
+            next = spare;
+        }
+    }
+}
+#endif
+
 /** The in-place variant (see above). */
 static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
 {
@@ -1033,6 +1216,9 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
     const uint32_t lims[2] = {(uint32_t)(uint8_t)rq.qmin * 0x01010101u, (uint32_t)(uint8_t)rq.qmax * 0x01010101u};
     const int32_t clamp = rq.qmin > -128 || rq.qmax < 127;
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], ring_taps = 0, acc4[4];
+#if MCU_CONV2D_S8_DW_SLIDE
+    const int32_t rows_fit = mcu_conv2d_s8_dw_rows_fit(p);
+#endif
     /* a window inside the input: tap t reads input pixel q + d(t), d rising with t; the taps below q (a prefix)
      * come from the ring, 4 bytes a pixel, the others from x, c bytes a pixel */
     for (t = 0; t < taps; ++t) {
@@ -1043,6 +1229,12 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
 #endif
     for (b = 0; b < c; b += 4) {
         const int32_t wd = c - b < 4 ? c - b : 4;
+#if MCU_CONV2D_S8_DW_SLIDE
+        if (wd == 4 && rows_fit) {
+            mcu_conv2d_s8_dw_ring_rows(p, x, y, b);
+            continue;
+        }
+#endif
         for (n = 0; n < g->n; ++n) {
             for (oy = 0; oy < g->h_out; ++oy) {
                 for (ox = 0; ox < g->w_out; ++ox) {

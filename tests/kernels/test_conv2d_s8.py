@@ -180,6 +180,47 @@ def test_every_path_on_target_equals_host(tmp_path, board, scratch, monkeypatch)
         assert result.mismatching and not any(result.mismatching.values()), result.mismatching
 
 
+#: Depthwise 3x3 with a fused Relu or Clip narrower than int8 (the assembly's bytewise clamp), and the widths at the
+#: in-place variant's limits: rows of one and two pixels, the widest staged row (61 pixels; mcu_conv2d_s8_dw_ring_rows)
+#: and 62 pixels (a lag of 63: still the pixel ring); stride 2 beside them.
+DW_EDGE_CASES = [
+    ConvCase((1, 8, 5, 9), 8, (3, 3), pads=[1, 1, 1, 1], group=8, act="relu", y_zp=-40),
+    ConvCase((1, 16, 4, 7), 16, (3, 3), pads=[1, 1, 1, 1], group=16, act="clip"),
+    ConvCase((2, 8, 3, 1), 8, (3, 3), pads=[1, 1, 1, 1], group=8, act="clip"),
+    ConvCase((1, 4, 2, 2), 4, (3, 3), pads=[1, 1, 1, 1], group=4),
+    ConvCase((1, 4, 3, 61), 4, (3, 3), pads=[1, 1, 1, 1], group=4, act="relu", y_zp=-40),
+    ConvCase((1, 4, 2, 62), 4, (3, 3), pads=[1, 1, 1, 1], group=4),
+    ConvCase((1, 16, 7, 11), 16, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1], group=16, act="clip"),
+]
+
+
+@pytest.mark.parametrize("scratch", ["granted", "denied"])
+def test_depthwise_edge_cases(tmp_path, scratch, monkeypatch):
+    """The edge cases on the host against the integer reference and onnxruntime; denied its margin, every stride-1
+    case runs in place (depthwise3x3_ring)."""
+    if scratch == "denied":
+        _deny_scratch(monkeypatch)
+    qm, _ = _qdq_model("q", DW_EDGE_CASES)
+    check_qmodel(qm, tmp_path)
+    g, order = lower_model(qm.model())[:2]
+    paths = [conv_path(n, g) for n in order if n.op == "conv2d_s8"]
+    assert paths[-1] == "depthwise" and (scratch == "granted" or set(paths[:-1]) == {"depthwise_ring"}), paths
+
+
+@pytest.mark.parametrize("scratch", ["granted", "denied"])
+@pytest.mark.parametrize("board", CORE_BOARDS[:4])
+def test_depthwise_edge_cases_on_target_equal_host(tmp_path, board, scratch, monkeypatch):
+    """On the DSP cores the edge cases' assembly (quads, or in place the staged rows and the pixel ring) equals the
+    portable host build bit for bit, the clamp included."""
+    if scratch == "denied":
+        _deny_scratch(monkeypatch)
+    qm, _ = _qdq_model("q", DW_EDGE_CASES)
+    mcucomp.compile_model(qm.model(), tmp_path, name="m", board=board)
+    result = verify_on_target(tmp_path, board, inputs=3, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and not any(result.mismatching.values()), result.mismatching
+
+
 @pytest.mark.parametrize("board", ["nucleo-l4r5zi", "nucleo-u575zi"])
 def test_few_channels_fixed_requant_on_target_equals_host(tmp_path, board):
     """The few-channels cases with `--requant fixed` on DSP cores (their GEMM fallback there) equal the host build;
@@ -293,7 +334,8 @@ def test_uint8_tensor_that_cannot_run_as_int8_is_named(tmp_path):
 def _loop_events(geom: dict, path: str, down: bool, quads: bool):
     """The byte reads of x and writes of y of conv2d_s8's C loop for `path`, in order: ("r", index) / ("w", index)
     (a window's taps in the padding read nothing). Mirrors runtime_c/kernels/conv2d_s8.c; quads: the depthwise DSP
-    order (four channels at a time)."""
+    order (four channels at a time), and for depthwise_ring the staged rows of its full blocks (input row oy + 1
+    read before output row oy is written)."""
     n, c_in, h, w = geom["n"], geom["c_in"], geom["h_in"], geom["w_in"]
     c_out, ho, wo = geom["c_out"], geom["h_out"], geom["w_out"]
     cin_g, cout_g = c_in // geom["group"], c_out // geom["group"]
@@ -331,6 +373,17 @@ def _loop_events(geom: dict, path: str, down: bool, quads: bool):
     elif path == "depthwise_ring":  # block-major in place, reads below the current pixel from the ring
         for b in range(0, c_out, 4):
             block = range(b, min(b + 4, c_out))
+            staged = (geom["k_h"], geom["k_w"], geom["pad_t"], geom["pad_l"], geom["dil_h"], geom["dil_w"]) == \
+                (3, 3, 1, 1, 1, 1) and w + 3 <= 64
+            if quads and staged and len(block) == 4:  # mcu_conv2d_s8_dw_ring_rows
+                for img in range(n):
+                    rows = [[("r", ((img * h + iy) * w + ix) * c_in + k) for ix in range(w) for k in block]
+                            for iy in range(h)]
+                    yield from rows[0]
+                    for oy in range(h):
+                        yield from rows[oy + 1] if oy + 1 < h else ()
+                        yield from (("w", ((img * h + oy) * w + ox) * c_out + k) for ox in range(w) for k in block)
+                continue
             for q in range(pixels):
                 yield from (e for e in window(q, block) if e[1] // c_in >= q)
                 yield from (("r", q * c_in + k) for k in block)
@@ -378,7 +431,7 @@ def test_overlap_permissions_hold_for_the_simulated_loops(scratch, monkeypatch):
         floor = -g.tensors[node.outputs[0]].nbytes if permission.floor is None else permission.floor
         shifts = {permission.margin, floor, *range(max(floor, permission.margin - 8), permission.margin + 1),
                   *range(floor, min(permission.margin, floor + 8) + 1)}
-        for quads in ((False, True) if path == "depthwise" else (False,)):
+        for quads in ((False, True) if path in ("depthwise", "depthwise_ring") else (False,)):
             events = list(_loop_events(geom, path, descending(node, g), quads))
             bad = [d for d in sorted(shifts) if not _overlap_safe(events, x_bytes, d)]
             assert bad == [], (node.name, path, permission, bad)
