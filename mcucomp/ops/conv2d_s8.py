@@ -109,15 +109,46 @@ def ring_lag(node: Node, g: Graph) -> int | None:
     return lag if lag < DW_RING else None
 
 
+#: Words of one staged row of the in-place variant's DSP loop (MCU_CONV2D_S8_DW_ROW_WORDS in conv2d_s8_dw.c): W + 3
+#: must fit.
+DW_ROW_WORDS = 64
+
+
+def ring_rows_staged(geom: dict, float_rq: bool) -> bool:
+    """Whether the in-place variant's full blocks take the staged rows on DSP cores with an FPU
+    (conv2d_s8_dw.c mcu_conv2d_s8_dw_rows_fit): plain float requantization, 3x3 undilated windows with pads of 1,
+    W + 3 <= DW_ROW_WORDS."""
+    window = (geom["k_h"], geom["k_w"], geom["dil_h"], geom["dil_w"], geom["pad_t"], geom["pad_l"])
+    return float_rq and window == (3, 3, 1, 1, 1, 1) and geom["w_in"] + 3 <= DW_ROW_WORDS
+
+
+#: Narrowest input row for which the in-place variant's staged rows beat the pixel pairs: a row costs one assembly
+#: call, and an odd width a half-used pair (simulated on the M4: 12 and wider faster, by 12% at 12x12x32 and 30% at
+#: 24x24x8; 8x8x128 and 6x6x64 3% slower).
+DW_ROWS_MIN_WIDTH = 12
+
+
+def ring_preferred(node: Node, g: Graph) -> bool:
+    """Whether the in-place variant is also the faster one, so that it runs whatever memory.choose_scratch decides:
+    its full blocks take the staged rows (ring_rows_staged, read from the requantization mode as the cost terms do:
+    float mode means an FPU and DSP core), rows of at least DW_ROWS_MIN_WIDTH pixels, at least one full block."""
+    if ring_lag(node, g) is None:
+        return False
+    geom = dict(window_geom(node, g))
+    return (ring_rows_staged(geom, node.attrs["rq"].plain()) and geom["w_in"] >= DW_ROWS_MIN_WIDTH
+            and geom["c_in"] >= 4)
+
+
 def conv_path(node: Node, g: Graph) -> str:
     """The path the C takes: the fast one, or when memory.choose_scratch denied the optional extra (the im2col
     scratch; the depthwise path's overlap margin), `local` (im2col with two windows of at most LOCAL_COL bytes on the
     stack), `direct` (group 1, windows read in place) or `depthwise_ring` (in place, a ring of the overwritten
-    inputs on the stack)."""
+    inputs on the stack, or staged rows: then also where ring_preferred says it is the faster)."""
     path = fast_path(node, g)
     if node.attrs.get("scratch", True) is False and path in SCRATCH:
         return "local" if SCRATCH[path](node, g) <= LOCAL_COL else "direct"
-    if node.attrs.get("scratch", True) is False and path == "depthwise" and ring_lag(node, g) is not None:
+    if path == "depthwise" and ring_lag(node, g) is not None and (node.attrs.get("scratch", True) is False
+                                                                  or ring_preferred(node, g)):
         return "depthwise_ring"
     return path
 
@@ -296,19 +327,6 @@ def depthwise_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
             "lone_quad_taps": lone * (c // 4) * win.taps, "lone_tail_taps": lone * (c % 4) * win.taps}
 
 
-#: Words of one staged row of the in-place variant's DSP loop (MCU_CONV2D_S8_DW_ROW_WORDS in conv2d_s8_dw.c): W + 3
-#: must fit.
-DW_ROW_WORDS = 64
-
-
-def ring_rows_staged(geom: dict, float_rq: bool) -> bool:
-    """Whether the in-place variant's full blocks take the staged rows on DSP cores with an FPU
-    (conv2d_s8_dw.c mcu_conv2d_s8_dw_rows_fit): plain float requantization, 3x3 undilated windows with pads of 1,
-    W + 3 <= DW_ROW_WORDS."""
-    window = (geom["k_h"], geom["k_w"], geom["dil_h"], geom["dil_w"], geom["pad_t"], geom["pad_l"])
-    return float_rq and window == (3, 3, 1, 1, 1, 1) and geom["w_in"] + 3 <= DW_ROW_WORDS
-
-
 def ring_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
     """The in-place depthwise loops (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): per four-channel block and pixel the ring
     copy and the requantization; a tap table (checked taps) for border windows and the C % 4 left (elsewhere: every
@@ -386,8 +404,9 @@ class Conv2dS8(KernelOp):
 
     def scratch_optional(self, node: Node, g: Graph) -> bool:
         """The im2col path's scratch: without it, the local or direct path; the depthwise path's negative overlap
-        margin (pixel pairs read windows reaching (W + 1) pixels back): without it, the ring variant (in place)."""
-        return fast_path(node, g) in SCRATCH or ring_lag(node, g) is not None
+        margin (pixel pairs read windows reaching (W + 1) pixels back): without it, the ring variant (in place; no
+        choice where ring_preferred)."""
+        return fast_path(node, g) in SCRATCH or (ring_lag(node, g) is not None and not ring_preferred(node, g))
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_conv2d_s8(params, x, y, scratch|NULL): packed weights and the folded bias are in the params."""
