@@ -122,10 +122,10 @@ def ring_rows_staged(geom: dict, float_rq: bool) -> bool:
     return float_rq and window == (3, 3, 1, 1, 1, 1) and geom["w_in"] + 3 <= DW_ROW_WORDS
 
 
-#: Narrowest input row for which the in-place variant's staged rows beat the pixel pairs: a row costs one assembly
-#: call, and an odd width a half-used pair (simulated on the M4: 12 and wider faster, by 12% at 12x12x32 and 30% at
-#: 24x24x8; 8x8x128 and 6x6x64 3% slower).
-DW_ROWS_MIN_WIDTH = 12
+#: Narrowest input row for which the in-place variant's staged rows beat the pixel pairs: an odd width wastes half
+#: of its last pair (simulated on the M4: 6 and wider faster, by 5% at 6x6x64 and 8x8x128, 19% at 12x12x32, 32% at
+#: 24x24x8; KWS's 25x5x64 4% slower, 3x3x128 48% slower).
+DW_ROWS_MIN_WIDTH = 6
 
 
 def ring_preferred(node: Node, g: Graph) -> bool:

@@ -628,25 +628,35 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
             "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}");
 }
 
-/* What mcu_conv2d_s8_dw_rows reads (offsets in its assembly, which copies the first 128 bytes to sp + 0 and the
+/* What mcu_conv2d_s8_dw_rows reads (offsets in its assembly, which copies the first 152 bytes to sp + 0 and the
  * scales to s8-s11; zp, lims and clamp where mcu_conv2d_s8_dw_quads keeps them, for MCU_CONV2D_S8_DW_RQ_SCALED and
- * MCU_CONV2D_S8_DW_CLAMP). */
+ * MCU_CONV2D_S8_DW_CLAMP). The row buffers are three runs of W + 3 words (word 0: input column -1) at byte offsets
+ * prev, cur and next from rows; every word the assembly does not stage holds zp4. */
 typedef struct {
-    const uint32_t *prev;  /* 0: the staged row above, word 0 = input column -1 (the padding) */
-    int8_t *y;             /* 4: the row's first output pixel, at the block */
-    int32_t pixels;        /* 8: output pixels in the row (W) */
-    int32_t cur_off;       /* 12: bytes from prev to the staged row of the outputs */
-    int32_t next_off;      /* 16: bytes from prev to the staged row below */
-    int32_t c;             /* 20: bytes from one output pixel to the next (C) */
+    uint8_t *rows;         /* 0: the row buffers */
+    int8_t *y;             /* 4: the pair's pixel 0 (set per row from y_row) */
+    int32_t left;          /* 8: pixels of the row still to write (set per row) */
+    int32_t cur_off;       /* 12: bytes from prev to cur (set per row) */
+    int32_t next_off;      /* 16: bytes from prev to next (set per row) */
+    int32_t c;             /* 20: bytes from one pixel to the next in x and y (C) */
     const int32_t *kbias;  /* 24: the block's four accumulator starts */
-    int32_t unused[2];     /* 28, 32 */
+    int32_t w;             /* 28: pixels in a row (W) */
+    int32_t h;             /* 32: output rows still to go */
     int32_t zp;            /* 36 */
     uint32_t lims[2];      /* 40, 44: qmin, qmax in every byte */
     int32_t clamp;         /* 48: [qmin, qmax] narrower than int8 */
-    int32_t unused2;       /* 52 */
+    const int8_t *x_next;  /* 52: input row oy + 1 at the block (staged while h > 1) */
     int32_t ws[18];        /* 56: tap t's weight word split: lanes 0, 2 at 56 + 8 t, lanes 1, 3 at 60 + 8 t */
-    float scale[4];        /* 128: the block's four scales */
+    int32_t prev, cur;     /* 128, 132: byte offsets of the rows oy - 1 and oy */
+    int32_t next;          /* 136: byte offset of row oy + 1 */
+    int32_t row_bytes;     /* 140: W * C */
+    uint32_t zp4;          /* 144: x_zp in every byte (the padding below the last row) */
+    int8_t *y_row;         /* 148: output row oy at the block */
+    float scale[4];        /* 152: the block's four scales */
 } mcu_conv2d_s8_dw_rows_args;
+typedef char mcu_conv2d_s8_dw_rows_offsets[offsetof(mcu_conv2d_s8_dw_rows_args, ws) == 56 &&
+                                           offsetof(mcu_conv2d_s8_dw_rows_args, prev) == 128 &&
+                                           offsetof(mcu_conv2d_s8_dw_rows_args, scale) == 152 ? 1 : -1];
 
 /* Tap t's weight lanes into r10 (channels 0, 2) and r9 (1, 3). */
 #define MCU_CONV2D_S8_DW_ROWS_W(t) "ldr r10, [sp, #(56 + 8 * " #t ")]\n\tldr r9, [sp, #(60 + 8 * " #t ")]\n\t"
@@ -660,17 +670,18 @@ typedef struct {
     MCU_CONV2D_S8_DW_P0                                                                                                \
     "ldr r8, [" B ", #12]\n\t" MCU_CONV2D_S8_DW_SPLIT("r8", "r11") MCU_CONV2D_S8_DW_P1
 
-/** One output row of one four-channel block from three staged rows (mcu_conv2d_s8_dw_ring_rows): pixel pairs, r12
- * walking the row above two words a pair, the rows of the outputs and below at fixed offsets from it (lr); the
- * accumulators from kbias, the 3x3 taps, requantization as mcu_conv2d_s8_dw_quads does (scales held in s8-s11 for
- * the row), pixel 0's word stored, pixel 1's unless the row ends on a lone pixel (its pair reads the third padding
- * word and drops the result). Frame: the arguments up to the scales at sp + 0 .. 128. */
+/** Every output row of one four-channel block of one image from the staged rows (mcu_conv2d_s8_dw_ring_rows): per
+ * row, input row oy + 1 staged (or the padding below the last row), then the pixel pairs, r12 walking the row
+ * above two words a pair, the rows of the outputs and below at fixed offsets from it (lr); the accumulators from
+ * kbias, the 3x3 taps, requantization as mcu_conv2d_s8_dw_quads does (the scales held in s8-s11), pixel 0's word
+ * stored, pixel 1's unless the row ends on a lone pixel (its pair reads the third padding word and drops the
+ * result); then the three rows' roles rotate. Frame: the arguments up to the scales at sp + 0 .. 152. */
 __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_rows(const mcu_conv2d_s8_dw_rows_args *a
                                                                    MCU_CONV2D_S8_DW_REG_ARG)
 {
     __asm__(".syntax unified\n\t"
             "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
-            "sub sp, sp, #132\n\t"
+            "sub sp, sp, #156\n\t"
             "mov r8, sp\n\t"
             "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
             "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
@@ -680,10 +691,63 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_rows(const mcu_con
             "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
             "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
             "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "ldmia r0!, {r1, r2, r3, r4}\n\t"
-            "stmia r8!, {r1, r2, r3, r4}\n\t"
-            "vldmia r0, {s8, s9, s10, s11}\n\t"
-            "ldr r12, [sp, #0]\n\t" MCU_CONV2D_S8_ALIGN
+            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "ldmia r0!, {r1, r2, r3}\n\t"
+            "stmia r8!, {r1, r2, r3}\n\t"
+            "vldmia r0, {s8, s9, s10, s11}\n"
+            ".Lmcu_dw_rows_row:\n\t" /* stage input row oy + 1 into next, or the padding below the last row */
+            "ldr r0, [sp, #0]\n\t"
+            "ldr r1, [sp, #136]\n\t"
+            "add r0, r0, r1\n\t"
+            "add r0, r0, #4\n\t"
+            "ldr r2, [sp, #28]\n\t"
+            "ldr r3, [sp, #32]\n\t"
+            "cmp r3, #1\n\t"
+            "ble 6f\n\t"
+            "ldr r1, [sp, #52]\n\t"
+            "ldr r3, [sp, #20]\n\t"
+            "add r5, r1, r3\n\t" /* two words a turn, then an odd last one */
+            "lsl r3, r3, #1\n\t"
+            "subs r2, r2, #2\n\t"
+            "blt 8f\n"
+            "7:\n\t"
+            "ldr r4, [r1]\n\t"
+            "ldr r6, [r5]\n\t"
+            "add r1, r1, r3\n\t"
+            "add r5, r5, r3\n\t"
+            "strd r4, r6, [r0], #8\n\t"
+            "subs r2, r2, #2\n\t"
+            "bge 7b\n"
+            "8:\n\t"
+            "adds r2, r2, #2\n\t"
+            "itt ne\n\t"
+            "ldrne r4, [r1]\n\t"
+            "strne r4, [r0]\n\t"
+            "ldr r1, [sp, #52]\n\t"
+            "ldr r3, [sp, #140]\n\t"
+            "add r1, r1, r3\n\t"
+            "str r1, [sp, #52]\n\t"
+            "b 9f\n"
+            "6:\n\t"
+            "ldr r4, [sp, #144]\n"
+            "1:\n\t"
+            "str r4, [r0], #4\n\t"
+            "subs r2, r2, #1\n\t"
+            "bne 1b\n"
+            "9:\n\t" /* the row's pairs: r12 = rows + prev; cur, next as offsets from it; y, left */
+            "add r6, sp, #128\n\t"
+            "ldmia r6, {r1, r2, r3}\n\t"
+            "ldr r12, [sp, #0]\n\t"
+            "add r12, r12, r1\n\t"
+            "sub r2, r2, r1\n\t"
+            "sub r3, r3, r1\n\t"
+            "str r2, [sp, #12]\n\t"
+            "str r3, [sp, #16]\n\t"
+            "ldr r4, [sp, #148]\n\t"
+            "ldr r5, [sp, #28]\n\t"
+            "str r4, [sp, #4]\n\t"
+            "str r5, [sp, #8]\n\t" MCU_CONV2D_S8_ALIGN
             ".Lmcu_dw_rows_pair:\n\t"
             "ldr r8, [sp, #24]\n\t"
             "ldmia r8, {r0, r1, r2, r3}\n\t"
@@ -716,8 +780,20 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_rows(const mcu_con
             "str r8, [sp, #4]\n\t"
             "add r12, r12, #8\n\t"
             "b .Lmcu_dw_rows_pair\n"
-            "5:\n\t"
-            "add sp, sp, #132\n\t"
+            "5:\n\t" /* the row's end: the rows' roles rotate (prev <- cur <- next <- prev), y one row on */
+            "add r6, sp, #128\n\t"
+            "ldmia r6, {r1, r2, r3}\n\t"
+            "stmia r6, {r2, r3}\n\t"
+            "str r1, [sp, #136]\n\t"
+            "ldr r4, [sp, #148]\n\t"
+            "ldr r5, [sp, #140]\n\t"
+            "add r4, r4, r5\n\t"
+            "str r4, [sp, #148]\n\t"
+            "ldr r3, [sp, #32]\n\t"
+            "subs r3, r3, #1\n\t"
+            "str r3, [sp, #32]\n\t"
+            "bne .Lmcu_dw_rows_row\n\t"
+            "add sp, sp, #156\n\t"
             "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}");
 }
 #undef MCU_CONV2D_S8_DW_ROWS_ROW
@@ -1153,16 +1229,19 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring_rows(const mcu_conv2
     const mcu_conv_geom *g = &p->g;
     const int32_t c = g->c_in, w = g->w_in, h = g->h_in, words = w + 3;
     const size_t row_bytes = (size_t)w * c;
-    uint32_t rows[3 * MCU_CONV2D_S8_DW_ROW_WORDS], zp4;
+    uint32_t rows[3 * MCU_CONV2D_S8_DW_ROW_WORDS];
     mcu_conv2d_s8_dw_rows_args run;
-    int32_t n, oy, i, t, k;
-    memcpy(&zp4, p->zrow + b, 4);
+    int32_t n, i, t, k;
+    memcpy(&run.zp4, p->zrow + b, 4);
+    run.rows = (uint8_t *)rows;
     run.c = c;
     run.kbias = p->kbias + b;
+    run.w = w;
     run.zp = p->rq.zp;
     run.lims[0] = (uint32_t)(uint8_t)p->rq.qmin * 0x01010101u;
     run.lims[1] = (uint32_t)(uint8_t)p->rq.qmax * 0x01010101u;
     run.clamp = p->rq.qmin > -128 || p->rq.qmax < 127;
+    run.row_bytes = (int32_t)row_bytes;
     for (t = 0; t < 9; ++t) {
         const int32_t wv = mcu_conv2d_s8_load4(p->w + (size_t)t * c + b);
         run.ws[2 * t] = __sxtb16(wv);
@@ -1173,30 +1252,17 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring_rows(const mcu_conv2
     }
     for (n = 0; n < g->n; ++n) {
         const int8_t *xi = x + (size_t)n * h * row_bytes + b;
-        int32_t prev = 0, cur = words, next = 2 * words; /* row buffers, as word offsets into rows */
         for (i = 0; i < 3 * words; ++i) { /* the row above row 0 and every padding word */
-            rows[i] = zp4;
+            rows[i] = run.zp4;
         }
-        mcu_conv2d_s8_dw_stage(rows + cur + 1, xi, w, c);
-        run.y = y + (size_t)n * h * row_bytes + b;
-        for (oy = 0; oy < h; ++oy, run.y += row_bytes) {
-            const int32_t spare = prev;
-            if (oy + 1 < h) { /* input row oy + 1, or the padding below the last */
-                mcu_conv2d_s8_dw_stage(rows + next + 1, xi + (size_t)(oy + 1) * row_bytes, w, c);
-            } else {
-                for (i = 0; i < w; ++i) {
-                    rows[next + 1 + i] = zp4;
-                }
-            }
-            run.prev = rows + prev;
-            run.pixels = w;
-            run.cur_off = (cur - prev) * 4;
-            run.next_off = (next - prev) * 4;
-            mcu_conv2d_s8_dw_rows(&run);
-            prev = cur;
-            cur = next;
-            next = spare;
-        }
+        mcu_conv2d_s8_dw_stage(rows + words + 1, xi, w, c); /* row 0 */
+        run.prev = 0;
+        run.cur = 4 * words;
+        run.next = 8 * words;
+        run.h = h;
+        run.x_next = xi + row_bytes;
+        run.y_row = y + (size_t)n * h * row_bytes + b;
+        mcu_conv2d_s8_dw_rows(&run);
     }
 }
 #endif
