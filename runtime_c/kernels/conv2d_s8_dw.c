@@ -492,6 +492,8 @@ typedef char mcu_conv2d_s8_dw_table_offsets[MCU_CONV2D_S8_DW_X1 * 4 == 100 && MC
     "bne .Lmcu_dw_" L "\n\t"                                                                                           \
     "b .Lmcu_dw_pair_end\n"                                                                                            \
     "2:\n\t" MCU_CONV2D_S8_DW_CLAMP "b 3b\n"
+/* Seven argument words from r0 on to the frame at r8 (both stepped): the naked functions copy their arguments. */
+#define MCU_CONV2D_S8_DW_COPY7 "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\tstmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
 /* r2 = a label's address with the Thumb bit (for LDR PC) */
 #define MCU_CONV2D_S8_DW_ADDR(label) "movw r2, #:lower16:" label "\n\tmovt r2, #:upper16:" label "\n\t"
 
@@ -511,11 +513,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_quads(const mcu_co
     __asm__(".syntax unified\n\t"
             "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
             "sub sp, sp, #116\n\t"
-            "mov r8, sp\n\t"
-            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "mov r8, sp\n\t" MCU_CONV2D_S8_DW_COPY7 MCU_CONV2D_S8_DW_COPY7
             "ldmia r0!, {r1, r2, r3}\n\t"
             "stmia r8!, {r1, r2, r3}\n\t"
             "ldr r1, [sp, #28]\n\t" /* rs - 2 C, -2 (rs + C) */
@@ -682,17 +680,8 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_rows(const mcu_con
     __asm__(".syntax unified\n\t"
             "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
             "sub sp, sp, #156\n\t"
-            "mov r8, sp\n\t"
-            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
-            "stmia r8!, {r1, r2, r3, r4, r5, r6, r7}\n\t"
+            "mov r8, sp\n\t" MCU_CONV2D_S8_DW_COPY7 MCU_CONV2D_S8_DW_COPY7 MCU_CONV2D_S8_DW_COPY7
+            MCU_CONV2D_S8_DW_COPY7 MCU_CONV2D_S8_DW_COPY7
             "ldmia r0!, {r1, r2, r3}\n\t"
             "stmia r8!, {r1, r2, r3}\n\t"
             "vldmia r0, {s8, s9, s10, s11}\n"
@@ -799,6 +788,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_rows(const mcu_con
 #undef MCU_CONV2D_S8_DW_ROWS_ROW
 #undef MCU_CONV2D_S8_DW_ROWS_W
 #undef MCU_CONV2D_S8_DW_ADDR
+#undef MCU_CONV2D_S8_DW_COPY7
 #undef MCU_CONV2D_S8_DW_QUADS
 #undef MCU_CONV2D_S8_DW_CLAMP
 #undef MCU_CONV2D_S8_DW_RQ
