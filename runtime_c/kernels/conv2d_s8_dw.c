@@ -1189,6 +1189,7 @@ static void mcu_conv2d_s8_dw_ring_table(const mcu_conv2d_s8_params *p, const int
  * their windows from three buffers of words (a zero-point word at each end: no border windows, and a third one
  * read by the pair of a lone last pixel) and may overwrite row oy of x. */
 #define MCU_CONV2D_S8_DW_ROW_WORDS 64
+typedef char mcu_conv2d_s8_dw_ring_fits_rows[3 * MCU_CONV2D_S8_DW_ROW_WORDS >= 2 * MCU_CONV2D_S8_DW_RING ? 1 : -1];
 
 /** True when mcu_conv2d_s8_dw_ring_rows runs this layer's full blocks (mcucomp/ops/conv2d_s8.py ring_terms). */
 static int32_t mcu_conv2d_s8_dw_rows_fit(const mcu_conv2d_s8_params *p)
@@ -1212,14 +1213,15 @@ static void mcu_conv2d_s8_dw_stage(uint32_t *dst, const int8_t *src, int32_t w, 
     }
 }
 
-/** Block b (four channels) of every pixel, row by row through the staged rows (see above). */
+/** Block b (four channels) of every pixel, row by row through the staged rows (see above) in rows (the caller's
+ * pixel ring: the two never run at once, and the frames' sum is the kernel's stack figure). */
 static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring_rows(const mcu_conv2d_s8_params *p, const int8_t *x,
-                                                                 int8_t *y, int32_t b)
+                                                                 int8_t *y, int32_t b,
+                                                                 uint32_t rows[3 * MCU_CONV2D_S8_DW_ROW_WORDS])
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t c = g->c_in, w = g->w_in, h = g->h_in, words = w + 3;
     const size_t row_bytes = (size_t)w * c;
-    uint32_t rows[3 * MCU_CONV2D_S8_DW_ROW_WORDS];
     mcu_conv2d_s8_dw_rows_args run;
     int32_t n, i, t, k;
     memcpy(&run.zp4, p->zrow + b, 4);
@@ -1265,7 +1267,12 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
     const int32_t c = g->c_in, plain = p->rq_plain, plane = g->h_in * g->w_in;
     const int32_t taps = g->k_h * g->k_w;
     const int8_t *tab[MCU_CONV2D_S8_DW_TAPS];
+#if MCU_CONV2D_S8_DW_SLIDE
+    uint32_t rows[3 * MCU_CONV2D_S8_DW_ROW_WORDS]; /* the staged rows, or the pixel ring in its first bytes */
+    int8_t *const ring = (int8_t *)rows;
+#else
     int8_t ring[2 * MCU_CONV2D_S8_DW_RING * 4];
+#endif
     int32_t b, n, oy, ox, k, t;
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq.per_channel ? 1 : 0, last_row = (g->k_h - 1) * g->dil_h, last_col = (g->k_w - 1) * g->dil_w;
@@ -1287,7 +1294,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
         const int32_t wd = c - b < 4 ? c - b : 4;
 #if MCU_CONV2D_S8_DW_SLIDE
         if (wd == 4 && rows_fit) {
-            mcu_conv2d_s8_dw_ring_rows(p, x, y, b);
+            mcu_conv2d_s8_dw_ring_rows(p, x, y, b, rows);
             continue;
         }
 #endif
