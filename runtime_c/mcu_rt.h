@@ -12,11 +12,15 @@
  * in the default rounding mode, exactly as onnxruntime's MLAS requantization does. */
 #define MCU_ROUND_MAGIC 12582912.0f
 
-/* MCU_RARE(c): c, marked as seldom true so that the compiler lays the common case out as the fall-through. */
+/* MCU_RARE(c): c, marked as seldom true so that the compiler lays the common case out as the fall-through.
+ * MCU_INLINE: inline, and with GCC always, so that a call site's constant arguments specialise the body and no call
+ * and spills sit in an inner loop. */
 #if defined(__GNUC__)
 #define MCU_RARE(c) __builtin_expect((c), 0)
+#define MCU_INLINE __attribute__((always_inline)) inline
 #else
 #define MCU_RARE(c) (c)
+#define MCU_INLINE inline
 #endif
 
 /** Round half to even; |v| must be below 2^22 (callers clamp first). */
@@ -296,10 +300,7 @@ static inline int32_t mcu_requant_fixed_double(const mcu_requant *rq, int32_t ac
 
 /** mcu_requant_fixed_double of two accumulators of channel ch: the channel's parameters are read and unpacked once,
  * and both results are computed before the caller stores either (an int8 store may alias the parameters). */
-#if defined(__GNUC__)
-__attribute__((always_inline)) /* a call and the spills around it cost as much as the arithmetic */
-#endif
-static inline void mcu_requant_fixed_pair(const mcu_requant *rq, int32_t ch, int32_t acc0, int32_t acc1,
+static MCU_INLINE void mcu_requant_fixed_pair(const mcu_requant *rq, int32_t ch, int32_t acc0, int32_t acc1,
                                           int32_t *v0, int32_t *v1)
 {
     const int32_t c = rq->per_channel ? ch : 0;

@@ -18,8 +18,8 @@ from mcucomp.target.verify import verify_on_target
 from mcucomp.verify import random_feeds
 
 from int8_models import ALL_INT8, ZOO, int8_model_path
+from target_boards import CORE_BOARDS
 
-CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
 FIXED_ON_FPU_CORE = "nucleo-l4r5zi"
 INPUTS = 2
 CASES = ([(m, b, None) for m in sorted(ZOO) for b in CORE_BOARDS]

@@ -20,9 +20,8 @@ from mcucomp.target.memory_map import qemu_memory_map
 from mcucomp.target.run import run_firmware
 from mcucomp.target.verify import build_target, verify_on_target
 from shared_models import shared_model
+from target_boards import CORE_BOARDS
 
-#: One board per core: M4 (an386), M7 (an500), M33 (an505), M55 (an547), ARMv6-M code for M0+ (an385).
-CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
 SHARED = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
 INPUTS = 5
 

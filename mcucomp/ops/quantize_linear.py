@@ -4,10 +4,9 @@ constant or runtime tensors; bit-exact with onnxruntime."""
 from __future__ import annotations
 
 from ..ir import Graph, Node
-from ._cost import element_terms
 from ._overlap import elementwise
-from ._quant import per_tensor_image, quant_view, scale_float32, zero_point_name
-from .base import DTYPE_CODES, KernelCall, KernelOp, OverlapMargin, numel, shape
+from ._quant import conversion_terms, per_tensor_image, quant_view, scale_float32, zero_point_name
+from .base import DTYPE_CODES, KernelCall, KernelOp, OverlapMargin
 
 OUT_TYPES = ("int8", "uint8", "int16", "uint16")
 
@@ -35,12 +34,9 @@ class QuantizeLinear(KernelOp):
         return KernelCall(self.name, params, [node.inputs[0], node.inputs[1], zero_point_name(node), node.outputs[0]])
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """'per_tensor_8bit' (one scale, into int8 or uint8: one flat loop that multiplies by 1 / scale and divides
-        only near rounding ties, or everywhere for a runtime scale without a normal reciprocal) or 'default' (the
-        per-element scale and zero-point lookup); one call and the elements in and out."""
-        per_tensor = numel(shape(g, node.inputs[1])) == 1 and not node.attrs.get("block_size", 0)
-        eight_bit = g.tensors[node.outputs[0]].dtype in ("int8", "uint8")
-        return ("per_tensor_8bit" if per_tensor and eight_bit else "default"), element_terms(node, g)
+        """_quant.conversion_terms; the per-tensor 8-bit loop multiplies by 1 / scale and divides only near rounding
+        ties (everywhere for a runtime scale without a normal reciprocal)."""
+        return conversion_terms(node, g, node.outputs[0])
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Either layout per tensor (one flat loop), so a graph I/O conversion can sit on the 8-bit side."""

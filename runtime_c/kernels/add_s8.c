@@ -4,13 +4,11 @@
 #include <arm_acle.h>
 #endif
 
-/* GCC keeps the per-mode run loops out of line otherwise; inlined, each call site's constant strides and flags
- * specialise the loop (the flat case walks both inputs with post-incremented loads). */
+/* The per-mode run loops are MCU_INLINE (GCC keeps them out of line otherwise): each call site's constant strides
+ * and flags specialise the loop (the flat case walks both inputs with post-incremented loads). */
 #if defined(__GNUC__)
-#define MCU_ADD_S8_INLINE __attribute__((always_inline)) inline
 #define MCU_ADD_S8_OUTLINE __attribute__((noinline))
 #else
-#define MCU_ADD_S8_INLINE inline
 #define MCU_ADD_S8_OUTLINE
 #endif
 
@@ -20,7 +18,7 @@
  * mult = mh * 2^15 + ml makes v * mult = A * 2^15 + B with |A| < 2^24, |B| < 2^23:
  * s <= 15: (A << (15 - s)) + floor((B + 2^(s-1)) / 2^s), since A * 2^15 is a multiple of 2^s;
  * s >= 16: floor((A + 2^(s-16) + floor(B / 2^15)) / 2^(s-15)) (nested floor divisions). */
-static MCU_ADD_S8_INLINE int32_t add_rescale(int32_t v, int32_t left, int32_t mult, int32_t shift)
+static MCU_INLINE int32_t add_rescale(int32_t v, int32_t left, int32_t mult, int32_t shift)
 {
     const int32_t s = 31 - left - shift;
     const int32_t a = v * (mult >> 15), b = v * (mult & 0x7fff);
@@ -72,7 +70,7 @@ static MCU_ADD_S8_OUTLINE void add_exact(const mcu_add_s8_params *p, const int8_
 }
 
 /* v clamped to [lo, hi]: one SSAT for the full int8 range (constant bounds at the call site) where the core has it. */
-static MCU_ADD_S8_INLINE int32_t add_clamp(int32_t v, int32_t lo, int32_t hi)
+static MCU_INLINE int32_t add_clamp(int32_t v, int32_t lo, int32_t hi)
 {
 #if defined(__ARM_FEATURE_SAT)
     if (lo == -128 && hi == 127) {
@@ -84,7 +82,7 @@ static MCU_ADD_S8_INLINE int32_t add_clamp(int32_t v, int32_t lo, int32_t hi)
 
 /* The linear form with its tie test over one run: two multiply-adds, a test and a shift per element; an element near
  * a rounding tie leaves the inner loop for add_exact (rare: the loop keeps its values in registers). */
-static MCU_ADD_S8_INLINE void add_linear_ties(const mcu_add_s8_params *p, const int8_t *a, int32_t sa,
+static MCU_INLINE void add_linear_ties(const mcu_add_s8_params *p, const int8_t *a, int32_t sa,
                                               const int8_t *b, int32_t sb, int8_t *y, int32_t n, int32_t lo,
                                               int32_t hi)
 {
@@ -109,7 +107,7 @@ static MCU_ADD_S8_INLINE void add_linear_ties(const mcu_add_s8_params *p, const 
 }
 
 /* The exact linear form of one code pair (in [lo, hi]). */
-static MCU_ADD_S8_INLINE int32_t add_linear1(int32_t a, int32_t b, int32_t ka, int32_t kb, int32_t kc, int32_t lo,
+static MCU_INLINE int32_t add_linear1(int32_t a, int32_t b, int32_t ka, int32_t kb, int32_t kc, int32_t lo,
                                              int32_t hi)
 {
     return add_clamp((ka * a + (kb * b + kc)) >> MCU_ADD_S8_EXACT_SHIFT, lo, hi);
@@ -117,7 +115,7 @@ static MCU_ADD_S8_INLINE int32_t add_linear1(int32_t a, int32_t b, int32_t ka, i
 
 /* The exact linear form of four code pairs a[k * sa], b[k * sb] into y[0..3]; contiguous inputs are read a word
  * (four codes) at a time where unaligned word loads are allowed, unpacked by sign-extending byte extracts. */
-static MCU_ADD_S8_INLINE void add_linear4(const int8_t *a, int32_t sa, const int8_t *b, int32_t sb, int32_t ka,
+static MCU_INLINE void add_linear4(const int8_t *a, int32_t sa, const int8_t *b, int32_t sb, int32_t ka,
                                           int32_t kb, int32_t kc, int8_t *y, int32_t lo, int32_t hi)
 {
 #if defined(__ARM_FEATURE_UNALIGNED)
@@ -144,7 +142,7 @@ static MCU_ADD_S8_INLINE void add_linear4(const int8_t *a, int32_t sa, const int
 }
 
 /* The exact linear form over one run: two multiply-adds and a saturating shift per element, four per iteration. */
-static MCU_ADD_S8_INLINE void add_linear(const mcu_add_s8_params *p, const int8_t *a, int32_t sa, const int8_t *b,
+static MCU_INLINE void add_linear(const mcu_add_s8_params *p, const int8_t *a, int32_t sa, const int8_t *b,
                                          int32_t sb, int8_t *y, int32_t n, int32_t lo, int32_t hi)
 {
     const int32_t ka = p->lin_a, kb = p->lin_b, kc = p->lin_c;

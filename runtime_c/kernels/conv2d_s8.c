@@ -80,7 +80,7 @@
  * fourteen registers (4 accumulators, 4 column lane pairs, a weight word and its even lanes, 4 pointers), so the
  * loop end is compared from memory, once per 16 taps. Then single steps for k % 16 / 4 (none when k16 says k % 16
  * is 0); returns the taps done (from the start). */
-static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0, const int8_t *w1,
+static MCU_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0, const int8_t *w1,
                                                               const int8_t *c0, const int8_t *c1, int32_t k,
                                                               int32_t k16, int32_t acc[4])
 {
@@ -118,7 +118,7 @@ static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_dot2x2_steps(const int8_t *w0,
  * rows contiguous (the direct path's windows inside the input): the 16-tap loop of mcu_conv2d_s8_dot2x2_steps, and
  * at each run's end the columns jump to the next run inside the same assembly (the run end and the runs left live
  * in memory, as every register is taken). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+static MCU_INLINE void mcu_conv2d_s8_dot2x2_rows16(const int8_t *w0, const int8_t *w1, const int8_t *c0,
                                                              const int8_t *c1, int32_t seg, int32_t rows, size_t rs,
                                                              int32_t acc[4])
 {
@@ -274,7 +274,7 @@ static inline void mcu_conv2d_s8_dot2x2_v6m(const int8_t *w0, const int8_t *w1, 
 /* The 2x2 GEMM block: two weight rows (output channels) against two columns (pixels), four int32 dot products of
  * length k. With the DSP extension, SXTB16 splits four int8 into lanes (0, 2) and (1, 3) of both the column and the
  * weight word, so SMLAD does two MACs per instruction without reordering the weights. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0,
+static MCU_INLINE void mcu_conv2d_s8_dot2x2(const int8_t *w0, const int8_t *w1, const int8_t *c0,
                                                       const int8_t *c1, int32_t k, int32_t k16, int32_t acc[4])
 {
 #if MCU_CONV2D_S8_DSP_ASM
@@ -650,7 +650,7 @@ static MCU_CONV2D_S8_OUTLINE void mcu_conv2d_s8_store2x2_fixed(const mcu_requant
 /* The 2x2 block's four accumulators (acc[0], acc[1]: channel oc of pixels 0, 1; acc[2], acc[3]: channel oc1)
  * requantized in mode `mode` and stored to y0, y1 (the pixels' outputs): every value is computed before the first
  * store, so the scales are read once per channel (an int8 store may alias them). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, int32_t mode, const int32_t acc[4],
+static MCU_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, int32_t mode, const int32_t acc[4],
                                                         int32_t oc, int32_t oc1, int8_t *y0, int8_t *y1)
 {
     int32_t v00, v01, v10, v11;
@@ -689,7 +689,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_store2x2(const mcu_requant *rq, i
  * column is `rows` runs of `seg` taps, run r at r * rs (im2col and pointwise: one run; direct: one per kernel row
  * of a window inside the input), against weight rows of rows * seg taps. A lone last output channel runs as its
  * own pair and drops the duplicate; so does a lone pixel (c0 == c1, y0 == y1). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_params *p, int32_t mode,
+static MCU_INLINE void mcu_conv2d_s8_gemm_body(const mcu_conv2d_s8_params *p, int32_t mode,
                                                          const int8_t *c0, const int8_t *c1, int32_t rows,
                                                          int32_t seg, size_t rs, int32_t k16, int32_t first,
                                                          int8_t *y0, int8_t *y1)
@@ -1570,7 +1570,7 @@ static void mcu_conv2d_s8_pointwise(const mcu_conv2d_s8_params *p, const int8_t 
 
 /** Copy n bytes of a window: runs under 16 bytes (first convs over a few channels) inline, word by word on DSP
  * cores (LDR and STR at any alignment), the others by memcpy (a call costs more than such a run). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_copy(int8_t *dst, const int8_t *src, size_t n)
+static MCU_INLINE void mcu_conv2d_s8_copy(int8_t *dst, const int8_t *src, size_t n)
 {
     if (n >= 16) {
         memcpy(dst, src, n);
@@ -1589,7 +1589,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_copy(int8_t *dst, const int8_t *s
 }
 
 /** Fill n bytes of a window with v (mcu_conv2d_s8_copy's split). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_fill(int8_t *dst, int32_t v, size_t n)
+static MCU_INLINE void mcu_conv2d_s8_fill(int8_t *dst, int32_t v, size_t n)
 {
     if (n >= 16) {
         memset(dst, (int8_t)v, n);
@@ -1781,7 +1781,7 @@ typedef struct {
  * biases, per tap pair the four channels' lane pairs, the four scales) until y0 reaches y0_end: the 2x4 block
  * loop, then VCVT, VMUL by the channel's scale, VCVTR, QADD zp, SSAT #8 (mcu_requant_plain_s8) and one word store
  * per pixel. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state *st, const int32_t *stream)
+static MCU_INLINE void mcu_conv2d_s8_few_quads(mcu_conv2d_s8_few_state *st, const int32_t *stream)
 {
     int32_t a00, a01, a10, a11, a20, a21, a30, a31, x0, x1, wa, wb;
     const int32_t *xp, *wp = stream;
@@ -1913,7 +1913,7 @@ typedef struct {
  * the input (the second one output column after the first), else both gathered to col (mcu_conv2d_s8_gather: rows
  * of R bytes; the second at col + MCU_CONV2D_S8_FEW_TAPS). Returns the pairs from this one on, in the order p->down
  * says, whose windows lie in place two output columns apart in the same row (1 when gathered). */
-static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_few_windows(const mcu_conv2d_s8_params *p,
+static MCU_INLINE int32_t mcu_conv2d_s8_few_windows(const mcu_conv2d_s8_params *p,
                                                               const mcu_conv2d_s8_few_geo *f, const int8_t *x,
                                                               int32_t q0, int32_t q1, int8_t *col,
                                                               mcu_conv2d_s8_few_source *s)
@@ -1962,7 +1962,7 @@ static MCU_CONV2D_S8_INLINE int32_t mcu_conv2d_s8_few_windows(const mcu_conv2d_s
 /** The whole words of `rows` kernel rows (`words` >= 1 a row, rows `stride` bytes apart) of the windows at a and b
  * split into tap pairs, interleaved from out (four words per word), two words a turn when their count is even;
  * returns the end. */
-static MCU_CONV2D_S8_INLINE int32_t *mcu_conv2d_s8_few_words(const int8_t *a, const int8_t *b, size_t stride,
+static MCU_INLINE int32_t *mcu_conv2d_s8_few_words(const int8_t *a, const int8_t *b, size_t stride,
                                                              int32_t rows, int32_t words, int32_t *out)
 {
     int32_t va, vb, ea, eb, n;
@@ -1987,7 +1987,7 @@ static MCU_CONV2D_S8_INLINE int32_t *mcu_conv2d_s8_few_words(const int8_t *a, co
 /** The last byte of each of `rows` kernel rows (a, b: row 0's, rows `stride` bytes apart) of the windows at a and
  * b, two rows a tap pair (PKHBT), interleaved from out as mcu_conv2d_s8_few_lanes puts them; an odd last row's
  * byte alone. The few-channels windows whose rows end one byte past their words (3x3 RGB). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_left1(const int8_t *a, const int8_t *b, size_t stride,
+static MCU_INLINE void mcu_conv2d_s8_few_left1(const int8_t *a, const int8_t *b, size_t stride,
                                                          int32_t rows, int32_t *out)
 {
     int32_t a0, a1, b0, b1;
@@ -2020,7 +2020,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_left1(const int8_t *a, const 
 
 /** The tap pairs of a pixel pair's windows, interleaved: out[2t], out[2t + 1] = tap pair t of a, of b. An odd last
  * byte left pairs with whatever its word's upper half holds (against a zero weight). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_few_lanes(const mcu_conv_geom *g, const mcu_conv2d_s8_few_geo *f,
+static MCU_INLINE void mcu_conv2d_s8_few_lanes(const mcu_conv_geom *g, const mcu_conv2d_s8_few_geo *f,
                                                          const mcu_conv2d_s8_few_source *s, int32_t *out)
 {
     const int8_t *a = s->a, *b = s->b;

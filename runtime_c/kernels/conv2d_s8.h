@@ -69,12 +69,11 @@ static inline int32_t mcu_conv2d_s8_odd(int32_t v)
 
 #endif
 
-/* GCC otherwise keeps the per-output requantization out of line (one call per output) or inlines the rare modes. */
+/* GCC otherwise keeps the per-output requantization out of line (one call per output) or inlines the rare modes
+ * (MCU_INLINE, mcu_rt.h, for the common ones). */
 #if defined(__GNUC__)
-#define MCU_CONV2D_S8_INLINE __attribute__((always_inline)) inline
 #define MCU_CONV2D_S8_OUTLINE __attribute__((noinline, unused))
 #else
-#define MCU_CONV2D_S8_INLINE inline
 #define MCU_CONV2D_S8_OUTLINE
 #endif
 
@@ -88,7 +87,7 @@ static MCU_CONV2D_S8_OUTLINE int8_t mcu_conv2d_s8_requant_any(const mcu_requant 
 
 /** Requantize the accumulator of output channel ch: plain = p->rq_plain (mcu_conv2d_s8_params), decided at compile
  * time; the plain case inline (a few instructions), the others by a call. */
-static MCU_CONV2D_S8_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
+static MCU_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t plain, int32_t acc, int32_t ch)
 {
 #if defined(__arm__) && !defined(__ARM_FP) /* soft float: fixed mode (the default there) with double rounding inline */
     (void)plain;

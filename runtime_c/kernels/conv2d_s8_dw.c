@@ -53,7 +53,7 @@
  * a tap in the padding; rel: the taps' offsets from the window start. The columns in range are found once (a bit
  * per kx), so a tap costs a select; the window start's offset may lie outside the image, only taps in range add it.
  * Inlined with constant k_h, k_w for 3x3 windows (the loops unrolled on DSP cores; ARMv6-M keeps less code). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_table_k(const mcu_conv_geom *g, const int8_t *zrow,
+static MCU_INLINE void mcu_conv2d_s8_dw_table_k(const mcu_conv_geom *g, const int8_t *zrow,
                                                           const int8_t *xi, int32_t iy0, int32_t ix0,
                                                           const int32_t *rel, const int8_t **tab, int32_t k_h,
                                                           int32_t k_w)
@@ -77,7 +77,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_table_k(const mcu_conv_geom *g
 
 /** mcu_conv2d_s8_dw_table_k for a 3x3 window: the offsets of its rows and columns in registers (no rel table), a
  * select per tap. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_table3(const mcu_conv_geom *g, const int8_t *zrow, const int8_t *xi,
+static MCU_INLINE void mcu_conv2d_s8_dw_table3(const mcu_conv_geom *g, const int8_t *zrow, const int8_t *xi,
                                                          int32_t iy0, int32_t ix0, const int8_t **tab)
 {
     const int32_t col = g->dil_w * g->c_in, row = g->dil_h * g->w_in * g->c_in;
@@ -108,7 +108,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_table(const mcu_conv2d_s8
 #if defined(__ARM_FEATURE_DSP)
 /** acc[c] += x[c] * w[c] for four channels: x split into lanes (0, 2) and (1, 3) by SXTB16, the weights' lanes we, wo
  * (SMLABB / SMLATT). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_mac4(int32_t x, int32_t we, int32_t wo, int32_t acc[4])
+static MCU_INLINE void mcu_conv2d_s8_dw_mac4(int32_t x, int32_t we, int32_t wo, int32_t acc[4])
 {
     const int32_t xe = __sxtb16(x), xo = mcu_conv2d_s8_odd(x);
     acc[0] = __smlabb(xe, we, acc[0]);
@@ -146,7 +146,7 @@ static inline uint32_t mcu_conv2d_s8_dw_min8(uint32_t v, uint32_t hi)
 
 /** One tap of four channels of one pixel (the lone pixel's loop): both table entries loaded before the two words
  * (the loads pipeline), the weight word split into *we, *wo. With GCC an asm block of few operands. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tapw(const int8_t *const *px, const int8_t *const *pw, int32_t ch,
+static MCU_INLINE void mcu_conv2d_s8_dw_tapw(const int8_t *const *px, const int8_t *const *pw, int32_t ch,
                                                        int32_t *we, int32_t *wo, int32_t acc[4])
 {
 #if defined(__GNUC__)
@@ -176,7 +176,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tapw(const int8_t *const *px, 
 }
 
 /** Four int8 results (sign-extended int32, low bytes used) packed little-endian into one word: three BFI. */
-static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_bytes(int32_t r0, int32_t r1, int32_t r2, int32_t r3)
+static MCU_INLINE uint32_t mcu_conv2d_s8_dw_bytes(int32_t r0, int32_t r1, int32_t r2, int32_t r3)
 {
 #if defined(__GNUC__)
     uint32_t v = (uint32_t)r0;
@@ -190,7 +190,7 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_bytes(int32_t r0, int32_t 
 /** Four rounded products (channels ch .. ch + 3) finished: zp added saturating, SSAT to int8, packed into one word,
  * then, when clamp (qmin or qmax inside the int8 range), [qmin, qmax] four bytes at once (SSUB8 + SEL: both bounds
  * are int8, so this equals clamping before the SSAT); lims: qmin and qmax in every byte. */
-static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_finish(int32_t zp, int32_t clamp, const uint32_t lims[2],
+static MCU_INLINE uint32_t mcu_conv2d_s8_dw_finish(int32_t zp, int32_t clamp, const uint32_t lims[2],
                                                              int32_t a0, int32_t a1, int32_t a2, int32_t a3)
 {
     const uint32_t v = mcu_conv2d_s8_dw_bytes(__ssat(__qadd(a0, zp), 8), __ssat(__qadd(a1, zp), 8),
@@ -198,8 +198,17 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_finish(int32_t zp, int32_t
     return clamp ? mcu_conv2d_s8_dw_min8(mcu_conv2d_s8_dw_max8(v, lims[0]), lims[1]) : v;
 }
 
+/** lims: qmin and qmax in every byte; returns whether [qmin, qmax] is narrower than int8 (the bytewise clamp of
+ * mcu_conv2d_s8_dw_finish and the assembly is needed). */
+static MCU_INLINE int32_t mcu_conv2d_s8_dw_limits(const mcu_requant *rq, uint32_t lims[2])
+{
+    lims[0] = (uint32_t)(uint8_t)rq->qmin * 0x01010101u;
+    lims[1] = (uint32_t)(uint8_t)rq->qmax * 0x01010101u;
+    return rq->qmin > -128 || rq->qmax < 127;
+}
+
 /** The four lanes of mcu_conv2d_s8_requant_any packed into one word (fixed mode, div, scales not finite). */
-static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack_any(const mcu_requant *rq, int32_t ch, int32_t a0,
+static MCU_INLINE uint32_t mcu_conv2d_s8_dw_pack_any(const mcu_requant *rq, int32_t ch, int32_t a0,
                                                                int32_t a1, int32_t a2, int32_t a3)
 {
     return (uint32_t)(uint8_t)mcu_conv2d_s8_requant_any(rq, a0, ch) |
@@ -217,7 +226,7 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack_any(const mcu_requant
 /** Four accumulators (channels ch .. ch + 3) requantized and packed little-endian into one word. Plain float mode
  * (sc: channel ch's scale, step 1 per channel or 0 per tensor): (float)acc * scale rounded half to even (VCVTR),
  * then mcu_conv2d_s8_dw_finish. Otherwise mcu_requant_apply per lane. */
-static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq, int32_t plain, int32_t clamp,
+static MCU_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq, int32_t plain, int32_t clamp,
                                                            int32_t ch, const float *sc, int32_t step,
                                                            const uint32_t lims[2], int32_t a0, int32_t a1, int32_t a2,
                                                            int32_t a3)
@@ -276,7 +285,7 @@ static MCU_CONV2D_S8_INLINE uint32_t mcu_conv2d_s8_dw_pack(const mcu_requant *rq
  * lanes (0, 2) and (1, 3) by SXTB16 times we, wo (SMLABB / SMLATT) into acc[0..3]. With GCC an asm block of few
  * operands (in plain C gcc spills some of the pair's eight accumulators in the unrolled tap loop; more operands
  * than this leave -Og builds, which keep r7 for the frame, without registers). */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, int32_t ch, int32_t we, int32_t wo,
+static MCU_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, int32_t ch, int32_t we, int32_t wo,
                                                       int32_t acc[4])
 {
 #if defined(__GNUC__)
@@ -298,7 +307,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_tap(const int8_t *const *px, i
 }
 
 /** Channels ch .. ch + 3 of tap t for both pixels: acc[0..3] pixel 0, acc[4..7] pixel 1. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *tab, int32_t t, int32_t ch,
+static MCU_INLINE void mcu_conv2d_s8_dw_pair_tap(const int8_t *const *tab, int32_t t, int32_t ch,
                                                            int32_t acc[8])
 {
     int32_t we, wo;
@@ -1056,7 +1065,7 @@ __attribute__((naked, noinline)) static void mcu_conv2d_s8_dw_pair_in_v6m(const 
  * 3x3 tap loops unrolled. Per tap and four channels (DSP) one weight word is split into lanes (0, 2) and (1, 3) by
  * SXTB16 and multiplied with both windows' words (SMLABB / SMLATT); all addresses are a table entry plus the
  * channel. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
+static MCU_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
                                                        int32_t plain, const int8_t *const *tab, int32_t taps,
                                                        int8_t *y0, int8_t *y1, int32_t ch)
 {
@@ -1064,8 +1073,8 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
     int32_t t;
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq->per_channel ? 1 : 0;
-    const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
-    const int32_t clamp = rq->qmin > -128 || rq->qmax < 127;
+    uint32_t lims[2];
+    const int32_t clamp = mcu_conv2d_s8_dw_limits(rq, lims);
     for (; ch + 4 <= c; ch += 4) {
         int32_t acc[8];
         uint32_t v[2];
@@ -1109,7 +1118,7 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_pair(const mcu_conv2d_s8_param
 
 /** One pixel alone (an odd last one, or every pixel above MCU_CONV2D_S8_DW_DEFER channels), every channel: the
  * pair's loops for pixel 0 only. */
-static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
+static MCU_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params *p, const mcu_requant *rq,
                                                       int32_t plain, const int8_t *const *tab, int32_t taps,
                                                       int8_t *y0)
 {
@@ -1117,8 +1126,8 @@ static MCU_CONV2D_S8_INLINE void mcu_conv2d_s8_dw_one(const mcu_conv2d_s8_params
     int32_t ch = 0, t;
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq->per_channel ? 1 : 0;
-    const uint32_t lims[2] = {(uint32_t)(uint8_t)rq->qmin * 0x01010101u, (uint32_t)(uint8_t)rq->qmax * 0x01010101u};
-    const int32_t clamp = rq->qmin > -128 || rq->qmax < 127;
+    uint32_t lims[2];
+    const int32_t clamp = mcu_conv2d_s8_dw_limits(rq, lims);
     for (; ch + 4 <= c; ch += 4) {
         int32_t acc[4];
         uint32_t v;
@@ -1230,9 +1239,7 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring_rows(const mcu_conv2
     run.kbias = p->kbias + b;
     run.w = w;
     run.zp = p->rq.zp;
-    run.lims[0] = (uint32_t)(uint8_t)p->rq.qmin * 0x01010101u;
-    run.lims[1] = (uint32_t)(uint8_t)p->rq.qmax * 0x01010101u;
-    run.clamp = p->rq.qmin > -128 || p->rq.qmax < 127;
+    run.clamp = mcu_conv2d_s8_dw_limits(&p->rq, run.lims);
     run.row_bytes = (int32_t)row_bytes;
     for (t = 0; t < 9; ++t) {
         const int32_t wv = mcu_conv2d_s8_load4(p->w + (size_t)t * c + b);
@@ -1276,8 +1283,8 @@ static MCU_CONV2D_S8_DW_NOINLINE void mcu_conv2d_s8_dw_ring(const mcu_conv2d_s8_
     int32_t b, n, oy, ox, k, t;
 #if defined(__ARM_FEATURE_DSP)
     const int32_t step = rq.per_channel ? 1 : 0, last_row = (g->k_h - 1) * g->dil_h, last_col = (g->k_w - 1) * g->dil_w;
-    const uint32_t lims[2] = {(uint32_t)(uint8_t)rq.qmin * 0x01010101u, (uint32_t)(uint8_t)rq.qmax * 0x01010101u};
-    const int32_t clamp = rq.qmin > -128 || rq.qmax < 127;
+    uint32_t lims[2];
+    const int32_t clamp = mcu_conv2d_s8_dw_limits(&rq, lims);
     int32_t rel[MCU_CONV2D_S8_DW_TAPS], ring_taps = 0, acc4[4];
 #if MCU_CONV2D_S8_DW_SLIDE
     const int32_t rows_fit = mcu_conv2d_s8_dw_rows_fit(p);
@@ -1401,9 +1408,7 @@ static void mcu_conv2d_s8_dw_quads_setup(const mcu_conv2d_s8_params *p, const mc
     run->rs = p->g.dil_h * p->g.w_in * p->g.c_in;
     run->c = p->g.c_in;
     run->zp = rq->zp;
-    run->lims[0] = (uint32_t)(uint8_t)rq->qmin * 0x01010101u;
-    run->lims[1] = (uint32_t)(uint8_t)rq->qmax * 0x01010101u;
-    run->clamp = rq->qmin > -128 || rq->qmax < 127;
+    run->clamp = mcu_conv2d_s8_dw_limits(rq, run->lims);
     run->defer = defer;
     run->copy = run->c;
     run->body = p->g.stride_w;

@@ -6,10 +6,11 @@ static inline int32_t mcu_dequantize_linear_centred(const void *x, int32_t is_si
     return (is_signed ? (int32_t)((const int8_t *)x)[i] : (int32_t)((const uint8_t *)x)[i]) - zp;
 }
 
-/** Per tensor from int8 or uint8: scale and zero point stay in registers; the difference fits in int32. Four
+/** Per tensor from int8 (is_signed, a constant at each call site) or uint8: scale and zero point stay in
+ * registers; the difference fits in int32. Four
  * elements a turn, each group read before it is written (an output placed over its input stays correct). */
-static inline void mcu_dequantize_linear_8bit(int32_t count, const void *x, float scale, int32_t zp,
-                                              int32_t is_signed, float *y)
+static MCU_INLINE void mcu_dequantize_linear_8bit(int32_t count, const void *x, float scale, int32_t zp,
+                                                  int32_t is_signed, float *y)
 {
     int32_t i;
     for (i = 0; i + 4 <= count; i += 4) {

@@ -29,45 +29,34 @@ static inline int32_t mcu_quantize_linear_round(float x, float scale, float y, i
     return v != v ? qmin_minus_zp : mcu_round_even_sat(v);
 }
 
-/** Per tensor into int8 or uint8 (the caller checked that 1 / scale is a normal float): the rounded quotient plus
- * zp, clamped to the type's range, stored as bytes (both types keep the low byte). On DSP cores QADD then SSAT/USAT
- * clamp: the quotient is saturated to int32, far outside every 8-bit range, so this equals clamping to
- * [qmin - zp, qmax - zp] before adding zp. */
-static void mcu_quantize_linear_8bit(int32_t count, const float *x, float scale, int32_t zp, int32_t is_signed,
-                                     uint8_t *y)
+/** n + zp clamped to int8 (is_signed) or uint8. On DSP cores QADD then SSAT/USAT: n is saturated to int32, far
+ * outside every 8-bit range, so this equals clamping n to [qmin - zp, qmax - zp] before adding zp. */
+static MCU_INLINE int32_t mcu_quantize_linear_to8(int32_t n, int32_t zp, int32_t is_signed)
 {
-    const float r = 1.0f / scale;
-    int32_t i;
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
+    int32_t q;
     if (is_signed) {
-        for (i = 0; i < count; ++i) {
-            const int32_t n = mcu_quantize_linear_round(x[i], scale, x[i] * r, -128 - zp);
-#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
-            int32_t q;
-            __asm__("qadd %0, %1, %2\n\tssat %0, #8, %0" : "=&r"(q) : "r"(n), "r"(zp));
-            y[i] = (uint8_t)q;
-#else
-            y[i] = (uint8_t)(mcu_sat(n, -128 - zp, 127 - zp) + zp);
-#endif
-        }
+        __asm__("qadd %0, %1, %2\n\tssat %0, #8, %0" : "=&r"(q) : "r"(n), "r"(zp));
     } else {
-        for (i = 0; i < count; ++i) {
-            const int32_t n = mcu_quantize_linear_round(x[i], scale, x[i] * r, -zp);
-#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__)
-            int32_t q;
-            __asm__("qadd %0, %1, %2\n\tusat %0, #8, %0" : "=&r"(q) : "r"(n), "r"(zp));
-            y[i] = (uint8_t)q;
-#else
-            y[i] = (uint8_t)(mcu_sat(n, -zp, 255 - zp) + zp);
-#endif
-        }
+        __asm__("qadd %0, %1, %2\n\tusat %0, #8, %0" : "=&r"(q) : "r"(n), "r"(zp));
     }
+    return q;
+#else
+    return is_signed ? mcu_sat(n, -128 - zp, 127 - zp) + zp : mcu_sat(n, -zp, 255 - zp) + zp;
+#endif
 }
 
-/** True when 1 / scale is a normal float (neither zero, subnormal, infinite nor NaN). */
-static int32_t mcu_reciprocal_normal(float scale)
+/** Per tensor into int8 (is_signed, a constant at each call site) or uint8, given r = 1 / scale (a normal float):
+ * bytes are stored (both types keep the low byte). */
+static MCU_INLINE void mcu_quantize_linear_8bit(int32_t count, const float *x, float scale, float r, int32_t zp,
+                                                int32_t is_signed, uint8_t *y)
 {
-    const float r = 1.0f / scale;
-    return (r >= FLT_MIN && r <= FLT_MAX) || (r <= -FLT_MIN && r >= -FLT_MAX);
+    const int32_t qmin_minus_zp = (is_signed ? -128 : 0) - zp;
+    int32_t i;
+    for (i = 0; i < count; ++i) {
+        const int32_t n = mcu_quantize_linear_round(x[i], scale, x[i] * r, qmin_minus_zp);
+        y[i] = (uint8_t)mcu_quantize_linear_to8(n, zp, is_signed);
+    }
 }
 
 /* onnxruntime MLAS (quantize.cpp): x / scale (a true division), clamp in float to [qmin - zp, qmax - zp] with NaN
@@ -76,13 +65,18 @@ static int32_t mcu_reciprocal_normal(float scale)
 void mcu_quantize_linear(const mcu_quantize_linear_params *p, const float *x, const float *scale,
                          const void *zero_point, void *y)
 {
+    const float r = 1.0f / scale[0]; /* the per-tensor 8-bit path's, where it is a normal float */
     int32_t qmin, qmax, o, c, i;
     int32_t at = 0;
-    if (p->q_outer == 0 && p->q_channel == 0 && p->q_inner == 0
-        && (p->dtype == MCU_DT_INT8 || p->dtype == MCU_DT_UINT8) && mcu_reciprocal_normal(scale[0])) {
+    if (p->q_outer == 0 && p->q_channel == 0 && p->q_inner == 0 && (p->dtype == MCU_DT_INT8 || p->dtype == MCU_DT_UINT8)
+        && ((r >= FLT_MIN && r <= FLT_MAX) || (r <= -FLT_MIN && r >= -FLT_MAX))) {
         const int32_t zp = zero_point ? (int32_t)mcu_get_int(zero_point, p->dtype, 0) : 0;
-        mcu_quantize_linear_8bit(p->outer * p->channels * p->inner, x, scale[0], zp, p->dtype == MCU_DT_INT8,
-                                 (uint8_t *)y);
+        const int32_t count = p->outer * p->channels * p->inner;
+        if (p->dtype == MCU_DT_INT8) {
+            mcu_quantize_linear_8bit(count, x, scale[0], r, zp, 1, (uint8_t *)y);
+        } else {
+            mcu_quantize_linear_8bit(count, x, scale[0], r, zp, 0, (uint8_t *)y);
+        }
         return;
     }
     switch (p->dtype) {

@@ -15,13 +15,14 @@ from mcucomp.errors import UnsupportedError
 from mcucomp.ops import REGISTRY
 from mcucomp.ops._overlap import descending, pixel_pairs
 from mcucomp.ops._window import window_geom
-from mcucomp.ops.conv2d_s8 import DW_DEFER, conv_path
+from mcucomp.ops.conv2d_s8 import DW_DEFER, conv_path, ring_rows_staged
 from mcucomp.pipeline import lower_model
 from mcucomp.show import format_node
 from mcucomp.target.verify import verify_on_target
 
 from qmodels import (QRANGE, ConvCase, QModel, add_qdq_conv, check_qmodel, conv_acc, conv_fixed_reference, ort_scale,
                      pick_scale)
+from target_boards import CORE_BOARDS, DSP_BOARDS
 
 CASES = [
     ConvCase((1, 3, 1, 1), 5, (1, 1)),
@@ -85,9 +86,6 @@ CASES = [
     # above DW_DEFER channels with C % 4 == 0: windows inside the input, still pixel by pixel (no slide runs)
     ConvCase((1, 512, 3, 5), 512, (3, 3), pads=[1, 1, 1, 1], group=512),
 ]
-
-#: One board per core: M4, M7, M33, M55 (DSP extension) and M0+ (ARMv6-M).
-CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
 
 
 def _qdq_model(boundary: str, cases=CASES) -> tuple[QModel, list[dict]]:
@@ -208,7 +206,7 @@ def test_depthwise_edge_cases(tmp_path, scratch, monkeypatch):
 
 
 @pytest.mark.parametrize("scratch", ["granted", "denied"])
-@pytest.mark.parametrize("board", CORE_BOARDS[:4])
+@pytest.mark.parametrize("board", DSP_BOARDS)
 def test_depthwise_edge_cases_on_target_equal_host(tmp_path, board, scratch, monkeypatch):
     """On the DSP cores the edge cases' assembly (quads, or in place the staged rows and the pixel ring) equals the
     portable host build bit for bit, the clamp included."""
@@ -373,9 +371,7 @@ def _loop_events(geom: dict, path: str, down: bool, quads: bool):
     elif path == "depthwise_ring":  # block-major in place, reads below the current pixel from the ring
         for b in range(0, c_out, 4):
             block = range(b, min(b + 4, c_out))
-            staged = (geom["k_h"], geom["k_w"], geom["pad_t"], geom["pad_l"], geom["dil_h"], geom["dil_w"]) == \
-                (3, 3, 1, 1, 1, 1) and w + 3 <= 64
-            if quads and staged and len(block) == 4:  # mcu_conv2d_s8_dw_ring_rows
+            if quads and ring_rows_staged(geom, True) and len(block) == 4:  # mcu_conv2d_s8_dw_ring_rows
                 for img in range(n):
                     rows = [[("r", ((img * h + iy) * w + ix) * c_in + k) for ix in range(w) for k in block]
                             for iy in range(h)]

@@ -9,9 +9,9 @@ import pytest
 import mcucomp
 from mcucomp.target.verify import verify_on_target
 from qmodels import QModel, check_qmodel, fixed_requant, ort_scale, pick_scale
+from target_boards import CORE_BOARDS
 
-#: One board per QEMU core: M4, M7, M33, M55 (the SXTB16/SMLAD path) and M0+ (the portable path, 32-bit requant).
-CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
+# On CORE_BOARDS: the SXTB16/SMLAD path on the M4, M7, M33 and M55; the portable path (32-bit requant) on the M0+.
 
 # (op, A shape, N, transB, bias, activation): K is A's last dim
 CASES = [

@@ -9,9 +9,9 @@ from onnx import helper
 
 from helpers import check_nodes
 from mcucomp.target.verify import verify_on_target
+from target_boards import CORE_BOARDS
 
-#: One board per QEMU core: M4, M7, M33, M55 (QADD/SSAT/USAT) and M0+ (the portable C, soft float).
-CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
+# On CORE_BOARDS: QADD/SSAT/USAT on the M4, M7, M33 and M55; the portable C (soft float) on the M0+.
 
 
 def _floats(rng, scale: float, n: int) -> np.ndarray:

@@ -11,9 +11,9 @@ import mcucomp
 from mcucomp.pipeline import lower_model
 from mcucomp.target.verify import verify_on_target
 from qmodels import QModel, check_qmodel
+from target_boards import CORE_BOARDS
 
-#: One board per QEMU core: VCVTR rounding on the FPU cores (M4, M7, M33, M55), integer rounding on M0+.
-CORE_BOARDS = ["nucleo-l4r5zi", "disco-f746ng", "nucleo-u575zi", "corstone-300", "nucleo-g0b1re"]
+# On CORE_BOARDS: VCVTR rounding on the FPU cores (M4, M7, M33, M55), integer rounding on the M0+.
 
 # (input shape, axis, output scale, output zero point): 1/256 with zp -128 is what quantize_static picks for [0, 1]
 CASES = [
