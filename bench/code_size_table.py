@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 CODE_SIZE = Path(__file__).resolve().parents[1] / "mcucomp" / "target" / "code_size.json"
-#: Kernels of int8 models besides the `*_s8*` ones: lookup tables, layout moves, the graph I/O conversions, the NPU call.
+#: Kernels of int8 models besides the `*_s8*` ones: lookup tables, layout moves, graph I/O conversions, the NPU call.
 INT8_SUPPORT = ("lut8", "transpose", "quantize_linear", "dequantize_linear", "ethosu_region")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import mcucomp
 from mcucomp import cli
 from mcucomp.errors import FitError, McucompError, OptionError, UnsupportedError, VerifyError
 
@@ -108,6 +109,19 @@ def test_sample_output_is_normalised_only_for_the_scratch_directory(outputs):
 def test_exit_code_4_sample_shows_the_fit_error(outputs):
     failing = [c for c in outputs if outputs[c].endswith(f"[exit code {FitError.exit_code}]\n")]
     assert failing and "does not fit board" in outputs[failing[0]]
+
+
+def test_c_api_excerpt_is_the_generated_header(tmp_path):
+    """The README's ten lines of C API: each #define and the prototype are in the header `compile` writes."""
+    block = re.search(r"## Generated C API\n```c\n(.*?)\n```", README, re.S).group(1)
+    assert len(block.splitlines()) <= 10
+    header = (mcucomp.compile_model(ROOT / "examples" / "tiny_cnn.onnx", tmp_path / "m", name="tiny_cnn").out_dir
+              / "tiny_cnn.h").read_text()
+    excerpt = block.split("\n\n")[0].splitlines()[1:]  # the header's lines, below their comment
+    declared = [line.split("/*")[0].strip() for line in excerpt]
+    assert len(declared) == 4 and all(re.sub(r"\s+", " ", d) in re.sub(r"[ \t]+", " ", header) for d in declared)
+    uses = set(re.findall(r"TINY_CNN_\w+", block)) - {"TINY_CNN_ERR_"}  # TINY_CNN_ERR_* names the family
+    assert uses <= set(re.findall(r"#define (TINY_CNN_\w+)", header)), uses
 
 
 def test_first_command_installs_no_torch():
