@@ -473,6 +473,14 @@ def qdq_rgb_stem(tmp_path) -> onnx.ModelProto:
     return onnx.load(tmp_path / "qdq_stem.onnx")
 
 
+def expansion_shift(report: dict) -> int:
+    """offset(y) - offset(x) of qdq_rgb_stem's 1x1 expansion, checked to overlap its input."""
+    tensors = {t["name"]: t for t in report["tensors"]}
+    x, y = tensors["cr_QuantizeLinear_Output"], tensors["pr_QuantizeLinear_Output"]
+    assert x["offset"] < y["offset"] + y["bytes"] and y["offset"] < x["offset"] + x["bytes"], (x, y)
+    return y["offset"] - x["offset"]
+
+
 def test_input_layout_conversion_overlaps_the_image(tmp_path, monkeypatch):
     """With int8 I/O the image's channels-last copy starts below its planes and overlaps them (the arena holds 5/3
     of the image at that step, not two copies), bit-exact with the integer reference and with the same model
@@ -493,6 +501,7 @@ def test_input_layout_conversion_overlaps_the_image(tmp_path, monkeypatch):
     assert -image < shift <= -2 * image // 3 + 4, shift  # the margin: -2P + 4 for P-pixel planes (the pair loop)
     # the stem conv's output starts one 16-byte unit (its margin: -12 B) below the copy, which starts 2P below x
     assert report["arena_bytes"] == image + 2 * image // 3 + 16 < plain.report["arena_bytes"] == 2 * image
+    assert expansion_shift(report) == 16  # the 1x1 expansion (8 -> 16 channels) at its floor over its input
     host, host_plain = (mcucomp.host.load(r.out_dir, layer_hook=False) for r in (result, plain))
     lowered = lower_model(model, io_dtype="int8")
     rng = np.random.default_rng(13)
@@ -506,12 +515,14 @@ def test_input_layout_conversion_overlaps_the_image(tmp_path, monkeypatch):
 @pytest.mark.parametrize("board", CORE_BOARDS)
 def test_input_layout_conversion_overlap_on_target_equals_host(tmp_path, board):
     """The overlapping conversion (the word loop on every core; ARMv6-M's without unaligned loads) and the stem
-    after it equal the host build bit for bit in QEMU."""
+    after it, its 1x1 expansion over its input included (the DSP cores' pointwise sweep, ARMv6-M's GEMM), equal the
+    host build bit for bit in QEMU."""
     from mcucomp.target.verify import verify_on_target
 
     result = mcucomp.compile_model(qdq_rgb_stem(tmp_path), tmp_path / "out", name="m", board=board, io_dtype="int8",
                                    npu_placement="off")  # the M55's CPU (corstone-300 would run the stem on its NPU)
     assert result.report["arena_bytes"] < result.report["live_lower_bound_bytes"]
+    assert expansion_shift(result.report) > 0
     outcome = verify_on_target(result.out_dir, board, inputs=3, seed=0, timeout_s=120)
     assert outcome.status == "ok", outcome.detail
     assert outcome.mismatching and not any(outcome.mismatching.values()), outcome.mismatching
