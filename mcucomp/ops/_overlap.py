@@ -283,7 +283,6 @@ def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin:
                           gathered=path in ("im2col", "local", "few_channels"))
 
 
-
 def _ascending_units_margin(lowest_read: np.ndarray, highest_write: np.ndarray, size: int) -> int:
     """Margin of a loop whose units, in order, each read input bytes (the lowest of unit u: lowest_read[u]) and then
     write output bytes (the highest: highest_write[u]): when unit u writes, the reads still to come are those of the
