@@ -48,9 +48,10 @@ def test_int8_io_arena_and_no_float_layers(quantized):
 
 def test_mobilenet_v2_int8_io_arena_reaches_its_overlap_bound(tmp_path):
     """The stem conv's floored overlap with its NHWC input must not hold the residual chain up at the peak (the
-    planner also tries units apart at floors); 81,984 B is the model's channels-first arena."""
+    planner also tries units apart at floors); 81,952 B is the best arena the model has reached (81,984 B
+    channels-first)."""
     report = plan_model(quantize_qdq(mobilenet_v2(), tmp_path / "m.onnx"), name="m", io_dtype="int8").report
-    assert report["arena_bytes"] == report["overlap_lower_bound_bytes"] <= 81_984, (
+    assert report["arena_bytes"] == report["overlap_lower_bound_bytes"] <= 81_952, (
         f"arena {report['arena_bytes']} B, overlap lower bound {report['overlap_lower_bound_bytes']} B")
 
 
