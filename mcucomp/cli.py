@@ -8,10 +8,10 @@ import sys
 
 from emit_c.escape import visible_escape
 
-from . import __version__
 from .errors import McucompError, OptionError, VerifyError
 from .frontend.loader import parse_shape_option, require_regular_file
 from .report.tables import display_text
+from .version import __version__
 
 #: Exit status for unexpected exceptions (BSD sysexits EX_SOFTWARE).
 EXIT_INTERNAL = 70

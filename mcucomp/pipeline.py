@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from emit_c import Program, write_program
 
-from . import __version__, outdir
+from . import outdir
 from .boards import load_board
 from .codegen import build_program
 from .errors import OptionError
@@ -31,6 +31,7 @@ from .report.build import build_report
 from .report.html import REPORT_HTML, render_report_html
 from .report.svg import MEMORY_SVG, render_memory_svg
 from .schedule import schedule
+from .version import __version__
 
 DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float", "io_layout": "nchw",
                    "npu_placement": "auto"}

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from memplan import align_up
 
-from .. import __version__
 from ..ir import Graph, Node
 from ..memory import MemoryLayout
 from ..ops import REGISTRY
 from ..perf.estimate import ESTIMATE_LABEL, CycleEstimate
 from ..schedule import model_order
+from ..version import __version__
 
 
 def _io(g: Graph, names: list[str], program_specs) -> list[dict]:
