@@ -306,7 +306,7 @@ def _compile_quietly(args: argparse.Namespace) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """mcucomp verify: compile, run on the host and compare with onnxruntime."""
-    from .verify import verify_model
+    from .pipeline import verify_model
 
     if args.inputs is not None and args.data is not None:
         raise OptionError("--inputs and --data both choose the inputs: give --data FILE.npz to use its samples, or "

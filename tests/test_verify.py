@@ -12,7 +12,8 @@ from cli_models import save, two_conv_model
 import mcucomp
 from mcucomp import cli, verify
 from mcucomp.errors import McucompError
-from mcucomp.verify import FLOAT_ULP_BOUND, compare, random_feeds, ulp_tolerance, verify_compiled, verify_model
+from mcucomp.pipeline import lower_compiled, verify_model
+from mcucomp.verify import FLOAT_ULP_BOUND, compare, random_feeds, ulp_tolerance, verify_compiled
 
 
 def test_integers_must_be_identical():
@@ -83,7 +84,7 @@ def test_mismatch_is_found_and_bisected(tmp_path):
     out = tmp_path / "out"
     mcucomp.compile_model(path, out)
     _break_second_conv(out)
-    result = verify_compiled(path, out, inputs=3, progress=None)
+    result = verify_compiled(path, out, lower_compiled(path, out), inputs=3, progress=None)
     assert not result.ok
     assert (result.outputs[0].mismatching, result.outputs[0].first_bad_input) == (3, 0)
     assert result.layers[0].diff.mismatched == 0
