@@ -10,7 +10,7 @@ import pytest
 from cli_models import save, two_conv_model
 
 import mcucomp
-from mcucomp import cli, verify
+from mcucomp import cli, pipeline, verify
 from mcucomp.errors import McucompError
 from mcucomp.pipeline import lower_compiled, verify_model
 from mcucomp.verify import FLOAT_ULP_BOUND, compare, random_feeds, ulp_tolerance, verify_compiled
@@ -99,7 +99,7 @@ def test_cli_exits_3_and_names_the_layer(tmp_path, monkeypatch, capsys):
         _break_second_conv(result.out_dir)
         return result
 
-    monkeypatch.setattr(verify, "compile_model", compile_then_break)
+    monkeypatch.setattr(pipeline, "compile_model", compile_then_break)
     path = save(two_conv_model(), tmp_path / "m.onnx")
     assert cli.main(["verify", str(path), "--inputs", "2"]) == 3
     captured = capsys.readouterr()
