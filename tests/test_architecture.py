@@ -90,6 +90,7 @@ def find_cycles(edges: list[Edge]) -> list[list[Edge]]:
     components = []
 
     def connect(v: str) -> None:
+        """Visit v and what it reaches; pop v's component once v is its root."""
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
