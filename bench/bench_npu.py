@@ -3,7 +3,7 @@
 host verification of the U55-128 builds against the all-CPU `--requant fixed` build on 1,000 random inputs.
 
 Run: python bench/bench_npu.py [--inputs 1000] [--configs ethos-u55-128,...] [--skip-verify]
-Prints the Markdown tables of BENCHMARKS.md's "NPU" section.
+Prints the Markdown tables of BENCHMARKS.md's "NPU placement and cycles" section.
 """
 
 from __future__ import annotations

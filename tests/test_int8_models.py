@@ -47,9 +47,8 @@ def test_int8_io_arena_and_no_float_layers(quantized):
 
 
 def test_mobilenet_v2_int8_io_arena_reaches_its_overlap_bound(tmp_path):
-    """Issue 11: the stem conv's floored overlap with its NHWC input must not hold the residual chain up at the peak
-    (82,128 B, 176 B above the bound, until the planner also tried units apart at floors); 81,984 B was the arena
-    before channels-last."""
+    """The stem conv's floored overlap with its NHWC input must not hold the residual chain up at the peak (the
+    planner also tries units apart at floors); 81,984 B is the model's channels-first arena."""
     report = plan_model(quantize_qdq(mobilenet_v2(), tmp_path / "m.onnx"), name="m", io_dtype="int8").report
     assert report["arena_bytes"] == report["overlap_lower_bound_bytes"] <= 81_984, (
         f"arena {report['arena_bytes']} B, overlap lower bound {report['overlap_lower_bound_bytes']} B")

@@ -1,5 +1,5 @@
-"""Bad models and options that used to end in exit 70, a hang, or silent acceptance: each is now one clear paragraph
-with exit 1 naming the node, tensor or option (regression tests for the review and the fuzz findings)."""
+"""Bad models and options that could end in exit 70, a hang, or silent acceptance: each gets one clear paragraph
+with exit 1 naming the node, tensor or option (regression tests, several from fuzz findings)."""
 
 from __future__ import annotations
 
@@ -199,7 +199,7 @@ def test_bad_scale_on_real_models(tmp_path, capsys, scale, which):
 
 
 def test_weight_zero_point_of_the_wrong_size(tmp_path, capsys):
-    """Fuzz seed 7622321055786534758: QLinearConv's w_zero_point rewired to a weight tensor used to be exit 70."""
+    """Fuzz seed 7622321055786534758: QLinearConv's w_zero_point rewired to a weight tensor: exit 1, not 70."""
     base = onnx.load(shared_model("mlperf_tiny/ic_resnet8_qop.onnx"))
     node = next(n for n in base.graph.node if n.name == "L05_conv/QLinearConv")
     node.input[5] = "L09_conv_w"
@@ -346,7 +346,7 @@ def test_control_characters_in_names_stay_on_one_line(tmp_path, capsys):
 
 # ----------------------------------------------------------------------------------------------- constant folding
 def test_constant_node_that_onnx_cannot_evaluate(tmp_path, capsys):
-    """Conv's group is not checked by onnx shape inference, so folding the all-constant Conv used to crash."""
+    """Conv's group is not checked by onnx shape inference, so folding the all-constant Conv must not crash."""
     inits = [numpy_helper.from_array(np.ones((1, 4, 5, 5), np.float32), "c"),
              numpy_helper.from_array(np.ones((2, 4, 3, 3), np.float32), "w")]
     nodes = [helper.make_node("Conv", ["c", "w"], ["k"], name="constconv", group=3),

@@ -43,7 +43,7 @@ ENTRY_CYCLES = 2000
 #: moves 4 bytes in about 2 cycles.
 COPY_CYCLES_PER_BYTE = 0.5
 
-#: The core whose fitted CPU cycle estimate stands in when the board's core has none (Cortex-M55 today: mcucomp's
+#: The core whose fitted CPU cycle estimate stands in when the board's core has none (the Cortex-M55: mcucomp's
 #: int8 kernels use no Helium instructions, and the M55's scalar DSP pipeline is closest to the M4's of the cores
 #: fitted).
 FALLBACK_CORE = "cortex-m4"
