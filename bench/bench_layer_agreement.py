@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from int8_models import ALL_INT8, int8_model_path  # noqa: E402
 
-from mcucomp.verify import verify_model  # noqa: E402
+from mcucomp.pipeline import verify_model  # noqa: E402
 
 MODES = ("float", "fixed")
 

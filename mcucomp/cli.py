@@ -8,10 +8,10 @@ import sys
 
 from emit_c.escape import visible_escape
 
-from . import __version__
 from .errors import McucompError, OptionError, VerifyError
 from .frontend.loader import parse_shape_option, require_regular_file
 from .report.tables import display_text
+from .version import __version__
 
 #: Exit status for unexpected exceptions (BSD sysexits EX_SOFTWARE).
 EXIT_INTERNAL = 70
@@ -306,7 +306,7 @@ def _compile_quietly(args: argparse.Namespace) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """mcucomp verify: compile, run on the host and compare with onnxruntime."""
-    from .verify import verify_model
+    from .pipeline import verify_model
 
     if args.inputs is not None and args.data is not None:
         raise OptionError("--inputs and --data both choose the inputs: give --data FILE.npz to use its samples, or "

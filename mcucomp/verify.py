@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import sys
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -36,7 +34,6 @@ from .intref import missing_ops, run_graph
 from .ops._layout import as_onnx_order, as_stored_order, stored_value
 from .intref._checks import (LayerCheck, OrtAgreement, is_int8_model, layer_local, ort_tensor_names,
                              reference_outputs)
-from .pipeline import compile_model, lower_model
 
 #: Allowed float error in units of ulp(max |reference|) per output tensor (see the module docstring).
 FLOAT_ULP_BOUND = 64
@@ -242,7 +239,7 @@ def read_npz(path) -> dict[str, np.ndarray]:
                           "numpy.savez(path, **{input_name: array}).") from None
 
 
-def _data_arrays(data, name: str | None = None) -> tuple[str, dict[str, np.ndarray]]:
+def data_arrays(data, name: str | None = None) -> tuple[str, dict[str, np.ndarray]]:
     """(name for messages, arrays) of a --data argument: an .npz path, or a dict of arrays by ONNX name."""
     if isinstance(data, dict):
         return name or "<arrays>", data
@@ -251,7 +248,7 @@ def _data_arrays(data, name: str | None = None) -> tuple[str, dict[str, np.ndarr
 
 def data_feeds(data, report: dict) -> list[dict[str, np.ndarray]]:
     """The input feeds of each sample of `data` (an .npz path or a dict of arrays), checked against report."""
-    name, arrays = _data_arrays(data)
+    name, arrays = data_arrays(data)
     return verify_data(arrays, report, name).feeds
 
 
@@ -439,11 +436,12 @@ def _int8_checks(result: VerifyResult, model_path: str, lowered, feeds: dict, co
     result.layer_checks, result.layers_skipped = layer_local(g, order, lowered.options["requant"], values)
 
 
-def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_always: bool = False,
+def verify_compiled(model, out_dir, lowered, inputs: int = 10, seed: int = 0, bisect_always: bool = False,
                     progress: TextIO | None = None, constants: dict | None = None, data=None,
-                    data_name: str | None = None, shapes: dict | None = None) -> VerifyResult:
-    """Load the C in out_dir (compiled from `model`, a path, with `shapes` and `constants`) and compare it with the
-    integer reference and onnxruntime on random inputs (see the module docstring).
+                    data_name: str | None = None) -> VerifyResult:
+    """Load the C in out_dir (compiled from `model`, a path, with `constants`) and compare it with the integer
+    reference and onnxruntime on random inputs (see the module docstring). `lowered` is the LoweredModel the
+    integer reference runs: the model lowered with the options of that compile (mcucomp.pipeline.lower_compiled).
 
     Inputs bound at compile time (`constants`) are fed to onnxruntime with the same values. `data` (an .npz path or
     a dict of arrays by ONNX name) replaces the random inputs by its samples, and its output arrays, when it has any,
@@ -455,12 +453,9 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
     report = host.report
     samples = None
     if data is not None:
-        data_name, data = _data_arrays(data, data_name)
+        data_name, data = data_arrays(data, data_name)
         samples = verify_data(data, report, data_name)
         inputs = len(samples.feeds)
-    opts = {k: report["options"][k] for k in ("requant", "io", "io_dtype", "io_layout")
-            if k in report["options"]}
-    lowered = lower_model(model_path, shapes, constants, **opts)
     int8 = is_int8_model(lowered.order)
     missing = missing_ops(lowered.order) if int8 else []
     session = _session(model_path)
@@ -511,28 +506,4 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
         result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants, reference,
                                                               lowered.graph)
         result.bisect_input = index
-    return result
-
-
-def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str | None = None,
-                 board: str | None = None, shapes: dict | None = None, bisect_always: bool = False,
-                 progress: TextIO | None = sys.stderr, data=None, **options) -> VerifyResult:
-    """Compile `model` (a path) to out_dir (a temporary directory when None), then run verify_compiled.
-
-    `data`: an .npz path or a dict of arrays by ONNX name (see verify_compiled); a path is read before compiling.
-    """
-    check_run_options(inputs, seed)
-    constants = options.get("constants")
-    data_name = None
-    if data is not None:
-        data_name, data = _data_arrays(data)
-    if out_dir is not None:
-        compile_model(model, out_dir, name=name, board=board, shapes=shapes, **options)
-        return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress, constants, data, data_name,
-                               shapes)
-    with tempfile.TemporaryDirectory(prefix="mcucomp-verify-") as tmp:
-        compile_model(model, tmp, name=name, board=board, shapes=shapes, **options)
-        result = verify_compiled(model, tmp, inputs, seed, bisect_always, progress, constants, data, data_name,
-                                 shapes)
-    result.out_dir = None
     return result

@@ -10,7 +10,7 @@ import pytest
 
 from mcucomp.intref._checks import INT8_KERNELS
 from mcucomp.pipeline import plan_model
-from mcucomp.verify import verify_model
+from mcucomp.pipeline import verify_model
 
 from int8_models import autoencoder, data_moves, decoder, mobilenet_v2, quantize_qdq, unet
 

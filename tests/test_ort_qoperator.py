@@ -17,7 +17,7 @@ import mcucomp
 from mcucomp.errors import UnsupportedError
 from mcucomp.frontend import load_onnx
 from mcucomp.target.verify import verify_on_target
-from mcucomp.verify import verify_model
+from mcucomp.pipeline import verify_model
 
 SHAPE = [1, 3, 8, 8]
 CONFIGS = [(act, per_channel) for act in ("u8", "s8") for per_channel in (False, True)]

@@ -10,9 +10,10 @@ import pytest
 from cli_models import save, two_conv_model
 
 import mcucomp
-from mcucomp import cli, verify
+from mcucomp import cli, pipeline, verify
 from mcucomp.errors import McucompError
-from mcucomp.verify import FLOAT_ULP_BOUND, compare, random_feeds, ulp_tolerance, verify_compiled, verify_model
+from mcucomp.pipeline import lower_compiled, verify_model
+from mcucomp.verify import FLOAT_ULP_BOUND, compare, random_feeds, ulp_tolerance, verify_compiled
 
 
 def test_integers_must_be_identical():
@@ -83,7 +84,7 @@ def test_mismatch_is_found_and_bisected(tmp_path):
     out = tmp_path / "out"
     mcucomp.compile_model(path, out)
     _break_second_conv(out)
-    result = verify_compiled(path, out, inputs=3, progress=None)
+    result = verify_compiled(path, out, lower_compiled(path, out), inputs=3, progress=None)
     assert not result.ok
     assert (result.outputs[0].mismatching, result.outputs[0].first_bad_input) == (3, 0)
     assert result.layers[0].diff.mismatched == 0
@@ -98,7 +99,7 @@ def test_cli_exits_3_and_names_the_layer(tmp_path, monkeypatch, capsys):
         _break_second_conv(result.out_dir)
         return result
 
-    monkeypatch.setattr(verify, "compile_model", compile_then_break)
+    monkeypatch.setattr(pipeline, "compile_model", compile_then_break)
     path = save(two_conv_model(), tmp_path / "m.onnx")
     assert cli.main(["verify", str(path), "--inputs", "2"]) == 3
     captured = capsys.readouterr()

@@ -9,7 +9,7 @@ import pytest
 from cycle_models import CYCLE_MODELS
 from mcucomp.perf.calibration import CALIBRATION_BOARDS
 from mcucomp.perf.estimate import accuracy_failures, check_profile
-from mcucomp.perf.profile import profile_model
+from mcucomp.pipeline import profile_model
 
 CASES = [
     ("cortex-m4", "kws_dscnn_qdq"),
