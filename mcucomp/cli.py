@@ -74,7 +74,18 @@ def _options(args: argparse.Namespace) -> dict:
         options["constants"] = _constants(args.const)
     if getattr(args, "no_fit_check", False):
         options["fit_check"] = False
+    if getattr(args, "force", False):
+        options["force"] = True
     return options
+
+
+def _add_out_args(p: argparse.ArgumentParser, required: bool, help_text: str) -> None:
+    """-o OUTDIR and --force, for the commands that write into an output directory."""
+    p.add_argument("-o", "--out", required=required, metavar="OUTDIR", help=help_text)
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files in OUTDIR that mcucomp did not write (or that were edited since) where the "
+                        "compile writes files of the same names; without it such a compile exits 1 and writes "
+                        "nothing")
 
 
 def _add_lowering_args(p: argparse.ArgumentParser) -> None:
@@ -333,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("compile", help="write C sources and report.json")
     _add_compile_args(p)
-    p.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output directory")
+    _add_out_args(p, True, "output directory")
     p.set_defaults(func=cmd_compile)
     p = sub.add_parser("show", help="print the lowered graph")
     _add_lowering_args(p)
@@ -346,7 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_analyze)
     p = sub.add_parser("verify", help="compile, run on the host and compare with onnxruntime")
     _add_compile_args(p)
-    p.add_argument("-o", "--out", metavar="OUTDIR", help="keep the generated C here (default: a temporary dir)")
+    _add_out_args(p, False, "keep the generated C here (default: a temporary dir)")
     p.add_argument("--inputs", type=int, metavar="N",
                    help=f"random inputs to compare, 1 to 1,000,000 (default {DEFAULT_VERIFY_INPUTS})")
     p.add_argument("--data", metavar="FILE.npz",
@@ -366,12 +377,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_boards)
     p = sub.add_parser("build-target", help="compile, then cross-compile with arm-none-eabi-gcc and report sizes")
     _add_compile_args(p)
-    p.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output directory")
+    _add_out_args(p, True, "output directory")
     p.set_defaults(func=lambda a: cmd_build_target(a, _compile_quietly))
     p = sub.add_parser("profile", help="per-layer cycles on the instruction-level Cortex-M simulator (simulated "
                                        "from Arm TRM instruction timings), with the estimator's figure beside them")
     _add_compile_args(p)
-    p.add_argument("-o", "--out", metavar="OUTDIR", help="keep the generated C and firmware here (default: a temporary dir)")
+    _add_out_args(p, False, "keep the generated C and firmware here (default: a temporary dir)")
     p.add_argument("--inputs", type=int, default=1, metavar="N", help="random inputs to simulate (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     fmt = p.add_mutually_exclusive_group()
