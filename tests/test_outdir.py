@@ -276,3 +276,13 @@ def test_recompile_over_own_files_needs_no_force(tmp_path, models):
     assert set(report[outdir.MANIFEST_KEY]) == set(report["files"])
     compile_model(models[0], out, name="m")
     assert _snapshot(out) == _reference(models[0], tmp_path, "alone")
+
+
+def test_manifest_without_its_own_digest_is_taken_at_its_word(tmp_path, models):
+    out = tmp_path / "out"
+    compile_model(models[1], out, name="m")
+    report = json.loads((out / "report.json").read_text())
+    del report[outdir.MANIFEST_KEY][outdir.MANIFEST_FILE]  # a manifest without the report's own entry
+    (out / "report.json").write_text(json.dumps(report, indent=1))
+    compile_model(models[0], out, name="m")
+    assert _snapshot(out) == _reference(models[0], tmp_path, "alone")
