@@ -215,14 +215,16 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
 
 
 def compile_model(model, out_dir, name: str | None = None, board: str | None = None, shapes: dict | None = None,
-                  **options) -> CompileResult:
-    """Compile an ONNX model (path or ModelProto) to C in out_dir and return the report."""
+                  force: bool = False, **options) -> CompileResult:
+    """Compile an ONNX model (path or ModelProto) to C in out_dir and return the report (force: overwrite files
+    there that mcucomp did not write)."""
     fit_check = options.pop("fit_check", True)
-    return write_planned(plan_model(model, name, board, shapes, **options), out_dir, fit_check)
+    return write_planned(plan_model(model, name, board, shapes, **options), out_dir, fit_check, force)
 
 
-def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True) -> CompileResult:
-    """Check the fit (unless fit_check is False), then write a planned model's files into out_dir, all or none."""
+def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True, force: bool = False) -> CompileResult:
+    """Check the fit (unless fit_check is False), then write a planned model's files into out_dir, all or none
+    (refusing to replace files mcucomp did not write there unless force)."""
     report = planned.report
     if fit_check:
         check_fit(report, planned.board, report["fit"])
@@ -237,9 +239,9 @@ def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True) -> Com
         svg = render_memory_svg(report)
         (staging / MEMORY_SVG).write_text(svg, encoding="utf-8")
         (staging / REPORT_HTML).write_text(render_report_html(report, svg), encoding="utf-8")
-        report[outdir.MANIFEST_KEY] = outdir.file_hashes(staging)
-        (staging / outdir.MANIFEST_FILE).write_text(json.dumps(report, indent=1))
-        outdir.publish(staging, out_dir)
+        (staging / outdir.MANIFEST_FILE).write_text(outdir.manifest_text(report, outdir.file_hashes(staging)),
+                                                    encoding="utf-8")
+        outdir.publish(staging, out_dir, force)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)

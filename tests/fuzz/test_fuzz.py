@@ -18,7 +18,7 @@ import mcucomp.outdir
 import mcucomp.pipeline
 from mcucomp.errors import OutputError
 
-from .cases import EXAMPLE_BASE, REPO, make_case, run_case
+from .cases import EXAMPLE_BASE, FOREIGN_FILES, REPO, make_case, run_case
 
 FUZZ_CASES = 300
 SUBPROCESS_EVERY = 30
@@ -68,7 +68,7 @@ def test_harness_detects_each_kind_of_problem(tmp_path, monkeypatch, sabotage, e
             print("warning: noise", file=sys.stderr)
         return real_plan(model, *args, **kwargs)
 
-    def half_written(staging, out_dir):
+    def half_written(staging, out_dir, force=False):
         (Path(out_dir) / "model.c").write_text("half")
         raise OutputError("injected")
 
@@ -77,3 +77,24 @@ def test_harness_detects_each_kind_of_problem(tmp_path, monkeypatch, sabotage, e
         monkeypatch.setattr(mcucomp.outdir, "publish", half_written)
     outcome = run_case(_clean_compile_case(), tmp_path / "case", timeout=3.0)
     assert outcome.problem is not None and outcome.problem.startswith(expected), outcome.problem
+
+
+@pytest.mark.parametrize("foreign", FOREIGN_FILES)
+def test_foreign_file_refused_unless_forced(tmp_path, foreign):
+    case = _clean_compile_case()
+    case.foreign = foreign
+    refused = run_case(case, tmp_path / "refused")
+    assert refused.problem is None and refused.exit_code == 1, refused.problem
+    assert "did not write" in refused.stderr and "--force" in refused.stderr
+    assert ("model.c" if foreign == "user_source" else "report.json") in refused.stderr
+    case.argv = case.argv + ["--force"]
+    forced = run_case(case, tmp_path / "forced")
+    assert forced.problem is None and forced.exit_code == 0, forced.problem
+
+
+def test_harness_detects_an_overwritten_user_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(mcucomp.outdir, "_foreign_files", lambda out_dir, names: [])
+    case = _clean_compile_case()
+    case.foreign = "user_source"
+    outcome = run_case(case, tmp_path / "case")
+    assert outcome.problem == "compile replaced the user's user_source without --force", outcome.problem
