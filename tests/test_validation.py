@@ -195,7 +195,8 @@ def test_bad_scale_on_real_models(tmp_path, capsys, scale, which):
     path = save(model, tmp_path / "m.onnx")
     _fails(capsys, ["analyze", path], 1, f"Node '{node.name}' ({op})",
            f"scale '{node.input[1]}' holds {float(np.float32(scale))}",
-           "positive and finite")
+           "positive and finite, a normal float32 between 1.17549435e-38 and 3.40282347e+38",
+           "Re-quantize the model, or fix the tensor")
 
 
 def test_weight_zero_point_of_the_wrong_size(tmp_path, capsys):

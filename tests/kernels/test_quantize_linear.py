@@ -34,8 +34,9 @@ def _near_ties(rng, scale: float, n: int) -> np.ndarray:
     return np.concatenate([np.array(specials, np.float32), x])
 
 
-#: Scales with an inexact and an exact reciprocal (constant scales lie within 2^-40..2^40: check_quant_params).
-SCALES = [0.0123, 1.0 / 3.0, 0.1, 3.0, 2.0**-17, 2.0**-40, 2.0**40]
+#: Scales with an inexact and an exact reciprocal, and the ends of the normal float32 range check_quant_params
+#: accepts (the largest one's reciprocal is subnormal).
+SCALES = [0.0123, 1.0 / 3.0, 0.1, 3.0, 2.0**-17, 2.0**-40, 2.0**40, 2.0**-126, 3.4e38]
 
 
 @pytest.mark.parametrize("scale", SCALES)
