@@ -11,6 +11,7 @@ rare elements near a rounding tie ('ties' form) and for nodes with no form."""
 from __future__ import annotations
 
 import functools
+import math
 from types import SimpleNamespace
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ import numpy as np
 
 from ..fixedpoint import quantize_multiplier_tflite
 from ..ir import Graph, Node
+from ..quant import saturating_scale
 from ._overlap import elementwise
 from ._layout import all_images
 from .base import KernelCall, KernelOp, OverlapMargin, broadcast_params
@@ -62,9 +64,10 @@ def _linear_form(key: tuple) -> LinearForm | None:
     f32 = np.float32
     sa, sb, sy = f32(at["a_scale"]), f32(at["b_scale"]), f32(at["y_scale"])
     # the codes approximate a·alpha + b·beta + gamma; QLinearAdd's ratios are float32 (its zero-point terms cancel)
-    alpha, beta = (np.float64(sa / sy), np.float64(sb / sy)) if at["mode"] == "qlinear" \
-        else (np.float64(sa) / np.float64(sy), np.float64(sb) / np.float64(sy))
-    gamma = at["y_zp"] - alpha * at["a_zp"] - beta * at["b_zp"]
+    with np.errstate(over="ignore", invalid="ignore"):  # infinite ratios fail the range test below
+        alpha, beta = (np.float64(sa / sy), np.float64(sb / sy)) if at["mode"] == "qlinear" \
+            else (np.float64(sa) / np.float64(sy), np.float64(sb) / np.float64(sy))
+        gamma = at["y_zp"] - alpha * at["a_zp"] - beta * at["b_zp"]
     if not 128 * (abs(alpha) + abs(beta)) + abs(gamma) + 2 < 2 ** (30 - TIES_SHIFT):
         return None
     qa = np.arange(-128, 128, dtype=np.int64)[:, None]
@@ -113,13 +116,29 @@ def _exact_form(alpha: float, beta: float, want: np.ndarray, qmin: int, qmax: in
     return None
 
 
-def tflite_add_multipliers(a_scale: float, b_scale: float, y_scale: float) -> list[tuple[int, int]]:
+def tflite_add_multipliers(a_scale: float, b_scale: float, y_scale: float, y_cap: float = math.inf
+                           ) -> list[tuple[int, int]]:
     """(mult, shift) of input a, input b and the output, computed as TFLite's add.cc Prepare does: in double from the
-    float32 scales, twice the larger input scale as the common scale."""
+    float32 scales, twice the larger input scale as the common scale; the output's real multiplier at most y_cap
+    (mcucomp.quant.saturating_scale: every nonzero sum saturates from there, and the sum's left shift stays small)."""
     a, b, y = (float(np.float32(s)) for s in (a_scale, b_scale, y_scale))
     twice_max = 2.0 * max(a, b)
-    reals = (a / twice_max, b / twice_max, twice_max / ((1 << TFLITE_LEFT_SHIFT) * y))
+    reals = (a / twice_max, b / twice_max, min(twice_max / ((1 << TFLITE_LEFT_SHIFT) * y), y_cap))
     return [quantize_multiplier_tflite(r) for r in reals]
+
+
+def lowered_mode(requant: str, a_scale: float, b_scale: float, y_scale: float) -> str:
+    """The mode a lowering gives add_s8: 'fixed' (TFLite's ADD, its multipliers from float64) with `--requant fixed`
+    or where QLinearAdd's float32 ratios a_scale / y_scale or b_scale / y_scale pass 2^100 (its float32 steps would
+    overflow to infinities and NaN), else 'qlinear'."""
+    ratios = (float(np.float32(a_scale)) / float(np.float32(y_scale)),
+              float(np.float32(b_scale)) / float(np.float32(y_scale)))
+    return "fixed" if requant == "fixed" or max(ratios) > 2.0**100 else "qlinear"
+
+
+def output_cap(attrs: dict) -> float:
+    """The saturating bound of the output's real multiplier (tflite_add_multipliers' y_cap)."""
+    return saturating_scale(attrs["qmin"], attrs["qmax"], attrs["y_zp"])
 
 
 class AddS8(KernelOp):
@@ -132,15 +151,17 @@ class AddS8(KernelOp):
         """mcu_add_s8(params, a, b, y)."""
         a = node.attrs
         f32 = np.float32
-        r_ay = f32(a["a_scale"]) / f32(a["y_scale"])
-        r_by = f32(a["b_scale"]) / f32(a["y_scale"])
-        # onnxruntime's compiled QLinearAdd contracts a_zp·r_ay + b_zp·r_by into one FMA: emulate it in float64,
-        # where the product of two float32 values is exact, then round once.
         off = a.get("offsets", (0, 0, 0))
-        b_term = f32(r_by * f32(a["b_zp"] + off[1]))
-        fixed = f32(f32(a["y_zp"] + off[2]) - f32(np.float64(r_ay) * np.float64(a["a_zp"] + off[0])
-                                                 + np.float64(b_term)))
-        mults = tflite_add_multipliers(a["a_scale"], a["b_scale"], a["y_scale"]) if a["mode"] == "fixed" \
+        with np.errstate(over="ignore", invalid="ignore"):  # onnxruntime's float32 steps, infinities included
+            r_ay = f32(a["a_scale"]) / f32(a["y_scale"])
+            r_by = f32(a["b_scale"]) / f32(a["y_scale"])
+            # onnxruntime's compiled QLinearAdd contracts a_zp·r_ay + b_zp·r_by into one FMA: emulate it in
+            # float64, where the product of two float32 values is exact, then round once.
+            b_term = f32(r_by * f32(a["b_zp"] + off[1]))
+            fixed = f32(f32(a["y_zp"] + off[2]) - f32(np.float64(r_ay) * np.float64(a["a_zp"] + off[0])
+                                                     + np.float64(b_term)))
+        fixed_mode = a["mode"] == "fixed"
+        mults = tflite_add_multipliers(a["a_scale"], a["b_scale"], a["y_scale"], output_cap(a)) if fixed_mode \
             else [(0, 0)] * 3
         lin = linear_form(node, g) or LinearForm(None, 0, 0, 0, 0)
         return KernelCall(
