@@ -21,9 +21,10 @@ class Requant:
     "double" (TFLite's MultiplyByQuantizedMultiplier, LiteRT's convolutions) or "single" (one round-half-up of the
     64-bit product, LiteRT's FULLY_CONNECTED); the kernel op that consumes it decides.
 
-    Without div (or once an overflowing div is folded in), a finite scale at or above saturating_scale(qmin, qmax, zp) is
-    stored as that bound: every nonzero accumulator saturates the output either way, and the fixed-point form keeps
-    its left shift small (TFLite's double rounding shifts acc left in int32, wrapping for |acc| >= 2^(31 - left))."""
+    Without div (or once an overflowing div is folded in), a finite scale at or above saturating_scale(qmin, qmax,
+    zp) is stored as that bound: every nonzero accumulator saturates the output either way, and the fixed-point form
+    keeps its left shift small (TFLite's double rounding shifts acc left in int32, wrapping for
+    |acc| >= 2^(31 - left))."""
 
     scale: np.ndarray
     zp: int
@@ -84,17 +85,20 @@ _F32_TINY = float(np.finfo(np.float32).tiny)
 
 def combined_scale(x_scale, w_scale, y_scale) -> np.ndarray:
     """The per-channel requantization scale (x_scale · w_scale[c]) / y_scale as float32: onnxruntime's order of
-    float32 operations where its product and quotient stay normal float32 values; elsewhere (tiny or huge scales:
-    a nearly dead channel's weight scale of 1e-11 and below, or scales near 2^±100) the float64 quotient, held
-    within [smallest normal float32, largest float32] (Requant caps the top at its saturating bound)."""
+    float32 operations where its product and quotient stay normal float32 values (a nearly dead channel's 1e-11
+    weight scale included); elsewhere (scales near the ends of the float32 range, such as 1e-20 · 1e-20 / 1e-30)
+    the float64 quotient, held within [smallest normal float32, largest float32] (Requant caps the top at its
+    saturating bound). Fixed mode quantizes this value (mcucomp.fixedpoint): a multiplier below about 2^-32 is
+    zero there, as TFLite's QuantizeMultiplier makes it."""
     xs = np.float32(scalar(x_scale))
     ys = np.float32(scalar(y_scale))
     ws = np.asarray(w_scale, dtype=np.float32).reshape(-1)
     exact = np.float64(xs) * ws.astype(np.float64) / np.float64(ys)
     with np.errstate(over="ignore", under="ignore"):
         product = (xs * ws).astype(np.float32)
-        ort = (product / ys).astype(np.float32)
+        in_order = (product / ys).astype(np.float32)
     f32 = np.finfo(np.float32)
-    normal = (np.abs(product) >= f32.tiny) & (np.abs(ort) >= f32.tiny) & np.isfinite(product) & np.isfinite(ort)
+    normal = ((np.abs(product) >= f32.tiny) & (np.abs(in_order) >= f32.tiny) & np.isfinite(product)
+              & np.isfinite(in_order))
     fallback = np.clip(exact, _F32_TINY, float(f32.max)).astype(np.float32)
-    return np.where(normal, ort, fallback).astype(np.float32)
+    return np.where(normal, in_order, fallback).astype(np.float32)

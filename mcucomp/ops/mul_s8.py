@@ -41,8 +41,8 @@ class MulS8(KernelOp):
         mult, shift = tflite_mul_multiplier(a) if fixed else (0, 0)
         return KernelCall(
             self.name,
-            [("bc", broadcast_params(g, node)), ("ratio", float(mul_ratio(a))), ("a_zp", a["a_zp"]), ("b_zp", a["b_zp"]),
-             ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]), ("y_off", a["y_off"]),
+            [("bc", broadcast_params(g, node)), ("ratio", float(mul_ratio(a))), ("a_zp", a["a_zp"]),
+             ("b_zp", a["b_zp"]), ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]), ("y_off", a["y_off"]),
              ("fixed", int(fixed)), ("mult", mult), ("shift", shift)],
             [node.inputs[0], node.inputs[1], node.outputs[0]],
         )
