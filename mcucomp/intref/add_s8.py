@@ -1,6 +1,6 @@
 """add_s8: QLinearAdd's arithmetic (two fmaf with the scale ratios and a fixed term, in onnxruntime's uint8 domain
-where `offsets` say so), or the float dequantize, add, quantize sequence; with `--requant fixed`, TFLite's int8 ADD
-(whatever the node says: the option decides); numpy broadcasting."""
+where `offsets` say so), the float dequantize, add, quantize sequence, or TFLite's int8 ADD (the lowering's choice
+with `--requant fixed`, or where QLinearAdd's float32 ratios would overflow); numpy broadcasting."""
 
 from __future__ import annotations
 
@@ -12,6 +12,5 @@ OPS = ("add_s8",)
 
 
 def reference(node, g, mode, x_a, x_b) -> np.ndarray:
-    """a + b requantized to y's parameters: TFLite's ADD in fixed mode, else per the node's mode ('qlinear' or
-    'float')."""
-    return add_codes(node.attrs, mode, x_a, x_b)
+    """a + b requantized to y's parameters per the node's mode ('fixed', 'qlinear' or 'float')."""
+    return add_codes(node.attrs, x_a, x_b)

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..intref._add import TFLITE_LEFT_SHIFT, add_codes, qlinear_terms, tflite_add_multipliers
+from ..intref._add import TFLITE_LEFT_SHIFT, add_codes, output_cap, qlinear_terms, tflite_add_multipliers
 from ..ir import Graph, Node
 from ._overlap import elementwise
 from ._layout import all_images
@@ -57,14 +57,15 @@ def _linear_form(key: tuple) -> LinearForm | None:
     f32 = np.float32
     sa, sb, sy = f32(at["a_scale"]), f32(at["b_scale"]), f32(at["y_scale"])
     # the codes approximate a·alpha + b·beta + gamma; QLinearAdd's ratios are float32 (its zero-point terms cancel)
-    alpha, beta = (np.float64(sa / sy), np.float64(sb / sy)) if at["mode"] == "qlinear" \
-        else (np.float64(sa) / np.float64(sy), np.float64(sb) / np.float64(sy))
-    gamma = at["y_zp"] - alpha * at["a_zp"] - beta * at["b_zp"]
+    with np.errstate(over="ignore", invalid="ignore"):  # infinite ratios fail the range test below
+        alpha, beta = (np.float64(sa / sy), np.float64(sb / sy)) if at["mode"] == "qlinear" \
+            else (np.float64(sa) / np.float64(sy), np.float64(sb) / np.float64(sy))
+        gamma = at["y_zp"] - alpha * at["a_zp"] - beta * at["b_zp"]
     if not 128 * (abs(alpha) + abs(beta)) + abs(gamma) + 2 < 2 ** (30 - TIES_SHIFT):
         return None
     qa = np.arange(-128, 128, dtype=np.int64)[:, None]
     qb = np.arange(-128, 128, dtype=np.int64)[None, :]
-    want = add_codes(at, at["mode"], qa.astype(np.int8), qb.astype(np.int8)).astype(np.int64)
+    want = add_codes(at, qa.astype(np.int8), qb.astype(np.int8)).astype(np.int64)
     form = _exact_form(alpha, beta, want, at["qmin"], at["qmax"])
     if form is not None:
         return form
@@ -107,6 +108,15 @@ def _exact_form(alpha: float, beta: float, want: np.ndarray, qmin: int, qmax: in
     return None
 
 
+def lowered_mode(requant: str, a_scale: float, b_scale: float, y_scale: float) -> str:
+    """The mode a lowering gives add_s8: 'fixed' (TFLite's ADD, its multipliers from float64) with `--requant fixed`
+    or where QLinearAdd's float32 ratios a_scale / y_scale or b_scale / y_scale pass 2^100 (its float32 steps would
+    overflow to infinities and NaN), else 'qlinear'."""
+    ratios = (float(np.float32(a_scale)) / float(np.float32(y_scale)),
+              float(np.float32(b_scale)) / float(np.float32(y_scale)))
+    return "fixed" if requant == "fixed" or max(ratios) > 2.0**100 else "qlinear"
+
+
 class AddS8(KernelOp):
     """attrs: mode ('qlinear' | 'float' | 'fixed'), a/b/y scale and zp, qmin, qmax, offsets (128 per uint8-run
     tensor, qlinear only)."""
@@ -118,8 +128,8 @@ class AddS8(KernelOp):
         a = node.attrs
         r_ay, r_by, fixed = qlinear_terms(a)
         off = a.get("offsets", (0, 0, 0))
-        mults = tflite_add_multipliers(a["a_scale"], a["b_scale"], a["y_scale"]) if a["mode"] == "fixed" \
-            else [(0, 0)] * 3
+        mults = [(0, 0)] * 3 if a["mode"] != "fixed" else \
+            tflite_add_multipliers(a["a_scale"], a["b_scale"], a["y_scale"], output_cap(a))
         lin = linear_form(node, g) or LinearForm(None, 0, 0, 0, 0)
         return KernelCall(
             self.name,
