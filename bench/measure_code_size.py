@@ -132,6 +132,11 @@ def measure_core(core: str, board: dict, work: Path) -> dict:
         op = REGISTRY.get(src.stem)
         if op is not None and op.stack_paths:
             kernels[src.stem]["stack_paths"] = path_depths(graph.graph, entries, op.stack_paths, RECURSION_BOUNDS)
+            whole = [path for path, sets in op.stack_paths.items()
+                     if not any(all(f in graph.graph for f in functions) for functions in sets)]
+            if whole:
+                print(f"{core}: {src.stem}: no function set of path(s) {', '.join(whole)} is in the image (inlined or "
+                      "renamed): their stack is the whole kernel's", file=sys.stderr)
     return {"firmware_flash": base_flash, "firmware_stack": under_run, "firmware_calls_stack": harness_calls,
             "kernels": kernels}
 
