@@ -3,10 +3,10 @@
 Code size and stack come from mcucomp/target/code_size.json, measured once per core with arm-none-eabi-gcc -O2
 (bench/measure_code_size.py), so no toolchain is needed at compile time. The stack is a bound, not a guess: the
 deepest call chain of each kernel path (mcucomp/target/callgraph.py), on top of the generated run function's frame
-(report.json run_frame_bytes, from the emitted program) and the test firmware's own frames. Everything the firmware
-links is placed as its linker script does: .data/.bss/stack in the board's ram_region, code in its flash_region, the arena and the
-weights in the regions choose_regions picks (asked for with --arena-region/--weights-region, else the fastest
-with room).
+(report.json run_frame_bytes, from the emitted program) and the test firmware's own frames (docs/ARCHITECTURE.md,
+"Stack bound"). Everything the firmware links is placed as its linker script does: .data/.bss/stack in the board's
+ram_region, code in its flash_region, the arena and the weights in the regions choose_regions picks (asked for
+with --arena-region/--weights-region, else the fastest with room).
 """
 
 from __future__ import annotations
@@ -184,7 +184,8 @@ def estimate_fit(report: dict, board: dict, arena_region: str | None = None,
         "regions": sorted(regions.values(), key=lambda u: (u["memory"] != "RAM", u["memory"])),
         "kernels_not_measured": missing,
         "note": "code and stack predicted from mcucomp/target/code_size.json (arm-none-eabi-gcc -O2 per core); "
-                "stack = firmware frames + run frame + deepest kernel call chain; RAM excludes other application data",
+                "stack = firmware frames + run frame + deepest kernel call chain (a bound); RAM excludes other "
+                "application data",
     }
 
 
