@@ -1,11 +1,15 @@
-"""Measure each runtime kernel's code size and stack frame per Cortex-M core with arm-none-eabi-gcc -O2, and the
+"""Measure each runtime kernel's code size and stack depth per Cortex-M core with arm-none-eabi-gcc -O2, and the
 fixed cost of the test firmware; write mcucomp/target/code_size.json (used by mcucomp.fit to predict flash and stack
 without a toolchain).
 
 Run after adding or changing a kernel:  python bench/measure_code_size.py
 A kernel's "code" is its object's .text and .rodata; its "library" is how much more a linked firmware image grows
 when the kernel is linked in (the libgcc / newlib routines it pulls in: soft float on ARMv6-M); its "stack" is the
-sum of its functions' frames and those of the runtime files it calls into (-fstack-usage).
+deepest call chain from its entry functions through its own, the runtime files' and the library's functions
+(mcucomp/target/callgraph.py: GCC's -fcallgraph-info=su graphs joined with the linked image's disassembly), and
+"stack_paths" the same per kernel path for ops that declare them (KernelOp.stack_paths). "firmware_stack" is the
+test firmware's frames under the model's run function (reset handler and main), "firmware_calls_stack" the deepest
+chain of the firmware's own calls (semihosting, the stack report).
 """
 
 from __future__ import annotations
@@ -18,12 +22,18 @@ from importlib import resources
 from pathlib import Path
 
 from mcucomp.boards import compiler_flags, load_board
+from mcucomp.ops import REGISTRY
 from mcucomp.target.build import TARGET_CFLAGS, build_firmware, require_tool, section_sizes
+from mcucomp.target.callgraph import StackGraph, disassembled_functions, merge, path_depths, read_callgraph_info
 from mcucomp.target.memory_map import qemu_memory_map
 
 #: One representative board per core: its flags select the instruction set and FPU.
 CORE_BOARDS = {"cortex-m0plus": "nucleo-g0b1re", "cortex-m4": "nucleo-l4r5zi", "cortex-m7": "nucleo-h743zi",
                "cortex-m33": "nucleo-u575zi", "cortex-m55": "corstone-300"}
+#: GCC writes each function's frame and callees (FILE.ci) next to the object.
+CALLGRAPH_FLAG = "-fcallgraph-info=su"
+#: Functions that call themselves, with the most of their frames on the stack at once and why.
+RECURSION_BOUNDS = {"mcu_gs_interp": 3}  # grid_sample_f32.c: one level per spatial dim, MCU_GS_MAX_DIMS
 OUT = Path(__file__).resolve().parents[1] / "mcucomp" / "target" / "code_size.json"
 #: A model with one input and one output in the arena and a run function that only copies: the firmware alone.
 STUB_H = "#include <stdint.h>\n#define STUB_ARENA_SIZE 32\n#define STUB_OK 0\nint stub_run(const float *in0, float *out0, void *arena);\n"
@@ -39,16 +49,6 @@ STUB_REPORT = {"name": "stub", "arena_bytes": 32, "files": ["stub.c", "stub.h"],
 def flash_of(sizes: dict[str, int]) -> int:
     """Bytes an image occupies in flash: code, constants, exception index and .data's initial values."""
     return sum(sizes.get(s, 0) for s in (".text", ".rodata", ".ARM.exidx", ".data"))
-
-
-def stack_frame_by_function(su_file: Path) -> dict[str, int]:
-    """Function name → frame bytes, from a -fstack-usage file."""
-    frames = {}
-    for line in su_file.read_text().splitlines():
-        if line.strip():
-            location, size, _ = line.split("\t")
-            frames[location.rsplit(":", 1)[-1]] = int(size)
-    return frames
 
 
 def code_bytes(obj: Path) -> int:
@@ -99,21 +99,20 @@ def measure_core(core: str, board: dict, work: Path) -> dict:
     # arena and weights in the machine's default RAM and code regions (no placement defines)
     (stub / "report.json").write_text(json.dumps({**STUB_REPORT, "fit": {"arena_region": mm.ram,
                                                                          "weights_region": mm.code}}))
-    base = build_firmware(stub, work / "base", board, mm, 1024, ["-fstack-usage"])
+    base = build_firmware(stub, work / "base", board, mm, 1024, [CALLGRAPH_FLAG])
     base_flash = flash_of(section_sizes(base.elf))
-    frames = {}
-    for su in (work / "base").glob("*.su"):
-        frames.update(stack_frame_by_function(su))
-    # During an inference the stack holds the reset handler's and main's frames plus the deepest semihosting
-    # call main makes; the model's run function and the kernel come on top (mcucomp.fit adds those).
-    semihost = max(frames[f] for f in ("fw_open", "fw_read", "fw_write", "fw_close", "fw_print"))
-    harness_stack = frames["fw_reset"] + frames["main"] + semihost
+    firmware = merge(disassembled_functions(base.elf), *map(read_callgraph_info, (work / "base").glob("*.ci")))
+    # During an inference the stack holds the reset handler's and main's frames; the model's run function and the
+    # kernel come on top (mcucomp.fit adds those). Between inferences main's own calls (semihosting) go as deep as
+    # firmware_calls_stack.
+    under_run = sum(map(StackGraph(firmware).frame, ("fw_reset", "main")))
+    harness_calls = StackGraph(firmware, frozenset({"stub_run"})).depth("fw_reset")
     runtime = resources.files("runtime_c")
     sources = sorted(Path(str(runtime)).joinpath("kernels").glob("*.c"))
     objects = {}
     for src in sources:
         objects[src.stem] = work / f"{src.stem}.o"
-        subprocess.run([gcc, *compiler_flags(board), *TARGET_CFLAGS, "-fstack-usage", "-I", str(runtime),
+        subprocess.run([gcc, *compiler_flags(board), *TARGET_CFLAGS, CALLGRAPH_FLAG, "-I", str(runtime),
                         "-I", str(src.parent), "-c", str(src), "-o", str(objects[src.stem])], check=True)
     kernels = {}
     for src in sources:
@@ -125,10 +124,21 @@ def measure_core(core: str, board: dict, work: Path) -> dict:
         own = code_bytes(obj)
         # the files it depends on are counted under their own entries (mcucomp.fit sums every linked file)
         library = max(0, flash_of(section_sizes(fw.elf)) - base_flash - own - sum(code_bytes(d) for d in deps))
-        # a kernel's calls into the files it depends on sit on top of its own frames
-        stack = sum(sum(stack_frame_by_function(o.with_suffix(".su")).values()) for o in [obj, *deps])
-        kernels[src.stem] = {"code": own, "library": library, "stack": stack}
-    return {"firmware_flash": base_flash, "firmware_stack": harness_stack, "kernels": kernels}
+        graph = StackGraph(merge(disassembled_functions(fw.elf),
+                                 *(read_callgraph_info(o.with_suffix(".ci")) for o in [obj, *deps])),
+                           recursion=RECURSION_BOUNDS)
+        entries = defined_functions(obj)
+        kernels[src.stem] = {"code": own, "library": library, "stack": max(map(graph.depth, entries))}
+        op = REGISTRY.get(src.stem)
+        if op is not None and op.stack_paths:
+            kernels[src.stem]["stack_paths"] = path_depths(graph.graph, entries, op.stack_paths, RECURSION_BOUNDS)
+            whole = [path for path, sets in op.stack_paths.items()
+                     if not any(all(f in graph.graph for f in functions) for functions in sets)]
+            if whole:
+                print(f"{core}: {src.stem}: no function set of path(s) {', '.join(whole)} is in the image (inlined or "
+                      "renamed): their stack is the whole kernel's", file=sys.stderr)
+    return {"firmware_flash": base_flash, "firmware_stack": under_run, "firmware_calls_stack": harness_calls,
+            "kernels": kernels}
 
 
 def main() -> int:

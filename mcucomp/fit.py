@@ -1,10 +1,12 @@
 """Fit check: predicted RAM (arena + I/O buffers + stack) and flash (weights + code) against the board's regions.
 
 Code size and stack come from mcucomp/target/code_size.json, measured once per core with arm-none-eabi-gcc -O2
-(bench/measure_code_size.py), so no toolchain is needed at compile time. Everything the firmware links is placed
-as its linker script does: .data/.bss/stack in the board's ram_region, code in its flash_region, the arena and the
-weights in the regions choose_regions picks (asked for with --arena-region/--weights-region, else the fastest
-with room).
+(bench/measure_code_size.py), so no toolchain is needed at compile time. The stack is a bound, not a guess: the
+deepest call chain of each kernel path (mcucomp/target/callgraph.py), on top of the generated run function's frame
+(report.json run_frame_bytes, from the emitted program) and the test firmware's own frames (docs/ARCHITECTURE.md,
+"Stack bound"). Everything the firmware links is placed as its linker script does: .data/.bss/stack in the board's
+ram_region, code in its flash_region, the arena and the weights in the regions choose_regions picks (asked for
+with --arena-region/--weights-region, else the fastest with room).
 """
 
 from __future__ import annotations
@@ -19,10 +21,14 @@ from .errors import FitError, OptionError
 #: Code and params-struct bytes the generated <name>_run spends per kernel call (calibrated on the shared models:
 #: a call sequence of 5-8 instructions plus a 20-60 byte const params struct).
 CALL_BYTES = 56
-#: Stack frame of the generated <name>_run (it only forwards pointers; 16-40 B measured).
-RUN_FRAME_BYTES = 40
-#: Frames of the libgcc soft-float routines a kernel calls on cores without an FPU (QEMU high-water marks).
-SOFT_FLOAT_STACK_BYTES = 64
+#: Stack Arm's Ethos-U driver (ethos-u-core-driver, src/ethosu_driver.c and ethosu_device_u55_u65.c at commit
+#: e79714a, 2024-10-29) takes below the region kernel: ethosu_invoke_v3 (24 B) -> ethosu_invoke_async (40) ->
+#: ethosu_dev_run_command_stream (32), deeper than its ethosu_wait (16 + 8) and ethosu_release_driver (16 + 24)
+#: chains; arm-none-eabi-gcc 12.2 -O2 -fcallgraph-info=su for Cortex-M55 and Ethos-U55, logging off
+#: (ETHOSU_LOG_ENABLE=0). The hooks it calls that the application defines (ethosu_flush_dcache,
+#: ethosu_semaphore_take, ethosu_mutex_lock, ethosu_inference_begin ...) add their own frames; the driver's weak
+#: defaults take none.
+ETHOSU_DRIVER_STACK_BYTES = 96
 
 
 @lru_cache(maxsize=1)
@@ -43,6 +49,7 @@ def _kernel_entries(report: dict, core: dict) -> tuple[dict, list[str]]:
         ops = {layer["op"] for layer in report["layers"] if not layer["alias"]}
         used = sorted(ops | {dep for op in ops if op in REGISTRY for dep in REGISTRY[op].depends})
     largest = {k: max(e[k] for e in core["kernels"].values()) for k in ("code", "library", "stack")}
+    largest["stack_paths"] = {}
     missing = [op for op in used if op not in core["kernels"]]
     return {op: core["kernels"].get(op, largest) for op in used}, missing
 
@@ -150,9 +157,7 @@ def estimate_fit(report: dict, board: dict, arena_region: str | None = None,
     kernels, missing = _kernel_entries(report, core)
     calls = sum(1 for layer in report["layers"] if not layer["alias"])
     io_bytes = sum(_nbytes(io) for io in report["inputs"] + report["outputs"] if io.get("arena_offset") is None)
-    stack = core["firmware_stack"] + RUN_FRAME_BYTES + max((e["stack"] for e in kernels.values()), default=0)
-    stack += SOFT_FLOAT_STACK_BYTES if board["fpu"] == "none" else 0
-    stack = -(-stack // 8) * 8
+    stack = -(-stack_bound(report, core, kernels) // 8) * 8
     code = (core["firmware_flash"] + sum(e["code"] for e in kernels.values())
             + max((e["library"] for e in kernels.values()), default=0) + CALL_BYTES * calls)
     ram_parts = {"arena": max(report["arena_bytes"], 16), "io_buffers": io_bytes, "stack": stack}
@@ -179,8 +184,28 @@ def estimate_fit(report: dict, board: dict, arena_region: str | None = None,
         "regions": sorted(regions.values(), key=lambda u: (u["memory"] != "RAM", u["memory"])),
         "kernels_not_measured": missing,
         "note": "code and stack predicted from mcucomp/target/code_size.json (arm-none-eabi-gcc -O2 per core); "
-                "stack = firmware frames + run frame + deepest kernel; RAM excludes other application data",
+                "stack = firmware frames + run frame + deepest kernel call chain (a bound); RAM excludes other "
+                "application data",
     }
+
+
+def layer_stack(layer: dict, kernels: dict) -> int:
+    """Deepest stack one layer's kernel call may take: its path's call chain when the table has one, else the whole
+    kernel's; an NPU region adds the Ethos-U driver's frames."""
+    entry = kernels.get(layer["op"])
+    if entry is None:  # no measured file of that name: the deepest kernel the model links
+        return max((e["stack"] for e in kernels.values()), default=0)
+    path = (layer.get("kernel_path") or "").partition(".")[2]
+    depth = entry.get("stack_paths", {}).get(path, entry["stack"])
+    return depth + (ETHOSU_DRIVER_STACK_BYTES if layer["op"] == "ethosu_region" else 0)
+
+
+def stack_bound(report: dict, core: dict, kernels: dict) -> int:
+    """Stack of the model's test firmware: the firmware's frames (reset handler and main), then the run function's
+    frame and the deepest layer, or main's own calls between inferences when they go deeper."""
+    deepest = max((layer_stack(layer, kernels) for layer in report["layers"] if not layer["alias"]), default=0)
+    inference = core["firmware_stack"] + report["run_frame_bytes"] + deepest
+    return max(inference, core["firmware_calls_stack"])
 
 
 def _nbytes(io: dict) -> int:

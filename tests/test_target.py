@@ -20,7 +20,8 @@ from mcucomp.target.memory_map import qemu_memory_map
 from mcucomp.target.run import run_firmware
 from mcucomp.target.verify import build_target, verify_on_target
 from shared_models import shared_model
-from target_boards import CORE_BOARDS
+from perf.cycle_models import CYCLE_MODELS
+from target_boards import CORE_BOARDS, check_stack_bound
 
 SHARED = ["kws_dscnn_qdq", "kws_dscnn_qop", "ic_resnet8_qdq", "ic_resnet8_qop"]
 INPUTS = 5
@@ -62,7 +63,17 @@ def test_on_target_bit_exact(tmp_path, model, board):
     result = verify_on_target(tmp_path, board, inputs=INPUTS, seed=0, timeout_s=120)
     assert result.status == "ok", result.detail
     assert result.mismatching == {o: 0 for o in result.mismatching} and result.mismatching
-    assert result.stack_high_water is not None and result.stack_high_water <= result.stack_estimate + 64
+    check_stack_bound(result)
+
+
+@pytest.mark.parametrize("board", CORE_BOARDS)
+def test_vww96_on_target_and_its_stack_bound(tmp_path, board):
+    """The VWW-style MobileNetV1-0.25 at MLPerf Tiny's 96x96 (tests/perf/cycle_models.py): bit exact on every core,
+    its stack within the fit check's bound."""
+    mcucomp.compile_model(CYCLE_MODELS["vww96_mbnet_int8"](), tmp_path, name="m", board=board, npu_placement="off")
+    result = verify_on_target(tmp_path, board, inputs=2, seed=0, timeout_s=300)
+    assert result.ok, result.detail
+    check_stack_bound(result)
 
 
 @pytest.mark.parametrize("model", SHARED)

@@ -397,6 +397,16 @@ class Conv2dS8(KernelOp):
     #: a time: both are rare in the calibration set (they run only where im2col's scratch would grow the arena), so
     #: they take im2col's fitted per-dot, per-quad and per-pixel-pair cycles.
     cost_families = {"local": "im2col", "direct": "im2col"}
+    stack_paths = {
+        "pointwise": (("mcu_conv2d_s8_pointwise",), ("mcu_conv2d_s8_gemm_paths",)),
+        "im2col": (("mcu_conv2d_s8_im2col",), ("mcu_conv2d_s8_gemm_paths",)),
+        "local": (("mcu_conv2d_s8_local",), ("mcu_conv2d_s8_gemm_paths",)),
+        "direct": (("mcu_conv2d_s8_direct",),),
+        "few_channels": (("mcu_conv2d_s8_few",), ("mcu_conv2d_s8_few_dsp", "mcu_conv2d_s8_gemm_paths")),
+        "general": (("mcu_conv2d_s8_general",),),
+        **{name: (("mcu_conv2d_s8_dw_pairs",), ("mcu_conv2d_s8_dw",)) for name in ("depthwise", "depthwise3x3")},
+        **{name: (("mcu_conv2d_s8_dw_ring",), ("mcu_conv2d_s8_dw",))
+           for name in ("depthwise_ring", "depthwise3x3_ring")}}
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Every 1-D and 2-D conv runs channels-last (the C kernel knows no other layout)."""

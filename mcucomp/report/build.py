@@ -15,7 +15,7 @@ from ..intref._checks import INT8_KERNELS, is_int8_model
 from ..ir import Graph, Node
 from ..memory import MemoryLayout
 from ..ops import REGISTRY
-from ..perf.estimate import ESTIMATE_LABEL, CycleEstimate
+from ..perf.estimate import ESTIMATE_LABEL, CycleEstimate, shown_path
 from ..schedule import model_order
 from ..version import __version__
 
@@ -123,7 +123,7 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
             "live_bytes": live[step],
             "alias": alias,
             "call_index": None if alias else call_index,
-            **per_layer.get(node.name, no_code),
+            **per_layer.get(node.name, {**no_code, "kernel_path": None if alias else shown_path(node, g)}),
         })
         call_index += 0 if alias else 1
     weight_bytes = sum(a.data.nbytes for a in program.arrays)
@@ -146,6 +146,7 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
         "schedule": _schedule(g, order, layout),
         "weights_bytes": weight_bytes,
         "flash_bytes": weight_bytes,
+        "run_frame_bytes": program.run_frame_bytes(),
         "macs": sum(layer["macs"] for layer in layers),
         **_cycle_fields(cycles, board),
         "inputs": _io(g, g.inputs, program.inputs),

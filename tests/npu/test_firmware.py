@@ -15,6 +15,7 @@ from mcucomp.target.build import build_firmware, section_sizes
 from mcucomp.target.memory_map import board_memory_map, qemu_memory_map
 from mcucomp.target.run import run_firmware
 from region_model import write_region_model
+from target_boards import check_stack_bound
 
 MACHINE = "mps3-an547"
 
@@ -96,6 +97,7 @@ def test_on_target_verify_of_an_npu_build_replays_the_regions_and_checks_the_cpu
     result = verify_on_target(kws_npu_build, "corstone-300", inputs=3)
     assert result.ok, result.detail
     assert result.npu_replay_bytes == 3 * 12 and result.mismatching == {"Identity": 0}
+    check_stack_bound(result)
 
 
 def test_on_target_verify_of_an_npu_build_sees_wrong_region_outputs(kws_npu_build, monkeypatch):
