@@ -236,11 +236,17 @@ def compile_model(model, out_dir, name: str | None = None, board: str | None = N
                   **options) -> CompileResult:
     """Compile an ONNX model (path or ModelProto) to C in out_dir and return the report."""
     fit_check = options.pop("fit_check", True)
-    return write_planned(plan_model(model, name, board, shapes, **options), out_dir, fit_check)
+    extra_files = options.pop("extra_files", None)
+    report_extra = options.pop("report_extra", None)
+    planned = plan_model(model, name, board, shapes, **options)
+    planned.report.update(report_extra or {})
+    return write_planned(planned, out_dir, fit_check, extra_files)
 
 
-def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True) -> CompileResult:
-    """Check the fit (unless fit_check is False), then write a planned model's files into out_dir, all or none."""
+def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True,
+                  extra_files: dict[str, bytes] | None = None) -> CompileResult:
+    """Check the fit (unless fit_check is False), then write a planned model's files into out_dir, all or none;
+    extra_files ({file name: content}, e.g. the quantized model the C came from) go with them."""
     report = planned.report
     if fit_check:
         check_fit(report, planned.board, report["fit"])
@@ -249,6 +255,9 @@ def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True) -> Com
     try:
         files = write_program(planned.program, staging)
         for file_name, data in region_files(planned.program.name, planned.order).items():
+            (staging / file_name).write_bytes(data)
+            files.append(file_name)
+        for file_name, data in (extra_files or {}).items():
             (staging / file_name).write_bytes(data)
             files.append(file_name)
         report["files"] = files + [MEMORY_SVG, REPORT_HTML, outdir.MANIFEST_FILE]
