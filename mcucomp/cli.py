@@ -411,7 +411,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         from .target.commands import run_on_target
 
         run_on_target(args, _compile_quietly)
-    print("OK")
+    if not args.json:
+        print("OK")
     return 0
 
 
