@@ -73,8 +73,10 @@ def _quantization_api():
     return quantization
 
 
-def _arrays(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of an .npz file or of a directory of .npy files (named after the file stem)."""
+def _arrays(path: Path | dict) -> dict[str, np.ndarray]:
+    """The arrays of an .npz file or of a directory of .npy files (named after the file stem); a dict as given."""
+    if isinstance(path, dict):
+        return dict(path)
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix == ".npy" and p.is_file())
         if not files:
@@ -120,8 +122,10 @@ def _shape_text(dims) -> str:
 
 def calibration_samples(calib, model: onnx.ModelProto, limit: int | None = None) -> list[dict[str, np.ndarray]]:
     """The calibration feeds, one dict per sample, checked against the model's inputs (names, dtypes, shapes,
-    finite values, at least MIN_SAMPLES), at most `limit` of them; an OptionError naming the problem otherwise."""
-    path = Path(os.fspath(calib))
+    finite values, at least MIN_SAMPLES), at most `limit` of them; an OptionError naming the problem otherwise.
+
+    `calib`: an .npz path, a directory of .npy files, or a dict of arrays by input name."""
+    path = calib if isinstance(calib, dict) else Path(os.fspath(calib))
     arrays = _arrays(path)
     specs = _input_specs(model)
     unknown = sorted(set(arrays) - set(specs))
@@ -220,7 +224,8 @@ def _check_keep_float(model: onnx.ModelProto, keep_float: tuple[str, ...]) -> No
 
 def quantize_model(model, calib, options: QuantizeOptions = QuantizeOptions(),
                    progress: TextIO | None = sys.stderr) -> QuantizedModel:
-    """Quantize the float ONNX model at path `model` with the samples in `calib`; return the model's bytes.
+    """Quantize the float ONNX model at path `model` with the samples in `calib` (see calibration_samples); return
+    the model's bytes.
 
     Writes only into a temporary directory, removed before returning."""
     api = _quantization_api()
@@ -255,9 +260,10 @@ def quantize_model(model, calib, options: QuantizeOptions = QuantizeOptions(),
         quantized = onnx.load(output)
     onnx.helper.set_model_props(quantized, {**{p.key: p.value for p in quantized.metadata_props},
                                             WRITTEN_BY_KEY: f"from {path.name}"})
-    info = {"float_model": path.name, "calibration": os.fspath(calib), "calibration_samples": len(samples),
+    source = "<arrays>" if isinstance(calib, dict) else os.fspath(calib)
+    info = {"float_model": path.name, "calibration": source, "calibration_samples": len(samples),
             **options.describe()}
-    return QuantizedModel(quantized.SerializeToString(), len(samples), path.name, options, os.fspath(calib), info)
+    return QuantizedModel(quantized.SerializeToString(), len(samples), path.name, options, source, info)
 
 
 def _written_by_mcucomp(path: Path) -> bool:

@@ -516,16 +516,17 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
 
 def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str | None = None,
                  board: str | None = None, shapes: dict | None = None, bisect_always: bool = False,
-                 progress: TextIO | None = sys.stderr, data=None, **options) -> VerifyResult:
+                 progress: TextIO | None = sys.stderr, data=None, data_name: str | None = None,
+                 **options) -> VerifyResult:
     """Compile `model` (a path) to out_dir (a temporary directory when None), then run verify_compiled.
 
-    `data`: an .npz path or a dict of arrays by ONNX name (see verify_compiled); a path is read before compiling.
+    `data`: an .npz path or a dict of arrays by ONNX name (see verify_compiled; data_name names a dict in messages);
+    a path is read before compiling.
     """
     check_run_options(inputs, seed)
     constants = options.get("constants")
-    data_name = None
     if data is not None:
-        data_name, data = _data_arrays(data)
+        data_name, data = _data_arrays(data, data_name)
     if out_dir is not None:
         compile_model(model, out_dir, name=name, board=board, shapes=shapes, **options)
         return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress, constants, data, data_name,
