@@ -164,7 +164,7 @@ def _quantized_input(args: argparse.Namespace):
                                         ("--calib-samples", getattr(args, "calib_samples", None)),
                                         ("--keep-float", getattr(args, "keep_float", None))) if value]
         if given and args.command != "quantize":
-            raise OptionError(f"{', '.join(given)} only apply with --quantize CALIB.npz (quantize the float model "
+            raise OptionError(f"{', '.join(given)} only appl{'y' if len(given) > 1 else 'ies'} with --quantize CALIB.npz (quantize the float model "
                               "first): add it, or drop the option.")
         yield
         return
