@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -24,6 +23,7 @@ from typing import TextIO
 import numpy as np
 import onnx
 
+from . import npz
 from .errors import McucompError, OptionError
 
 #: Calibration methods by option value: onnxruntime's CalibrationMethod member names.
@@ -87,19 +87,9 @@ def _arrays(path: Path | dict) -> dict[str, np.ndarray]:
         except (OSError, ValueError) as exc:
             raise OptionError(f"--calib '{path}': cannot read its .npy files ({exc}). Save each with "
                               "numpy.save(path, array).") from None
-    if not path.is_file():
-        what = "does not exist" if not path.exists() else "is neither a regular file nor a directory"
-        raise OptionError(f"--calib '{path}' {what}: give an .npz written by numpy.savez(path, **{{input_name: "
-                          "samples}}) or a directory of <input name>.npy files, samples along the first axis.")
-    try:
-        loaded = np.load(path, allow_pickle=False)
-        if not isinstance(loaded, np.lib.npyio.NpzFile):
-            raise ValueError("it is a single .npy array, not an archive of named arrays")
-        with loaded as archive:
-            return {key: archive[key] for key in archive.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise OptionError(f"--calib '{path}' cannot be read as an .npz archive ({exc}). Write it with "
-                          "numpy.savez(path, **{input_name: samples}).") from None
+    return npz.read_npz(path, "--calib", "an .npz written by numpy.savez(path, **{input_name: samples}) or a "
+                        "directory of <input name>.npy files, samples along the first axis",
+                        "Write it with numpy.savez(path, **{input_name: samples}).")
 
 
 def _input_specs(model: onnx.ModelProto) -> dict[str, tuple[np.dtype, list]]:
