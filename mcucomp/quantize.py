@@ -69,7 +69,7 @@ def _quantization_api():
     except ImportError:
         raise McucompError(
             "Quantizing needs onnxruntime's quantization tools, and onnxruntime is not installed. Install it with "
-            "`python -m pip install 'mcucomp[verify]'` (or `python -m pip install onnxruntime==1.31.1`).") from None
+            "`python -m pip install 'mcucomp[quantize]'` (or `python -m pip install onnxruntime==1.31.1`).") from None
     return quantization
 
 

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 
 import numpy as np
 import onnxruntime as ort
@@ -12,6 +14,9 @@ import pytorch_models
 
 from mcucomp import cli
 from mcucomp.host import load
+
+#: The exporters' own deprecation notices.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")
 
 #: Calibration samples, and the other samples the C is compared on.
 CALIBRATION, VALIDATION = 64, 100
@@ -54,7 +59,6 @@ def _float_outputs(path, x: np.ndarray) -> np.ndarray:
     return np.stack([session.run(None, {"input": sample})[0] for sample in x])
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")
 @pytest.mark.parametrize("name", sorted(pytorch_models.MODELS))
 def test_quantized_c_agrees_with_the_float_model(name, float_models, tmp_path, capsys):
     """quantize with 64 samples → compiles with no float layer but the float I/O conversions; the host-built C
@@ -78,7 +82,6 @@ def test_quantized_c_agrees_with_the_float_model(name, float_models, tmp_path, c
     assert top1 >= TOP1_BAR and cosine >= COSINE_BAR, (name, top1, cosine)
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")
 def test_verify_reference_json_matches_numpy(float_models, tmp_path, capsys):
     """verify --reference --json: cosine, SNR, RMSE, max abs error, top-1 agreement and the labels' accuracy equal
     a numpy computation on the C's and the float model's outputs; the per-layer table reaches report.html."""
@@ -113,7 +116,6 @@ def test_verify_reference_json_matches_numpy(float_models, tmp_path, capsys):
     assert "Accuracy against the float model" in page and layers[0]["layer"] in page
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")
 def test_compile_with_quantize_equals_quantize_then_compile(float_models, tmp_path, capsys):
     """compile FLOAT --quantize CALIB writes the same C as quantize then compile, plus <name>_int8.onnx, named in
     report.json."""
@@ -203,3 +205,41 @@ def test_keep_float_leaves_the_node_in_float(float_models, tmp_path, capsys):
     report = json.loads((tmp_path / "c" / "report.json").read_text())
     assert "/fc/Gemm" in [row["layer"] for row in report["float_layers"]]
     assert report["quantization"]["keep_float"] == ["/fc/Gemm"]
+
+
+def test_quantize_without_onnxruntime_says_how_to_install(float_models, tmp_path, capsys, monkeypatch):
+    """onnxruntime missing: one paragraph naming the package to install, exit 1, nothing written."""
+    path, calib, _ = float_models["ds_cnn"]
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    status, _, err = _run(["quantize", str(path), "--calib", str(calib), "-o", str(tmp_path / "q.onnx")], capsys)
+    assert status == 1 and "pip install 'mcucomp[quantize]'" in err and err.count("\n") == 1
+    assert not (tmp_path / "q.onnx").exists()
+
+
+def test_compiling_a_float_model_shows_the_int8_estimate(float_models, tmp_path, capsys):
+    """Without an FPU: both estimated cycle figures and the quantize command; with one: the speed-up in one line."""
+    path, _, _ = float_models["ds_cnn"]
+    status, out, err = _run(["compile", str(path), "--board", "rpi-pico", "-o", str(tmp_path / "m0")], capsys)
+    assert status == 0, err
+    no_fpu = [line for line in out.splitlines() if "int8" in line or "quantize" in line]
+    assert "(no FPU)" in no_fpu[0] and no_fpu[0].count("estimated") == 2 and "x fewer" in no_fpu[0]
+    assert f"mcucomp compile {path} --quantize CALIB.npz" in no_fpu[1]
+    float_cycles, int8_cycles = (int(n.replace(",", "")) for n in re.findall(r"(\d[\d,]+) (?:cycles|\(est)",
+                                                                              no_fpu[0]))
+    assert int8_cycles * 10 < float_cycles  # integer kernels against soft-float ones
+    status, out, err = _run(["compile", str(path), "--board", "nucleo-l4r5zi", "-o", str(tmp_path / "m4")], capsys)
+    assert status == 0, err
+    fpu = [line for line in out.splitlines() if "int8" in line]
+    assert len(fpu) == 1 and "fewer cycles on cortex-m4 (estimated)" in fpu[0]
+
+
+def test_verify_with_quantize_compares_with_the_float_model(float_models, tmp_path, capsys):
+    """verify FLOAT --quantize CALIB: the int8 C checked, and its accuracy against the float model reported."""
+    path, calib, val = float_models["gru"]
+    status, out, err = _run(["verify", str(path), "--quantize", str(calib), "--data", str(val), "--labels", "labels",
+                             "--json"], capsys)
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["reference"] == str(path) and result["layers"]
+    figures = result["outputs"]["logits"]
+    assert figures["top1_agreement"] >= TOP1_BAR and figures["cosine"] >= COSINE_BAR
