@@ -267,6 +267,7 @@ def _int8_guidance(args: argparse.Namespace, report: dict) -> list[str]:
     the estimator or that copy is unavailable."""
     import numpy as np
 
+    from .ops._layout import as_onnx_order
     from .pipeline import plan_model
     from .quantize import MIN_SAMPLES, quantize_model
 
@@ -274,14 +275,15 @@ def _int8_guidance(args: argparse.Namespace, report: dict) -> list[str]:
     if floats is None:
         return []
     rng = np.random.default_rng(0)
-    synthetic = {s["name"]: rng.standard_normal((MIN_SAMPLES, *s["shape"])).astype(s["dtype"])
-                 for s in report["inputs"]}
+    synthetic = {s["name"]: np.stack([as_onnx_order(rng.standard_normal(s["shape"]), s.get("layout") or "")
+                                      for _ in range(MIN_SAMPLES)]).astype(s["dtype"]) for s in report["inputs"]}
     try:
         with tempfile.TemporaryDirectory(prefix="mcucomp-estimate-") as tmp:
             path = Path(tmp) / "estimate_int8.onnx"
             path.write_bytes(quantize_model(args.model, synthetic, progress=None).data)
-            int8 = plan_model(path, name=report["name"], board=args.board, shapes=_shapes(args.shape))
-    except McucompError:
+            options = {k: v for k, v in _options(args).items() if k not in ("fit_check", "io_dtype")}
+            int8 = plan_model(path, name=report["name"], board=args.board, shapes=_shapes(args.shape), **options)
+    except Exception:  # advice only: a model whose int8 copy cannot be made or planned gets none, never an error
         return []
     cycles = int8.report["estimated_total_cycles"]
     if cycles is None or cycles <= 0:
