@@ -322,6 +322,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     fit_check = options.pop("fit_check", True)
     planned = plan_model(args.model, name=args.name, board=args.board, shapes=_shapes(args.shape), **options)
     report = planned.report
+    report.update(_compile_options(args).get("report_extra", {}))
     print(format_json(report) if args.json else format_csv(report) if args.csv else format_text(report))
     for line in [] if args.json or args.csv else _int8_lines(report):
         print(line.strip())
