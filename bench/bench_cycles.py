@@ -30,7 +30,7 @@ from mcucomp.boards import load_board  # noqa: E402
 from mcucomp.errors import FitError  # noqa: E402
 from mcucomp.perf.calibration import CALIBRATION_BOARDS  # noqa: E402
 from mcucomp.perf.estimate import BIG_LAYER_SHARE, accuracy_failures, check_layers, estimate_model  # noqa: E402
-from mcucomp.perf.profile import profile_model  # noqa: E402
+from mcucomp.pipeline import profile_model  # noqa: E402
 from mcucomp.pipeline import default_requant, lower_model  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """Simulated cycles per element of the int8 Add, average pool and transpose layers of the MLPerf Tiny files and the
 test zoo's VWW-style MobileNet and pools/adds/concats models, on the Cortex-M4 and M0+ boards (zero wait states):
-the BENCHMARKS.md table "session 5, elementwise and pools".
+the rows behind BENCHMARKS.md's "Kernels without MACs" table.
 
     python bench/bench_elementwise_pools.py            # markdown rows on stdout
     PYTHONPATH=/path/to/other/tree python bench/bench_elementwise_pools.py   # the same figures of another tree

@@ -4,7 +4,8 @@
     python bench/bench_layer_agreement.py --model unet --seeds 2
 
 For each model (tests/int8_models.py ALL_INT8, 8-bit I/O) and mode (`float`, `fixed`), `mcucomp verify` runs once per
-seed: its layer-local check feeds every int8 layer onnxruntime's own inputs (the seed's first random input) and
+seed, against onnxruntime's model as written (graph optimizations off): its layer-local check feeds every int8 layer
+onnxruntime's own inputs (the seed's first random input, and the first whose outputs differ from onnxruntime's) and
 records the layer's max |difference| in LSB from onnxruntime's output and how many values differ; its end-to-end
 check gives the share of output values equal to onnxruntime's over --inputs inputs (and top-1 for classifiers).
 Reported per model and mode: layers checked, how many have max |d| = 0, 1 and more (over all seeds), the largest
@@ -22,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from int8_models import ALL_INT8, int8_model_path  # noqa: E402
 
-from mcucomp.verify import verify_model  # noqa: E402
+from mcucomp.pipeline import verify_model  # noqa: E402
 
 MODES = ("float", "fixed")
 
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     """Measure the chosen models in both modes and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", action="append", choices=ALL_INT8)
-    parser.add_argument("--seeds", type=int, default=3, help="layer-local checks per model and mode (one input each)")
+    parser.add_argument("--seeds", type=int, default=3, help="verify runs per model and mode (seeds 0 to N-1)")
     parser.add_argument("--inputs", type=int, default=10, help="random inputs per seed for the end-to-end share")
     args = parser.parse_args(argv)
     print("| model | mode | layers checked | max \\|d\\| = 0 | = 1 | > 1 | most values differing in a layer | "

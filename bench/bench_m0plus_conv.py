@@ -2,12 +2,11 @@
 
     python bench/bench_m0plus_conv.py [--tree DIR]
 
-`--tree` picks the runtime_c of another checkout (the "before" of BENCHMARKS.md). Reports the fixed-mode
-requantization per output as the GEMM paths called it before session 5 (mcu_requant_apply out of line, one call per
-output) and as they call it now (the block's requantization inside mcu_conv2d_s8_gemm_v6m, measured as the fused
-GEMM with k = 0: accumulators from kbias, requantization, stores, loop; since session 6 also with the per-call
-requantization table, mcu_conv2d_s8_gemm_t_v6m), and the fused GEMM's cycles per MAC for a pixel pair against 64
-channels. Needs arm-none-eabi-gcc.
+`--tree` picks the runtime_c of another checkout, to compare two trees side by side. Reports the fixed-mode
+requantization per output out of line (mcu_requant_apply, one call per output) and inside the fused GEMM
+(mcu_conv2d_s8_gemm_v6m, measured with k = 0: accumulators from kbias, requantization, stores, loop; and with the
+per-call requantization table, mcu_conv2d_s8_gemm_t_v6m), and the fused GEMM's cycles per MAC for a pixel pair
+against 64 channels. Needs arm-none-eabi-gcc.
 """
 
 from __future__ import annotations
@@ -46,7 +45,7 @@ void b_gemm(const mcu_conv2d_s8_gemm_v6m_args *a)
 }
 """
 
-#: The table variant (session 6): the per-call requantization table built first (not timed: once per layer call).
+#: The table variant: the per-call requantization table built first (not timed: once per layer call).
 FUSED_TABLE = FUSED + """void b_table(mcu_conv2d_s8_gemm_v6m_args *a, int32_t *t)
 {
     mcu_conv2d_s8_params p;
@@ -101,7 +100,7 @@ def fused_cycles(runtime: Path, k: int, rng, table: bool = False) -> float:
     addr["t"] = RAM_BASE + at["t"]
     ram = bytearray(at["t"] + 16 * CHANNELS)
     ram[0:36] = _rq_struct(at["mult"], at["shift"])
-    # the rqt field (session 6) is past the end of older trees' struct, which ignore it
+    # the rqt field is past the end of the struct in trees without the table variant, which ignore it
     ram[64:104] = struct.pack("<IIiIIiIIII", addr["c0"], addr["c1"], k, addr["w"], addr["kbias"], CHANNELS,
                               addr["y0"], addr["y1"], addr["rq"], 0)
     arrays = {"mult": rng.integers(1 << 30, 1 << 31, CHANNELS).astype(np.int32),

@@ -2,6 +2,7 @@
 file order's peak vs. the chosen order's, scheduling and planning time; and a 500-node synthetic graph.
 
 Run: python bench/bench_memplan.py
+     python bench/bench_memplan.py --markdown   # the byte columns alone (BENCHMARKS.md's generated table)
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ TFLM_ARENA = {"kws": 16_000, "ic": 49_152}
 ALIGNMENT = 16
 
 
-def bench_model(path: Path) -> str:
-    """One table row for a model compiled with the defaults (graph I/O in the arena, 16-byte alignment)."""
+def bench_model(path: Path, timed: bool = True) -> str:
+    """One table row for a model compiled with the defaults (graph I/O in the arena, 16-byte alignment); timed adds
+    the scheduling and planning times."""
     g, _, _, _ = lower_model(path, alignment=ALIGNMENT)
     scratch = scratch_sizes(kernel_calls(g, g.nodes))
     start = time.perf_counter()
@@ -34,7 +36,8 @@ def bench_model(path: Path) -> str:
     versus = "-" if tflm is None else f"{layout.arena_size - tflm:+,} ({100 * (layout.arena_size / tflm - 1):+.0f}%)"
     return (f"| {path.name} | {len(g.nodes)} | {layout.arena_size:,} | {layout.lower_bound:,} "
             f"| {layout.overlap_bound:,} | {tflm or 0:,} | {versus} | {layout.file_order_peak:,} "
-            f"| {layout.order_peak:,} | {(scheduled - start) * 1000:.0f} ms | {(planned - scheduled) * 1000:.0f} ms |")
+            f"| {layout.order_peak:,} |"
+            + (f" {(scheduled - start) * 1000:.0f} ms | {(planned - scheduled) * 1000:.0f} ms |" if timed else ""))
 
 
 def stacked_cells(cells: int) -> Graph:
@@ -83,12 +86,16 @@ def main() -> int:
     if not MODELS.is_dir():
         print(f"missing {MODELS}: the shared models directory must sit beside the repository", file=sys.stderr)
         return 1
-    print(f"alignment {ALIGNMENT} B, graph inputs and outputs in the arena (as TFLM)\n")
+    timed = sys.argv[1:] != ["--markdown"]
+    if timed:
+        print(f"alignment {ALIGNMENT} B, graph inputs and outputs in the arena (as TFLM)\n")
     print("| model | nodes | arena B | live-set bound B (no overlap) | bound with overlaps B | TFLM arena B "
-          "| arena - TFLM | file-order peak B | chosen-order peak B | schedule | plan |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| arena - TFLM | file-order peak B | chosen-order peak B |" + (" schedule | plan |" if timed else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if timed else ""))
     for path in sorted(MODELS.glob("*.onnx")):
-        print(bench_model(path))
+        print(bench_model(path, timed))
+    if not timed:
+        return 0
     print()
     print(bench_large_graph(50))
     return 0

@@ -3,7 +3,7 @@
 host verification of the U55-128 builds against the all-CPU `--requant fixed` build on 1,000 random inputs.
 
 Run: python bench/bench_npu.py [--inputs 1000] [--configs ethos-u55-128,...] [--skip-verify]
-Prints the Markdown tables of BENCHMARKS.md's "NPU" section.
+Prints the Markdown tables of BENCHMARKS.md's "NPU placement and cycles" section.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from int8_models import autoencoder, mobilenet_v2, quantize_qdq  # noqa: E402
 from mcucomp.npu.config import make_config  # noqa: E402
 from mcucomp.npu.vela import _captured_console  # noqa: E402
 from mcucomp.pipeline import plan_model  # noqa: E402
-from mcucomp.verify import verify_model  # noqa: E402
+from mcucomp.pipeline import verify_model  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "models" / "mlperf_tiny"
 CONFIGS = ["ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u85-256"]

@@ -1,5 +1,5 @@
 """Speed of the cycle simulator (`mcucomp profile`): wall time per model and board, and simulated instructions per
-second. Prints a Markdown table for BENCHMARKS.md ("Simulator").
+second. Prints a Markdown table for BENCHMARKS.md ("Cycle simulator speed").
 
     python bench/bench_simulator.py
 """

@@ -31,7 +31,7 @@ from mcucomp.perf.calibration import CALIBRATION_BOARDS, calibration_models
 from mcucomp.perf.estimate import (COEFFICIENT_DIR, ESTIMATE_LABEL, GENERIC, fingerprint, fingerprint_sources,
                                    layer_terms, memory_signature)
 from mcucomp.perf.profile import profile_compiled
-from mcucomp.pipeline import compile_model, default_requant, lower_model
+from mcucomp.pipeline import calibration_runtime_files, compile_model, default_requant, lower_model
 
 
 def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 200) -> np.ndarray:
@@ -117,11 +117,12 @@ def fit_core(core: str, cycles: dict) -> dict:
         paths[key] = fit_rows([r for r in rows if r["key"] == key])
     elementwise = [r for r in rows if r["key"].endswith(".default")]
     paths[GENERIC] = fit_rows(elementwise, "element_terms")
+    files = calibration_runtime_files()
     return {
         "core": core,
         "label": ESTIMATE_LABEL,
-        "fingerprint": fingerprint(core),
-        "sources": fingerprint_sources(core),
+        "fingerprint": fingerprint(core, files),
+        "sources": fingerprint_sources(core, files),
         "board_memory": {"board": board_id, "memory_signature": memory_signature(load_board(board_id))},
         "calibration": {"models": len({r["model"] for r in rows}), "layers": len(rows)},
         "paths": paths,
@@ -130,7 +131,8 @@ def fit_core(core: str, cycles: dict) -> dict:
 
 def _simulated_sources(core: str) -> dict[str, str]:
     """The fingerprint sources that the simulated cycles depend on (all but the cost terms)."""
-    return {k: v for k, v in fingerprint_sources(core).items() if not k.endswith("cost_terms") and "_cost" not in k}
+    return {k: v for k, v in fingerprint_sources(core, calibration_runtime_files()).items()
+            if not k.endswith("cost_terms") and "_cost" not in k}
 
 
 def _cached_cycles(cycles_dir: Path | None, core: str) -> dict | None:

@@ -4,6 +4,7 @@
     python bench/onnx_node_suite.py -k 'test_conv'    # cases whose name matches a regex
     python bench/onnx_node_suite.py --update          # also rewrite tests/onnx_node/status.tsv, expected_pass.txt
                                                       # and docs/SUPPORTED_OPS.md from this run
+    python bench/onnx_node_suite.py --markdown        # run nothing: the committed outcomes as a table (BENCHMARKS.md)
 
 Each case: compile, build the generated C on the host, run the test's inputs, compare (tests/onnx_node/runner.py).
 """
@@ -31,6 +32,14 @@ def _run_named(name: str):
     return run_case(all_cases()[name])
 
 
+def outcome_table() -> str:
+    """The committed outcome of every node test (tests/onnx_node/status.tsv) as a markdown table of counts."""
+    counts = collections.Counter(status for status, _ in status_file.read().values())
+    rows = [("pass", counts["pass"]), ("fail (wrong numbers or a crash)", counts["fail"]),
+            ("unsupported, with the compiler's error", counts["unsupported"]), ("all node tests", sum(counts.values()))]
+    return "\n".join(["| outcome | node tests |", "|---|---:|", *(f"| {label} | {n:,} |" for label, n in rows)])
+
+
 def main(argv=None) -> int:
     """Run the selected cases in parallel and print the summary."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -38,7 +47,11 @@ def main(argv=None) -> int:
     parser.add_argument("-j", type=int, default=os.cpu_count(), help="worker processes")
     parser.add_argument("--update", action="store_true", help="rewrite status.tsv, expected_pass.txt and the docs")
     parser.add_argument("--show", default="fail", help="list cases with these statuses (comma separated)")
+    parser.add_argument("--markdown", action="store_true", help="print the committed outcomes as a table, run nothing")
     args = parser.parse_args(argv)
+    if args.markdown:
+        print(outcome_table())
+        return 0
     names = [n for n in all_cases() if re.search(args.k, n)]
     start = time.monotonic()
     with multiprocessing.get_context("fork").Pool(args.j) as pool:

@@ -216,8 +216,10 @@ def record_accuracy(out_dir, accuracy: AccuracyResult) -> None:
     report = json.loads((out_dir / outdir.MANIFEST_FILE).read_text(encoding="utf-8"))
     report["accuracy"] = accuracy.to_json()
     page = render_report_html(report, (out_dir / MEMORY_SVG).read_text(encoding="utf-8")).encode("utf-8")
-    report[outdir.MANIFEST_KEY][REPORT_HTML] = hashlib.sha256(page).hexdigest()
-    for name, data in ((REPORT_HTML, page), (outdir.MANIFEST_FILE, json.dumps(report, indent=1).encode("utf-8"))):
+    hashes = {k: v for k, v in report[outdir.MANIFEST_KEY].items() if k != outdir.MANIFEST_FILE}
+    hashes[REPORT_HTML] = hashlib.sha256(page).hexdigest()
+    manifest = outdir.manifest_text(report, hashes).encode("utf-8")
+    for name, data in ((REPORT_HTML, page), (outdir.MANIFEST_FILE, manifest)):
         fd, tmp = tempfile.mkstemp(prefix=".mcucomp-", dir=out_dir)
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -12,15 +12,17 @@ from pathlib import Path
 
 from emit_c.escape import visible_escape
 
-from . import __version__
 from .errors import McucompError, ModelError, OptionError, OutputError, VerifyError
 from .frontend.loader import parse_shape_option, require_regular_file
 from .report.tables import display_text
+from .version import __version__
 
 #: Exit status for unexpected exceptions (BSD sysexits EX_SOFTWARE).
 EXIT_INTERNAL = 70
 #: Random inputs `verify` compares without --inputs or --data.
 DEFAULT_VERIFY_INPUTS = 10
+#: The onnxruntime configuration verify compares with (mcucomp/verify.py: one graph for every comparison).
+ORT_AS_WRITTEN = "CPUExecutionProvider, graph optimizations off: the model as written"
 
 
 #: Line breaks and tabs in messages, shown as their usual escapes.
@@ -78,7 +80,18 @@ def _options(args: argparse.Namespace) -> dict:
         options["constants"] = _constants(args.const)
     if getattr(args, "no_fit_check", False):
         options["fit_check"] = False
+    if getattr(args, "force", False):
+        options["force"] = True
     return options
+
+
+def _add_out_args(p: argparse.ArgumentParser, required: bool, help_text: str) -> None:
+    """-o OUTDIR and --force, for the commands that write into an output directory."""
+    p.add_argument("-o", "--out", required=required, metavar="OUTDIR", help=help_text)
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files in OUTDIR that mcucomp did not write (or that were edited since) where the "
+                        "compile writes files of the same names; without it such a compile exits 1 and writes "
+                        "nothing")
 
 
 def _add_lowering_args(p: argparse.ArgumentParser) -> None:
@@ -349,7 +362,7 @@ def _verify_lines(result) -> list[str]:
     where = (f"{result.inputs} sample{'s' * (result.inputs != 1)} from {result.data}" if result.data is not None
              else f"{result.inputs} random inputs (seed {result.seed})")
     against = ("the integer reference (mcucomp.intref), bit for bit" if result.against == "integer reference"
-               else "onnxruntime (CPUExecutionProvider, default options)")
+               else f"onnxruntime ({ORT_AS_WRITTEN})")
     lines = [f"verify '{result.report['name']}': {where} against {against}"]
     lines += _table([header] + rows[:len(result.outputs)])
     if result.expected:
@@ -374,14 +387,20 @@ def _verify_lines(result) -> list[str]:
             rows.append([a.name, f"{100 * a.share_equal:.2f}%" if a.elements else "n/a",
                          str(a.max_lsb) if a.elements else "n/a",
                          f"{a.top1_equal}/{a.top1_compared}" if a.top1_compared else "-"])
-        lines.append("against onnxruntime, end to end:")
+        lines.append(f"against onnxruntime ({ORT_AS_WRITTEN}), end to end:")
         lines += _table(rows)
+        lines += _rewrite_lines(result.ort_rewrites)
     if result.layer_checks is not None:
         worst = max(result.layer_checks, key=lambda c: c.max_lsb, default=None)
-        lines.append(f"layer-local check (each int8 layer fed onnxruntime's inputs, bound {LAYER_LSB_BOUND} LSB): "
+        on = " and ".join(f"#{i}" for i in result.layer_check_inputs)
+        first_diff = (" (the first whose outputs differ from onnxruntime's)" if len(result.layer_check_inputs) > 1
+                      else "")
+        lines.append(f"layer-local check (each int8 layer fed onnxruntime's inputs, bound {LAYER_LSB_BOUND} LSB) on "
+                     f"input{'s' * (len(result.layer_check_inputs) > 1)} {on}{first_diff}: "
                      f"{len(result.layer_checks)} layers, {sum(not c.ok for c in result.layer_checks)} beyond, "
                      + (f"worst {worst.max_lsb} LSB at '{worst.layer}' ({worst.op})" if worst else "none compared")
                      + (f"; {len(result.layers_skipped)} not exposed by onnxruntime" if result.layers_skipped else ""))
+        lines += _attribution_lines(result, worst)
         if result.layers is not None or result.first_bad_local is not None:
             lines += _table([["step", "layer", "op", "tensor", "differing", "max LSB"]] + [
                 [str(c.step), c.layer, c.op, c.tensor, f"{c.differing}/{c.elements}", str(c.max_lsb)]
@@ -394,6 +413,33 @@ def _verify_lines(result) -> list[str]:
             [str(d.step), d.layer, d.op, d.tensor, f"{d.diff.mismatched}/{d.diff.elements}",
              f"{d.diff.max_abs_diff:.6g}"] for d in result.layers])
     return lines
+
+
+def _rewrite_lines(rewrites) -> list[str]:
+    """Whether onnxruntime's default graph optimizations change its outputs against the model as written."""
+    if not rewrites:
+        return []
+    changed = [r for r in rewrites if r.elements and r.equal < r.elements]
+    if not changed:
+        return ["onnxruntime with its default graph optimizations gives the same outputs as the model as written"]
+    return [f"onnxruntime with its default graph optimizations differs from the model as written on output "
+            f"'{r.name}': {100 * (1 - r.share_equal):.2f}% of values, max {r.max_lsb} LSB (its rewrites, e.g. "
+            "QuantizeLinear/DequantizeLinear groups fused into QLinear kernels, compute otherwise: not a difference "
+            "of the C)" for r in changed]
+
+
+def _attribution_lines(result, worst) -> list[str]:
+    """Where the end-to-end differences from onnxruntime come from, when every layer is within the bound."""
+    if worst is None or result.first_bad_local is not None or result.agreement is None \
+            or all(a.equal == a.elements for a in result.agreement):
+        return []
+    if worst.max_lsb == 0:
+        return ["end to end: every int8 layer checked equals onnxruntime on those inputs, so the differences come "
+                "from layers the check does not cover (float layers, or tensors onnxruntime does not expose)"]
+    return [f"end to end: the differences from onnxruntime are the layers' rounding within the bound (worst "
+            f"{worst.max_lsb} LSB at '{worst.layer}', {worst.op}) carried to the outputs by the layers after them"
+            + ("; the C equals the integer reference bit for bit" if result.against == "integer reference"
+               and all(o.mismatching == 0 for o in result.outputs) else "")]
 
 
 def _differing(outputs) -> str:
@@ -437,7 +483,7 @@ def _compile_quietly(args: argparse.Namespace) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """mcucomp verify: compile, run on the host and compare with onnxruntime."""
-    from .verify import verify_model
+    from .pipeline import verify_model
 
     if args.inputs is not None and args.data is not None:
         raise OptionError("--inputs and --data both choose the inputs: give --data FILE.npz to use its samples, or "
@@ -571,7 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("compile", help="write C sources and report.json")
     _add_compile_args(p)
-    p.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output directory")
+    _add_out_args(p, True, "output directory")
     p.set_defaults(func=cmd_compile)
     p = sub.add_parser("show", help="print the lowered graph")
     _add_lowering_args(p)
@@ -584,7 +630,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_analyze)
     p = sub.add_parser("verify", help="compile, run on the host and compare with onnxruntime")
     _add_compile_args(p)
-    p.add_argument("-o", "--out", metavar="OUTDIR", help="keep the generated C here (default: a temporary dir)")
+    _add_out_args(p, False, "keep the generated C here (default: a temporary dir)")
     p.add_argument("--inputs", type=int, metavar="N",
                    help=f"random inputs to compare, 1 to 1,000,000 (default {DEFAULT_VERIFY_INPUTS})")
     p.add_argument("--data", metavar="FILE.npz",
@@ -623,12 +669,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_boards)
     p = sub.add_parser("build-target", help="compile, then cross-compile with arm-none-eabi-gcc and report sizes")
     _add_compile_args(p)
-    p.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output directory")
+    _add_out_args(p, True, "output directory")
     p.set_defaults(func=lambda a: cmd_build_target(a, _compile_quietly))
     p = sub.add_parser("profile", help="per-layer cycles on the instruction-level Cortex-M simulator (simulated "
                                        "from Arm TRM instruction timings), with the estimator's figure beside them")
     _add_compile_args(p)
-    p.add_argument("-o", "--out", metavar="OUTDIR", help="keep the generated C and firmware here (default: a temporary dir)")
+    _add_out_args(p, False, "keep the generated C and firmware here (default: a temporary dir)")
     p.add_argument("--inputs", type=int, default=1, metavar="N", help="random inputs to simulate (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     fmt = p.add_mutually_exclusive_group()

@@ -6,7 +6,11 @@ LiteRT's pip build, CMSIS-NN's default build (arm_nn_requantize) and Ethos-U (Ve
 - a real multiplier m > 0 is stored as a Q31 integer `mult` in [2^30, 2^31) and a `shift`, with
   m ≈ mult · 2^-(31 + shift): frexp, then mult = round-half-away(mantissa · 2^31) (a mantissa rounding to 2^31 gives
   2^30 and one more left shift); TFLite's exponent is -shift. A multiplier whose exponent is below -31
-  (m < about 2^-32) becomes mult = 0, shift = 0; left shifts above 30 (m ≥ 2^30) are refused.
+  (m < about 2^-32) becomes mult = 0, shift = 0 (TFLite flushes it so: every bit would be shifted out); one whose
+  exponent is above 30 (m ≥ 2^30, infinity included) becomes mult = 2^31 - 1, shift = -30, as TFLite's
+  single-rounding build saturates it: 2^30 · (1 - 2^-31), so an accumulator of ±1 already saturates any 8- or 16-bit
+  output. The multiplier itself is a float64 quotient of the scales (mcucomp.quant.combined_scale), so neither end
+  overflows or underflows on the way.
 - acc → out, two roundings: x = acc · 2^left (int32, wrapping, left = max(0, -shift)), then
   SaturatingRoundingDoublingHighMul(x, mult) = floor((x · mult + 2^30) / 2^31) (the nudge and the division towards
   zero of TFLite amount to this for every x, since mult ≥ 0 never overflows), then RoundingDivideByPOT by
@@ -26,14 +30,17 @@ import math
 
 import numpy as np
 
-#: TFLite's largest left shift (1 << left must stay an int32): multipliers ≥ 2^30 cannot be represented.
+#: TFLite's largest left shift (1 << left must stay an int32): larger multipliers saturate to 2^30 · (1 - 2^-31).
 MAX_LEFT_SHIFT = 30
 
 
 def quantize_multiplier(real: float) -> tuple[int, int]:
-    """TFLite's QuantizeMultiplier: (Q31 mult, shift) with real ≈ mult · 2^-(31 + shift); (0, 0) for zero or tiny."""
-    if real <= 0.0:
+    """TFLite's QuantizeMultiplier: (Q31 mult, shift) with real ≈ mult · 2^-(31 + shift); (0, 0) for zero or tiny,
+    (2^31 - 1, -30) for 2^30 and above."""
+    if not real > 0.0:
         return 0, 0
+    if real >= 2.0**MAX_LEFT_SHIFT:  # infinity included
+        return (1 << 31) - 1, -MAX_LEFT_SHIFT
     mant, exp = math.frexp(real)  # real = mant * 2^exp, mant in [0.5, 1)
     q = mant * (1 << 31)
     mult = int(math.floor(q + 0.5))  # TfLiteRound: half away from zero (q > 0)
@@ -41,8 +48,8 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
         mult, exp = 1 << 30, exp + 1
     if exp < -31:  # every bit would be shifted out: TFLite stores a zero multiplier instead
         return 0, 0
-    if exp > MAX_LEFT_SHIFT:
-        raise ValueError(f"requantization multiplier {real} is too large for fixed point (at most 2^30)")
+    if exp > MAX_LEFT_SHIFT:  # a mantissa rounding up to 2^31 just below 2^30
+        return (1 << 31) - 1, -MAX_LEFT_SHIFT
     return mult, -exp
 
 
@@ -96,3 +103,8 @@ def requant_fixed(acc: np.ndarray, mult: np.ndarray, shift: np.ndarray, zp: int,
     else:
         scaled = multiply_by_quantized_multiplier(acc, mult, -np.asarray(shift, np.int64))
     return np.clip(scaled + zp, qmin, qmax)
+
+
+def saturating_scale(qmin: int, qmax: int, zp: int) -> float:
+    """The smallest power of two at which zp + acc · scale leaves [qmin, qmax] for every nonzero integer acc."""
+    return 2.0 ** max(1, abs(int(qmax) - int(zp)), abs(int(zp) - int(qmin))).bit_length()

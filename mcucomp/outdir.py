@@ -3,11 +3,16 @@
 A compile writes every file into a private staging directory first; `publish` then, holding an exclusive flock on
 OUTDIR itself (a second compile into the same OUTDIR waits up to LOCK_WAIT_SECONDS for it, then fails):
 1. checks every destination (a directory, link or other non-regular file named like an output → error, nothing moved);
-2. finds the files the previous compile wrote (the SHA-256 map MANIFEST_KEY of OUTDIR's old report.json) that this
-   compile does not write and that still hold what mcucomp wrote (a file the user edited is kept);
-3. moves those and every file about to be replaced into a backup directory inside OUTDIR, then moves the staged
+2. refuses (unless force) to replace a file mcucomp did not write: one not listed in the previous compile's SHA-256 map
+   (MANIFEST_KEY of OUTDIR's old report.json), or changed since; a report.json without that map, or whose own
+   digest (the map's MANIFEST_FILE entry, taken over the file with that digest as SELF_DIGEST_PLACEHOLDER) no
+   longer matches, is the user's too;
+3. finds the files the previous compile wrote that this compile does not write and that still hold what mcucomp
+   wrote (a file the user edited is kept);
+4. moves those and every file about to be replaced into a backup directory inside OUTDIR, then moves the staged
    files in; if any move fails (or the process is interrupted), it undoes the moves, so OUTDIR is as before.
-Files mcucomp did not write (not in the old manifest, or changed since) are never touched.
+Files mcucomp did not write (not in the old manifest, or changed since) are never touched, unless force overwrites
+those this compile writes.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from .errors import OutputError
 MANIFEST_KEY = "file_sha256"
 #: The file that carries the manifest.
 MANIFEST_FILE = "report.json"
+#: What MANIFEST_FILE's own entry in the manifest holds while its digest is taken (same length as a SHA-256 hex).
+SELF_DIGEST_PLACEHOLDER = "0" * 64
 #: How long a compile waits for another one publishing into the same OUTDIR.
 LOCK_WAIT_SECONDS = 60.0
 _STAGING_PREFIX = ".mcucomp-"
@@ -124,17 +131,75 @@ def _check_destinations(out_dir: Path, names: list[str]) -> None:
                               "rename it, or choose another -o. Nothing was written.")
 
 
+def manifest_text(report: dict, hashes: dict[str, str]) -> str:
+    """MANIFEST_FILE's text: report with MANIFEST_KEY holding hashes plus the file's own SHA-256 (taken over the text
+    with SELF_DIGEST_PLACEHOLDER in its place), so a later compile can tell whether the user edited it."""
+    report[MANIFEST_KEY] = {**hashes, MANIFEST_FILE: SELF_DIGEST_PLACEHOLDER}
+    text = json.dumps(report, indent=1)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    report[MANIFEST_KEY][MANIFEST_FILE] = digest
+    return text.replace(f'"{SELF_DIGEST_PLACEHOLDER}"', f'"{digest}"', 1)
+
+
+def _read_manifest(out_dir: Path) -> tuple[dict | None, bytes]:
+    """The manifest of out_dir's report.json (None when it has none) and the file's bytes."""
+    try:
+        data = (out_dir / MANIFEST_FILE).read_bytes()
+        manifest = json.loads(data.decode("utf-8")).get(MANIFEST_KEY)
+    except (OSError, ValueError, AttributeError):
+        return None, b""
+    return (manifest if isinstance(manifest, dict) else None), data
+
+
+def _manifest_is_ours(manifest: dict | None, data: bytes) -> bool:
+    """Whether a report.json with this manifest and content is as mcucomp wrote it (its own digest still matches;
+    a manifest without that entry is taken at its word)."""
+    if manifest is None:
+        return False
+    digest = manifest.get(MANIFEST_FILE)
+    if digest is None:
+        return True
+    if not isinstance(digest, str) or len(digest) != len(SELF_DIGEST_PLACEHOLDER):
+        return False
+    text = data.replace(f'"{digest}"'.encode(), f'"{SELF_DIGEST_PLACEHOLDER}"'.encode(), 1)
+    return hashlib.sha256(text).hexdigest() == digest
+
+
 def _previous_files(out_dir: Path) -> dict[str, str]:
     """{name: SHA-256} of the files the previous compile into out_dir wrote, from its report.json (else empty)."""
-    try:
-        manifest = json.loads((out_dir / MANIFEST_FILE).read_text(encoding="utf-8")).get(MANIFEST_KEY)
-    except (OSError, ValueError, AttributeError):
-        return {}
-    if not isinstance(manifest, dict):
+    manifest, _ = _read_manifest(out_dir)
+    if manifest is None:
         return {}
     return {name: digest for name, digest in manifest.items()
             if isinstance(name, str) and isinstance(digest, str) and name not in ("", ".", "..")
-            and os.path.basename(name) == name and "\0" not in name}
+            and os.path.basename(name) == name and "\0" not in name and name != MANIFEST_FILE}
+
+
+def _foreign_files(out_dir: Path, names: list[str]) -> list[str]:
+    """The files among names that exist in out_dir but that mcucomp did not write there, or that changed since."""
+    previous = _previous_files(out_dir)
+    foreign = []
+    for name in names:
+        if not _lstat_mode(out_dir / name):
+            continue
+        if name == MANIFEST_FILE:
+            ours = _manifest_is_ours(*_read_manifest(out_dir))
+        else:
+            ours = name in previous and _sha256(out_dir / name) == previous[name]
+        if not ours:
+            foreign.append(name)
+    return foreign
+
+
+def _refuse_foreign(out_dir: Path, foreign: list[str]) -> None:
+    """Refuse to replace files mcucomp did not write (the error names them and says how to overwrite them)."""
+    if not foreign:
+        return
+    shown = ", ".join(f"'{name}'" for name in foreign)
+    raise OutputError(f"Output directory '{out_dir}' holds {len(foreign)} file(s) that this compile would replace but "
+                      f"that mcucomp did not write (not listed with their SHA-256 in a report.json mcucomp wrote "
+                      f"there, or changed since): {shown}. Nothing was written. Move them away, choose another -o "
+                      "or --name, or pass --force to overwrite them.")
 
 
 def _stale_files(out_dir: Path, written: set[str]) -> list[str]:
@@ -179,9 +244,10 @@ def _swap(staging: Path, out_dir: Path, names: list[str], stale: list[str]) -> N
     shutil.rmtree(backup, ignore_errors=True)
 
 
-def publish(staging: Path, out_dir: Path) -> None:
-    """Move every staged file into out_dir, all or nothing, under out_dir's lock; remove the previous compile's
-    files that this one does not write; then remove the staging directory."""
+def publish(staging: Path, out_dir: Path, force: bool = False) -> None:
+    """Move every staged file into out_dir, all or nothing, under out_dir's lock (refusing to replace files mcucomp
+    did not write unless force); remove the previous compile's files that this one does not write; then remove the
+    staging directory."""
     out_dir = Path(os.path.abspath(out_dir))
     created = not out_dir.exists()
     try:
@@ -189,6 +255,8 @@ def publish(staging: Path, out_dir: Path) -> None:
         names = sorted(p.name for p in staging.iterdir())
         with _locked(out_dir):
             _check_destinations(out_dir, names)
+            if not force:
+                _refuse_foreign(out_dir, _foreign_files(out_dir, names))
             _swap(staging, out_dir, names, _stale_files(out_dir, set(names)))
         staging.rmdir()
     except OSError as exc:

@@ -1,5 +1,7 @@
-"""plan_model: ONNX → IR → passes → schedule → memory plan → C program and report dict; compile_model writes
-the C files, report.json, memory.svg and report.html."""
+"""The orchestrator: plan_model strings the stages together (ONNX → IR → passes → schedule → memory plan → C
+program and report dict); compile_model writes the C files, report.json, memory.svg and report.html; verify_model
+and profile_model compile, then hand the output to verify and to the profiler. No stage imports this module
+(docs/ARCHITECTURE.md)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,15 @@ import json
 import os
 import re
 import shutil
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TextIO
 
 from emit_c import Program, write_program
 
-from . import __version__, outdir
+from . import outdir
 from .boards import load_board
 from .codegen import build_program
 from .errors import OptionError
@@ -26,18 +30,21 @@ from .npu.files import region_details, region_files
 from .npu.report import layer_placement, placement_report
 from .ops import REGISTRY, KernelCall
 from .passes import run_passes
-from .perf.estimate import estimate_model
-from .report.build import build_report
+from .perf.calibration import calibration_models
+from .perf.estimate import estimate_layers, estimate_model, runtime_files
+from .report.build import build_report, float_layers
 from .report.html import REPORT_HTML, render_report_html
 from .report.svg import MEMORY_SVG, render_memory_svg
 from .schedule import schedule
+from .verify import VerifyResult, check_run_options, data_arrays, verify_compiled
+from .version import __version__
 
 DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float", "io_layout": "nchw",
                    "npu_placement": "auto"}
 ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8"),
            "io_layout": ("nchw", "nhwc"), "npu_placement": ("auto", "max", "off")}
 #: Options the passes read that are not command-line strings (kept out of the generated header's option line).
-PASS_CONTEXT = ("npu", "board")
+PASS_CONTEXT = ("npu", "board", "cpu_cycles")
 
 
 def default_requant(board: dict) -> str:
@@ -107,7 +114,8 @@ def lower_model(model, shapes: dict | None = None, constants: dict | None = None
     """Load, lower and schedule a model (path or ModelProto) without planning memory or writing C.
 
     `npu` (the board's Ethos-U config, mcucomp.npu.config.npu_config) reaches the passes as options["npu"]; None on
-    boards without an NPU. `board` (the loaded board) gives the NPU partition its CPU cycle estimates.
+    boards without an NPU. `board` (the loaded board) and the estimator's estimate_layers (options["cpu_cycles"])
+    give the NPU partition its CPU cycle estimates.
 
     The order has the lowest peak of live bytes found, counting the kernels' scratch, the io option and sizes
     rounded up to `alignment` (the board's arena alignment), as plan_memory counts them; then the scratches that
@@ -116,6 +124,7 @@ def lower_model(model, shapes: dict | None = None, constants: dict | None = None
     opts = check_options(options)
     opts["npu"] = npu
     opts["board"] = board
+    opts["cpu_cycles"] = estimate_layers
     proto, sha256 = load_onnx(model, shapes, constants)
     g = run_passes(build_graph(proto), opts)
     order = schedule(g, scratch_sizes(kernel_calls(g, g.nodes)), opts["io"] == "arena", alignment)
@@ -133,33 +142,6 @@ class PlannedModel:
     program: Program
     report: dict
     board: dict
-
-
-def float_layers(g: Graph, order: list[Node]) -> list[dict]:
-    """In an int8 model (one with int8 compute kernels), the layers that compute in float32, and why."""
-    from .intref._checks import INT8_KERNELS, is_int8_model
-
-    if not is_int8_model(order):
-        return []
-    quiet = set(INT8_KERNELS) | {"reshape", "copy", "recode8", "resize", "slice", "pad", "split", "gather",
-                                 "ethosu_region"}
-    rows = []
-    for node in order:
-        if node.op in quiet and "_float_why" not in node.attrs:  # the QDQ lowering marks a group it left in float
-            if node.op == "avgpool_s8" and node.attrs.get("mode") == "float":
-                rows.append({"layer": node.name, "op": node.op, "why": "windowed QLinearAveragePool divides in "
-                             "float32 as onnxruntime does (--requant fixed sums and requantizes in integers)"})
-            elif node.op == "softmax_s8" and node.attrs.get("mode") == "float":
-                rows.append({"layer": node.name, "op": node.op, "why": "input and output types differ"})
-            continue
-        if node.op in ("quantize_linear", "dequantize_linear"):
-            why = "float graph I/O (use --io-dtype int8 to feed and read the quantized tensors)" \
-                if set(node.inputs[:1] + node.outputs) & (set(g.inputs) | set(g.outputs)) else \
-                "a float op sits between DequantizeLinear and QuantizeLinear here"
-        else:
-            why = node.attrs.get("_float_why", "no int8 lowering for this op in a QDQ group")
-        rows.append({"layer": node.name, "op": node.op, "why": why})
-    return rows
 
 
 def npu_report(cfg: NpuConfig | None, order: list[Node], g: Graph, name: str) -> dict | None:
@@ -233,20 +215,22 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
 
 
 def compile_model(model, out_dir, name: str | None = None, board: str | None = None, shapes: dict | None = None,
-                  **options) -> CompileResult:
-    """Compile an ONNX model (path or ModelProto) to C in out_dir and return the report."""
+                  force: bool = False, **options) -> CompileResult:
+    """Compile an ONNX model (path or ModelProto) to C in out_dir and return the report (force: overwrite files
+    there that mcucomp did not write)."""
     fit_check = options.pop("fit_check", True)
     extra_files = options.pop("extra_files", None)
     report_extra = options.pop("report_extra", None)
     planned = plan_model(model, name, board, shapes, **options)
     planned.report.update(report_extra or {})
-    return write_planned(planned, out_dir, fit_check, extra_files)
+    return write_planned(planned, out_dir, fit_check, force, extra_files)
 
 
-def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True,
+def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True, force: bool = False,
                   extra_files: dict[str, bytes] | None = None) -> CompileResult:
-    """Check the fit (unless fit_check is False), then write a planned model's files into out_dir, all or none;
-    extra_files ({file name: content}, e.g. the quantized model the C came from) go with them."""
+    """Check the fit (unless fit_check is False), then write a planned model's files into out_dir, all or none
+    (refusing to replace files mcucomp did not write there unless force); extra_files ({file name: content}, e.g.
+    the quantized model the C came from) go with them."""
     report = planned.report
     if fit_check:
         check_fit(report, planned.board, report["fit"])
@@ -264,10 +248,69 @@ def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True,
         svg = render_memory_svg(report)
         (staging / MEMORY_SVG).write_text(svg, encoding="utf-8")
         (staging / REPORT_HTML).write_text(render_report_html(report, svg), encoding="utf-8")
-        report[outdir.MANIFEST_KEY] = outdir.file_hashes(staging)
-        (staging / outdir.MANIFEST_FILE).write_text(json.dumps(report, indent=1))
-        outdir.publish(staging, out_dir)
+        (staging / outdir.MANIFEST_FILE).write_text(outdir.manifest_text(report, outdir.file_hashes(staging)),
+                                                    encoding="utf-8")
+        outdir.publish(staging, out_dir, force)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return CompileResult(report, out_dir.resolve())
+
+
+def lower_compiled(model, out_dir, shapes: dict | None = None, constants: dict | None = None) -> LoweredModel:
+    """`model` (a path) lowered again with the options its compile into out_dir recorded in report.json (requant,
+    io, io_dtype, io_layout): the graph verify runs the integer reference on."""
+    recorded = json.loads((Path(out_dir) / outdir.MANIFEST_FILE).read_text())["options"]
+    opts = {k: recorded[k] for k in ("requant", "io", "io_dtype", "io_layout") if k in recorded}
+    return lower_model(os.fspath(model), shapes, constants, **opts)
+
+
+def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str | None = None,
+                 board: str | None = None, shapes: dict | None = None, bisect_always: bool = False,
+                 progress: TextIO | None = sys.stderr, data=None, data_name: str | None = None,
+                 **options) -> VerifyResult:
+    """Compile `model` (a path) to out_dir (a temporary directory when None), then run mcucomp.verify.verify_compiled
+    on it with the model lowered as compiled (lower_compiled).
+
+    `data`: an .npz path or a dict of arrays by ONNX name (see verify_compiled; data_name names a dict in messages);
+    a path is read before compiling.
+    """
+    check_run_options(inputs, seed)
+    constants = options.get("constants")
+    if data is not None:
+        data_name, data = data_arrays(data, data_name)
+
+    def compile_and_verify(out) -> VerifyResult:
+        """compile_model into `out`, then verify_compiled."""
+        compile_model(model, out, name=name, board=board, shapes=shapes, **options)
+        return verify_compiled(model, out, lower_compiled(model, out, shapes, constants), inputs, seed,
+                               bisect_always, progress, constants, data, data_name)
+
+    if out_dir is not None:
+        return compile_and_verify(out_dir)
+    with tempfile.TemporaryDirectory(prefix="mcucomp-verify-") as tmp:
+        result = compile_and_verify(tmp)
+    result.out_dir = None
+    return result
+
+
+def profile_model(model, board: dict | str | None = None, inputs: list[dict] | int = 1, seed: int = 0,
+                  progress=None, **compile_options):
+    """Compile `model` (path or ModelProto) into a temporary directory and profile it
+    (mcucomp.perf.profile.profile_compiled, a ProfileResult)."""
+    from .perf.profile import profile_compiled  # the simulator loads Unicorn and Capstone: only when profiling
+
+    board_id = board["id"] if isinstance(board, dict) else board
+    tmp = Path(tempfile.mkdtemp(prefix="mcucomp-profile-"))
+    try:
+        compile_model(model, tmp / "out", board=board_id, **compile_options)
+        return profile_compiled(tmp / "out", board, inputs, seed, progress)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def calibration_runtime_files() -> list[str]:
+    """The runtime_c files the cycle estimator's calibration models link (perf.estimate.runtime_files of their
+    lowered graphs and kernel calls): the kernel sources in the coefficients' fingerprint."""
+    lowered = (lower_model(model) for _, model in calibration_models())
+    return runtime_files((low.order, kernel_calls(low.graph, low.order)) for low in lowered)

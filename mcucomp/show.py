@@ -6,6 +6,7 @@ import numpy as np
 
 from .ir import Graph, Node, Quant
 from .ops import REGISTRY
+from .report.build import float_layers
 from .report.tables import display_text
 
 
@@ -59,7 +60,5 @@ def format_graph(g: Graph, order: list[Node]) -> list[str]:
     lines += [format_node(step, node, g) for step, node in enumerate(order)]
     total = sum(REGISTRY[n.op].macs(n, g) for n in order)
     lines.append(f"{len(order)} nodes, {total:,} MACs")
-    from .pipeline import float_layers
-
     lines += [f"float layer: {display_text(row['layer'])} ({row['op']}): {row['why']}" for row in float_layers(g, order)]
     return lines

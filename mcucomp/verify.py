@@ -6,7 +6,15 @@ The accuracy contract lives here, in one place:
   (mcucomp.intref) bit for bit; against onnxruntime each output reports the share of values equal, the max |Δ| in
   LSB and top-1 agreement (classifiers), which do not fail verify by themselves; and the layer-local check (each
   int8 layer fed onnxruntime's own inputs, by the integer reference, within intref's LAYER_LSB_BOUND of
-  onnxruntime's output for that layer) must hold, else verify fails and names the layer;
+  onnxruntime's output for that layer; on the first input and on the first whose outputs differ from
+  onnxruntime's) must hold, else verify fails and names the layer;
+- onnxruntime is one graph for every comparison: the model as written (graph optimizations off). Its default
+  rewrites fuse QuantizeLinear/DequantizeLinear groups into QLinear kernels that round otherwise (e.g.
+  DequantizeLinear → AveragePool → QuantizeLinear into QLinearAveragePool), and whether a group is fused depends on
+  which tensors are graph outputs (an int8 tensor that is one is not retyped to uint8, which otherwise stops the
+  fusion), so the end-to-end run and the exposed run of the layer-local
+  check would otherwise compute different things. For int8 models the default-optimized run is compared with the
+  model as written too, so a difference of onnxruntime's rewrites is reported as one, not as the C's;
 - other models: integer (and bool) outputs must be identical to onnxruntime's;
 - a float output tensor passes when every element satisfies |c - ort| <= FLOAT_ULP_BOUND * ulp(max|ort|), where
   ulp(v) is the spacing of float32 at v and max|ort| is taken over the finite elements of that output tensor.
@@ -20,8 +28,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +42,6 @@ from .intref import missing_ops, run_graph
 from .ops._layout import as_onnx_order, as_stored_order, stored_value
 from .intref._checks import (LayerCheck, OrtAgreement, is_int8_model, layer_local, ort_tensor_names,
                              reference_outputs)
-from .pipeline import compile_model, lower_model
 
 #: Allowed float error in units of ulp(max |reference|) per output tensor (see the module docstring).
 FLOAT_ULP_BOUND = 64
@@ -147,8 +152,11 @@ class VerifyResult:
     against: str = "onnxruntime"
     reference_missing: list[str] = field(default_factory=list)
     agreement: list[OrtAgreement] | None = None
+    #: int8 models: onnxruntime with its default graph optimizations against the model as written, per output
+    ort_rewrites: list[OrtAgreement] | None = None
     layer_checks: list[LayerCheck] | None = None
     layers_skipped: list[str] = field(default_factory=list)
+    layer_check_inputs: list[int] = field(default_factory=list)  # the inputs the layer-local check ran on
     #: NPU builds: how many Ethos-U regions the C called (each answered by LiteRT on the region's .tflite) and how
     #: many region calls were made over all inputs
     npu_regions: int = 0
@@ -183,11 +191,17 @@ def _onnxruntime():
     return onnxruntime
 
 
-def _session(model_bytes_or_path):
-    """An onnxruntime session with default options on the CPU provider: the reference for bit-exactness."""
+def _session(model_bytes_or_path, as_written: bool = True):
+    """An onnxruntime session on the CPU provider: the reference. as_written turns its graph optimizations off, so
+    it computes the model as written whichever tensors are exposed as graph outputs (its rewrites fuse
+    QuantizeLinear/DequantizeLinear groups into QLinear kernels that round otherwise, and which groups they fuse
+    depends on the graph outputs); otherwise onnxruntime's default options."""
     ort = _onnxruntime()
+    options = ort.SessionOptions()
+    if as_written:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     try:
-        return ort.InferenceSession(model_bytes_or_path, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(model_bytes_or_path, options, providers=["CPUExecutionProvider"])
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise McucompError(f"onnxruntime cannot load the model as a reference: {first}.") from None
@@ -230,7 +244,7 @@ def read_npz(path) -> dict[str, np.ndarray]:
                         "Write it with numpy.savez(path, **{input_name: array}).")
 
 
-def _data_arrays(data, name: str | None = None) -> tuple[str, dict[str, np.ndarray]]:
+def data_arrays(data, name: str | None = None) -> tuple[str, dict[str, np.ndarray]]:
     """(name for messages, arrays) of a --data argument: an .npz path, or a dict of arrays by ONNX name."""
     if isinstance(data, dict):
         return name or "<arrays>", data
@@ -239,7 +253,7 @@ def _data_arrays(data, name: str | None = None) -> tuple[str, dict[str, np.ndarr
 
 def data_feeds(data, report: dict) -> list[dict[str, np.ndarray]]:
     """The input feeds of each sample of `data` (an .npz path or a dict of arrays), checked against report."""
-    name, arrays = _data_arrays(data)
+    name, arrays = data_arrays(data)
     return verify_data(arrays, report, name).feeds
 
 
@@ -416,22 +430,42 @@ def _lsb_scale(g, name: str) -> float | None:
     return None if scale is None or np.size(scale) != 1 else float(np.asarray(scale).reshape(-1)[0])
 
 
-def _int8_checks(result: VerifyResult, model_path: str, lowered, feeds: dict, constants: dict | None) -> None:
-    """The layer-local check on one input (fills result.layer_checks and result.layers_skipped)."""
+def _int8_checks(result: VerifyResult, model_path: str, lowered, samples: list[tuple[int, dict]],
+                 constants: dict | None) -> None:
+    """The layer-local check on each (index, feeds) of samples, worst per layer over them (fills
+    result.layer_checks, result.layers_skipped and result.layer_check_inputs)."""
     import onnx
 
     g, order = lowered.graph, lowered.order
     names = ort_tensor_names(g, order, onnx.load(model_path))
-    values = {**onnx_order(result.report["outputs"], _ort_values(model_path, names, feeds, constants, result.report)),
-              **onnx_order(result.report["inputs"], feeds)}
-    result.layer_checks, result.layers_skipped = layer_local(g, order, lowered.options["requant"], values)
+    merged: list[LayerCheck] = []
+    for index, feeds in samples:
+        values = {**onnx_order(result.report["outputs"],
+                               _ort_values(model_path, names, feeds, constants, result.report)),
+                  **onnx_order(result.report["inputs"], feeds)}
+        checks, result.layers_skipped = layer_local(g, order, lowered.options["requant"], values)
+        merged = [LayerCheck(c.step, c.layer, c.op, c.tensor, m.elements + c.elements, m.differing + c.differing,
+                             max(m.max_lsb, c.max_lsb)) for m, c in zip(merged, checks)] if merged else checks
+        result.layer_check_inputs.append(index)
+    result.layer_checks = merged
 
 
-def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_always: bool = False,
+def _add_lsb(agreement: OrtAgreement, g, got: np.ndarray, ref: np.ndarray) -> None:
+    """Fold one input's output into agreement, in LSB of the output's DequantizeLinear for float outputs (float
+    outputs without one are not counted)."""
+    lsb = _lsb_scale(g, agreement.name)
+    if lsb is not None:
+        agreement.add(np.rint(got / np.float32(lsb)), np.rint(ref / np.float32(lsb)))
+    elif not np.issubdtype(got.dtype, np.floating):
+        agreement.add(got, ref)
+
+
+def verify_compiled(model, out_dir, lowered, inputs: int = 10, seed: int = 0, bisect_always: bool = False,
                     progress: TextIO | None = None, constants: dict | None = None, data=None,
-                    data_name: str | None = None, shapes: dict | None = None) -> VerifyResult:
-    """Load the C in out_dir (compiled from `model`, a path, with `shapes` and `constants`) and compare it with the
-    integer reference and onnxruntime on random inputs (see the module docstring).
+                    data_name: str | None = None) -> VerifyResult:
+    """Load the C in out_dir (compiled from `model`, a path, with `constants`) and compare it with the integer
+    reference and onnxruntime on random inputs (see the module docstring). `lowered` is the LoweredModel the
+    integer reference runs: the model lowered with the options of that compile (mcucomp.pipeline.lower_compiled).
 
     Inputs bound at compile time (`constants`) are fed to onnxruntime with the same values. `data` (an .npz path or
     a dict of arrays by ONNX name) replaces the random inputs by its samples, and its output arrays, when it has any,
@@ -443,30 +477,30 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
     report = host.report
     samples = None
     if data is not None:
-        data_name, data = _data_arrays(data, data_name)
+        data_name, data = data_arrays(data, data_name)
         samples = verify_data(data, report, data_name)
         inputs = len(samples.feeds)
-    opts = {k: report["options"][k] for k in ("requant", "io", "io_dtype", "io_layout")
-            if k in report["options"]}
-    lowered = lower_model(model_path, shapes, constants, **opts)
     int8 = is_int8_model(lowered.order)
     missing = missing_ops(lowered.order) if int8 else []
     session = _session(model_path)
+    default_session = _session(model_path, as_written=False) if int8 else None
     ref_names = [o.name for o in session.get_outputs()]
     stats = [OutputStats(s["name"], s["dtype"]) for s in report["outputs"]]
     agreement = [OrtAgreement(s["name"]) for s in report["outputs"]] if int8 else None
+    rewrites = [OrtAgreement(s["name"]) for s in report["outputs"]] if int8 else None
     given = samples.expected[0] if samples is not None else {}
     expected = [OutputStats(s["name"], s["dtype"]) for s in report["outputs"] if s["name"] in given]
     rng = np.random.default_rng(seed)
     meter = _Progress(progress, inputs)
     first_bad = None
     first_feeds = None
+    first_ort_diff = None
     for index in range(inputs):
         feeds = samples.feeds[index] if samples is not None else random_feeds(report["inputs"], rng)
         if index == 0:
             first_feeds = feeds
-        ort_out = c_outputs(report, dict(zip(ref_names, session.run(None, {**ort_feeds(report, feeds, session),
-                                                                            **(constants or {})}))))
+        ort_feed = {**ort_feeds(report, feeds, session), **(constants or {})}
+        ort_out = c_outputs(report, dict(zip(ref_names, session.run(None, ort_feed))))
         got = host.run(feeds)
         ref = reference_outputs(lowered.graph, lowered.order, lowered.options["requant"], feeds) \
             if int8 and not missing else ort_out
@@ -474,23 +508,27 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
             st.add(index, compare(got[st.name], ref[st.name]))
         for st in expected:
             st.add(index, compare(got[st.name], samples.expected[index][st.name]))
+        unequal = sum(ag.elements - ag.equal for ag in agreement or [])
         for ag in agreement or []:
-            lsb = _lsb_scale(lowered.graph, ag.name)
-            if lsb is not None:
-                ag.add(np.rint(got[ag.name] / np.float32(lsb)), np.rint(ort_out[ag.name] / np.float32(lsb)))
-            elif not np.issubdtype(got[ag.name].dtype, np.floating):
-                ag.add(got[ag.name], ort_out[ag.name])
+            _add_lsb(ag, lowered.graph, got[ag.name], ort_out[ag.name])
+        if first_ort_diff is None and sum(ag.elements - ag.equal for ag in agreement or []) > unequal:
+            first_ort_diff = (index, feeds)
+        if default_session is not None:
+            default_out = c_outputs(report, dict(zip(ref_names, default_session.run(None, ort_feed))))
+            for rw in rewrites:
+                _add_lsb(rw, lowered.graph, default_out[rw.name], ort_out[rw.name])
         if first_bad is None and any(st.first_bad_input == index for st in stats):
             first_bad = (index, feeds)
         meter.tick(index + 1)
     result = VerifyResult(report, Path(out_dir).resolve(), inputs, seed, stats,
                           against="integer reference" if int8 and not missing else "onnxruntime",
-                          reference_missing=missing, agreement=agreement,
+                          reference_missing=missing, agreement=agreement, ort_rewrites=rewrites,
                           data=samples.source if samples is not None else None, expected=expected)
     if host.npu is not None:
         result.npu_regions, result.npu_invocations = len(host.npu.regions), host.npu.invocations
     if int8 and first_feeds is not None:
-        _int8_checks(result, model_path, lowered, first_feeds, constants)
+        checked = [(0, first_feeds)] + ([first_ort_diff] if first_ort_diff and first_ort_diff[0] else [])
+        _int8_checks(result, model_path, lowered, checked, constants)
     if first_bad is not None or (bisect_always and first_feeds is not None):
         index, feeds = first_bad if first_bad is not None else (0, first_feeds)
         reference = None
@@ -499,29 +537,4 @@ def verify_compiled(model, out_dir, inputs: int = 10, seed: int = 0, bisect_alwa
         result.layers, result.skipped_tensors = bisect_layers(model_path, host, feeds, constants, reference,
                                                               lowered.graph)
         result.bisect_input = index
-    return result
-
-
-def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str | None = None,
-                 board: str | None = None, shapes: dict | None = None, bisect_always: bool = False,
-                 progress: TextIO | None = sys.stderr, data=None, data_name: str | None = None,
-                 **options) -> VerifyResult:
-    """Compile `model` (a path) to out_dir (a temporary directory when None), then run verify_compiled.
-
-    `data`: an .npz path or a dict of arrays by ONNX name (see verify_compiled; data_name names a dict in messages);
-    a path is read before compiling.
-    """
-    check_run_options(inputs, seed)
-    constants = options.get("constants")
-    if data is not None:
-        data_name, data = _data_arrays(data, data_name)
-    if out_dir is not None:
-        compile_model(model, out_dir, name=name, board=board, shapes=shapes, **options)
-        return verify_compiled(model, out_dir, inputs, seed, bisect_always, progress, constants, data, data_name,
-                               shapes)
-    with tempfile.TemporaryDirectory(prefix="mcucomp-verify-") as tmp:
-        compile_model(model, tmp, name=name, board=board, shapes=shapes, **options)
-        result = verify_compiled(model, tmp, inputs, seed, bisect_always, progress, constants, data, data_name,
-                                 shapes)
-    result.out_dir = None
     return result

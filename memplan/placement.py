@@ -116,7 +116,8 @@ def floored(problem: Problem, src: int, dst: int) -> bool:
     return low is not None and low > 0
 
 
-def overlap_units(problem: Problem, floored_links: bool = True) -> tuple[list[list[int]], list[int]]:
+def overlap_units(problem: Problem, floored_links: bool = True, lasting_links: bool = True
+                  ) -> tuple[list[list[int]], list[int]]:
     """Roots joined by permissions, each group with fixed relative offsets (normalized to >= 0), as units to place.
 
     Inside a group every permitted pair overlaps as far as its window allows (the shift nearest 0). A chain of
@@ -128,6 +129,10 @@ def overlap_units(problem: Problem, floored_links: bool = True) -> tuple[list[li
     With floored_links False, a permission whose floor is above 0 joins no unit: its dst would sit at least the
     floor above its src, so a short-lived src (a stem conv's input) would hold the whole staircase up by the floor
     at the arena's peak; apart, the two may still overlap wherever placement finds room.
+
+    With lasting_links False, a permission whose dst starts below its src and is still read after the step that
+    follows its writing (a residual branch's input) joins no unit either: its negative shift would drag the chain
+    that runs meanwhile down with it, while apart the two may still overlap where placement finds room.
     """
     parent = list(range(len(problem)))
 
@@ -142,8 +147,10 @@ def overlap_units(problem: Problem, floored_links: bool = True) -> tuple[list[li
     for src, dst in problem.windows:
         if not floored_links and floored(problem, src, dst):
             continue
-        parent[find(src)] = find(dst)
         shift = problem.best_shift(src, dst)
+        if not lasting_links and shift < 0 and problem.last[dst] > problem.first[dst] + 1:
+            continue
+        parent[find(src)] = find(dst)
         links.setdefault(src, []).append((dst, shift))
         links.setdefault(dst, []).append((src, -shift))
     groups: dict[int, list[int]] = {}

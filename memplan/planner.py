@@ -31,7 +31,9 @@ def plan_arena(buffers: list[Buffer], alignment: int = 16, overlaps: tuple[Overl
     bound = problem_lower_bound(problem)
     singles = ([[r] for r in range(len(problem))], [0] * len(problem))
     # overlap units first: on a tie, the plan that overlaps wherever it may wins
-    groupings = {"overlap units, ": overlap_units(problem), "": singles} if problem.windows else {"": singles}
+    groupings = {"overlap units, ": overlap_units(problem),
+                 "overlap units, lasting outputs apart, ": overlap_units(problem, lasting_links=False),
+                 "": singles} if problem.windows else {"": singles}
     # tried last, so it wins only when strictly smaller: a floored input need not hold its whole chain up
     if any(floored(problem, src, dst) for src, dst in problem.windows):
         groupings["overlap units apart at floors, "] = overlap_units(problem, floored_links=False)

@@ -25,6 +25,7 @@ from mcucomp.pipeline import plan_model
 from mcucomp.verify import compare
 
 from kernels.helpers import assert_close, infer_outputs, make_model
+from target_boards import CORE_BOARDS
 
 F32 = np.float32
 INPUTS = 6
@@ -399,3 +400,129 @@ def test_window_margin_nhwc_is_safe_against_the_loop():
         assert margin <= 4 * exact, (n, c, h_in, w_in, k_h, k_w, s_h, s_w, d_h, d_w, pads, margin, exact)
         tight += margin == 4 * exact
     assert tight >= 200, tight
+
+
+def transpose_2d_events(rows: int, cols: int, s0: int, s1: int, offset: int, quads: bool) -> list:
+    """The byte reads of x and writes of y of transpose.c mcu_transpose_2d_u8, in order: ("r", index) /
+    ("w", index). quads: the word loop (three words in, three out per four rows) runs first, as it does when the
+    planes are contiguous and the pointers word-aligned."""
+    def row(r):
+        return [("r", offset + r * s0 + c * s1) for c in range(cols)], [("w", r * cols + c) for c in range(cols)]
+
+    events, r = [], 0
+    if cols != 3:
+        for r in range(rows):
+            for (read, write) in zip(*row(r)):
+                events += [read, write]
+        return events
+    for size in ((4,) if quads else ()) + (2,):
+        while r + size <= rows:
+            units = [row(i) for i in range(r, r + size)]
+            events += [e for reads, _ in units for e in reads] + [e for _, writes in units for e in writes]
+            r += size
+    if r < rows:
+        events += row(r)[0] + row(r)[1]
+    return events
+
+
+def largest_safe_shift(events: list, x_bytes: int) -> int:
+    """The largest d (offset(y) - offset(x), up to x's size) with which no write lands on a byte read later, and
+    below which every shift is safe too."""
+    later, best = None, x_bytes
+    for kind, i in reversed(events):
+        if kind == "w" and later is not None:
+            best = min(best, later - i - 1)
+        if kind == "r":
+            later = i if later is None else min(later, i)
+    return best
+
+
+def test_layout_conversion_margin_matches_the_loop():
+    """_overlap.byte_transpose_2d equals the largest safe shift of the simulated C loop (its word loop or, unaligned
+    at run time, its pair loop, whichever allows less), NCHW -> NHWC and back, 1 to 5 channels; and every shift at
+    or below it is safe in both loops."""
+    from mcucomp.ops._overlap import byte_transpose_2d
+
+    for c in range(1, 6):
+        for pixels in (1, 2, 3, 4, 5, 7, 8, 12, 17, 36):
+            for rows, cols, s0, s1 in ((pixels, c, 1, pixels), (c, pixels, 1, c)):
+                if cols == 1 or s1 == 1:
+                    continue  # one channel or one pixel: the layouts store the same bytes (no transpose)
+                params = {"elem_bytes": 1, "rank": 2, "dims": [rows, cols], "strides": [s0, s1], "offset": 0}
+                margin = byte_transpose_2d(params, rows * cols).margin
+                orders = [transpose_2d_events(rows, cols, s0, s1, 0, quads)
+                          for quads in ((False, True) if cols == 3 and s1 % 4 == 0 else (False,))]
+                assert margin == min(largest_safe_shift(e, rows * cols) for e in orders), (rows, cols, margin)
+                for events in orders:
+                    assert largest_safe_shift(events, rows * cols) >= margin
+
+
+def qdq_rgb_stem(tmp_path) -> onnx.ModelProto:
+    """quantize_static (QDQ, int8) of VWW's stem on a 3x16x16 image: conv 3x3 stride 2 to 8 channels, Relu, a 1x1
+    conv widening to 16, GlobalAveragePool. With int8 I/O the peak is the input's conversion to channels-last."""
+    rng = np.random.default_rng(12)
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w1", "b1"], ["c"], strides=[2, 2], pads=[0, 0, 1, 1]), n("Relu", ["c"], ["cr"]),
+             n("Conv", ["cr", "w2", "b2"], ["p"]), n("Relu", ["p"], ["pr"]), n("GlobalAveragePool", ["pr"], ["y"])]
+    shape = (1, 3, 16, 16)
+    model = float_model(nodes, shape, {"w1": weights(rng, 8, 3, 3, 3), "b1": weights(rng, 8),
+                                       "w2": weights(rng, 16, 8, 1, 1), "b2": weights(rng, 16)})
+    onnx.save(model, tmp_path / "float_stem.onnx")
+    quantize_static(tmp_path / "float_stem.onnx", tmp_path / "qdq_stem.onnx", _Calibration(shape),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+    return onnx.load(tmp_path / "qdq_stem.onnx")
+
+
+def expansion_shift(report: dict) -> int:
+    """offset(y) - offset(x) of qdq_rgb_stem's 1x1 expansion, checked to overlap its input."""
+    tensors = {t["name"]: t for t in report["tensors"]}
+    x, y = tensors["cr_QuantizeLinear_Output"], tensors["pr_QuantizeLinear_Output"]
+    assert x["offset"] < y["offset"] + y["bytes"] and y["offset"] < x["offset"] + x["bytes"], (x, y)
+    return y["offset"] - x["offset"]
+
+
+def test_input_layout_conversion_overlaps_the_image(tmp_path, monkeypatch):
+    """With int8 I/O the image's channels-last copy starts below its planes and overlaps them (the arena holds 5/3
+    of the image at that step, not two copies), bit-exact with the integer reference and with the same model
+    compiled without overlaps."""
+    from mcucomp.intref import run_lowered
+    from mcucomp.pipeline import lower_model
+
+    model = qdq_rgb_stem(tmp_path)
+    result = mcucomp.compile_model(model, tmp_path / "overlap", name="m", io_dtype="int8")
+    with monkeypatch.context() as patch:
+        patch.setattr("mcucomp.memory.overlap_permissions", lambda *args: ())
+        plain = mcucomp.compile_model(model, tmp_path / "plain", name="m", io_dtype="int8")
+    report = result.report
+    assert report["layers"][0]["op"] == "transpose"
+    tensors = {t["name"]: t for t in report["tensors"]}
+    shift = tensors["x_nhwc"]["offset"] - tensors["x"]["offset"]
+    image = 3 * 16 * 16
+    assert -image < shift <= -2 * image // 3 + 4, shift  # the margin: -2P + 4 for P-pixel planes (the pair loop)
+    # the stem conv's output starts one 16-byte unit (its margin: -12 B) below the copy, which starts 2P below x
+    assert report["arena_bytes"] == image + 2 * image // 3 + 16 < plain.report["arena_bytes"] == 2 * image
+    assert expansion_shift(report) == 16  # the 1x1 expansion (8 -> 16 channels) at its floor over its input
+    host, host_plain = (mcucomp.host.load(r.out_dir, layer_hook=False) for r in (result, plain))
+    lowered = lower_model(model, io_dtype="int8")
+    rng = np.random.default_rng(13)
+    for _ in range(INPUTS):
+        feeds = {"x": rng.integers(-128, 128, size=(1, 3, 16, 16), dtype=np.int8)}
+        got = host.run(feeds)
+        assert_close(got["y"], host_plain.run(feeds)["y"], "y (vs no overlaps)", exact=True)
+        assert_close(got["y"], run_lowered(lowered, feeds)["y"], "y (vs the integer reference)", exact=True)
+
+
+@pytest.mark.parametrize("board", CORE_BOARDS)
+def test_input_layout_conversion_overlap_on_target_equals_host(tmp_path, board):
+    """The overlapping conversion (the word loop on every core; ARMv6-M's without unaligned loads) and the stem
+    after it, its 1x1 expansion over its input included (the DSP cores' pointwise sweep, ARMv6-M's GEMM), equal the
+    host build bit for bit in QEMU."""
+    from mcucomp.target.verify import verify_on_target
+
+    result = mcucomp.compile_model(qdq_rgb_stem(tmp_path), tmp_path / "out", name="m", board=board, io_dtype="int8",
+                                   npu_placement="off")  # the M55's CPU (corstone-300 would run the stem on its NPU)
+    assert result.report["arena_bytes"] < result.report["live_lower_bound_bytes"]
+    assert expansion_shift(result.report) > 0
+    outcome = verify_on_target(result.out_dir, board, inputs=3, seed=0, timeout_s=120)
+    assert outcome.status == "ok", outcome.detail
+    assert outcome.mismatching and not any(outcome.mismatching.values()), outcome.mismatching

@@ -1,4 +1,4 @@
-"""Flash bound of every int8 model the tests compile (issue 11): the constant data is at most 5% above its int8
+"""Flash bound of every int8 model the tests compile: the constant data is at most 5% above its int8
 parameters, counted as
 - conv2d_s8 / fc_s8 / conv_transpose_s8: int8 weights, one int32 bias per output channel, and the requantization per channel (or per
   tensor): a float32 scale in `float` mode, an int32 multiplier and an int32 shift in `fixed` mode;

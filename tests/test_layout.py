@@ -19,7 +19,7 @@ from mcucomp import cli
 from mcucomp.ops import REGISTRY
 from mcucomp.passes import layout
 from mcucomp.pipeline import lower_model
-from mcucomp.verify import verify_model
+from mcucomp.pipeline import verify_model
 
 FOLLOWERS = layout.LAYOUT_FOLLOWERS
 

@@ -9,6 +9,7 @@ import onnx
 from cli_models import run_cli, save
 from onnx import TensorProto, helper, numpy_helper
 
+from mcucomp.pipeline import lower_compiled
 from mcucomp.verify import verify_compiled
 
 FN_DOMAIN = "local.fn"
@@ -51,5 +52,5 @@ def test_nested_local_functions_compile_from_a_fresh_interpreter(tmp_path):
     out = tmp_path / "out"
     proc = run_cli("compile", path, "-o", out, "--name", "nested")
     assert proc.returncode == 0, proc.stderr
-    result = verify_compiled(path, out, inputs=8, seed=5)
+    result = verify_compiled(path, out, lower_compiled(path, out), inputs=8, seed=5)
     assert result.ok, [(s.name, s.mismatching) for s in result.outputs]

@@ -17,7 +17,7 @@ import mcucomp
 from mcucomp.errors import UnsupportedError
 from mcucomp.frontend import load_onnx
 from mcucomp.target.verify import verify_on_target
-from mcucomp.verify import verify_model
+from mcucomp.pipeline import verify_model
 
 SHAPE = [1, 3, 8, 8]
 CONFIGS = [(act, per_channel) for act in ("u8", "s8") for per_channel in (False, True)]
@@ -193,8 +193,8 @@ def test_typed_but_unsupported_variants_say_why(op, attrs, out_dims, reason, tmp
 
 @pytest.mark.parametrize("board", ["nucleo-l4r5zi", "nucleo-g0b1re"])
 def test_on_target_bit_exact(board, quantized, tmp_path):
-    """The new kernels cross-compiled for Cortex-M4 (hardware float) and M0+ (soft float) compute, under QEMU, what
-    the host build computes."""
+    """The QOperator kernels cross-compiled for Cortex-M4 (hardware float) and M0+ (soft float) compute, under QEMU,
+    what the host build computes."""
     for model in sorted(MODELS):
         out = tmp_path / model
         mcucomp.compile_model(quantized(model, "u8", True), out, name="m", board=board)

@@ -141,7 +141,7 @@ def test_hostile_manifest_never_reaches_outside(tmp_path, models):
     report = json.loads((out / "report.json").read_text())
     report[outdir.MANIFEST_KEY] = {"../victim.txt": outdir.file_hashes(tmp_path)["victim.txt"], "/etc/passwd": "0"}
     (out / "report.json").write_text(json.dumps(report))
-    compile_model(models[1], out, name="m")
+    compile_model(models[1], out, name="m", force=True)  # the hand-made manifest no longer owns the files
     assert victim.read_text() == "x"
 
 
@@ -212,3 +212,77 @@ def test_build_target_firmware_path_taken_by_a_file(tmp_path, models, capsys):
     err = capsys.readouterr().err
     assert "Cannot write the firmware sources" in err and err.count("\n") == 1, err
     assert (out / "firmware").read_text() == "not a directory"
+
+
+def _user_outdir(out: Path, report: str | None) -> dict[str, bytes]:
+    """OUTDIR holding the user's own m.c and (unless report is None) report.json; return its snapshot."""
+    out.mkdir()
+    (out / "m.c").write_text("/* the user's own m.c */\n")
+    if report is not None:
+        (out / "report.json").write_text(report)
+    (out / "notes.txt").write_text("user file")
+    return _snapshot(out)
+
+
+@pytest.mark.parametrize("command", ["compile", "build-target", "verify", "profile"])
+def test_user_files_of_the_same_names_are_refused(tmp_path, models, capsys, command):
+    out = tmp_path / "out"
+    before = _user_outdir(out, '{"accuracy": 0.91}\n')
+    assert main([command, str(models[1]), "-o", str(out), "--name", "m"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert "'m.c', 'report.json'" in err and "did not write" in err and "--force" in err, err
+    assert "Nothing was written" in err
+    assert _snapshot(out) == before
+
+
+def test_force_overwrites_user_files(tmp_path, models, capsys):
+    out = tmp_path / "out"
+    _user_outdir(out, '{"accuracy": 0.91}\n')
+    assert main(["compile", str(models[1]), "-o", str(out), "--name", "m", "--force"]) == 0
+    ref = _reference(models[1], tmp_path, "alone")
+    final = _snapshot(out)
+    assert {k: v for k, v in final.items() if k in ref} == ref
+    assert set(final) - set(ref) == {"notes.txt"}
+
+
+def test_user_source_refused_without_any_report(tmp_path, models, capsys):
+    out = tmp_path / "out"
+    before = _user_outdir(out, None)
+    assert main(["compile", str(models[1]), "-o", str(out), "--name", "m"]) == 1
+    err = capsys.readouterr().err
+    assert "'m.c'" in err and "report.json" not in err.split("did not write")[1].split(":")[1], err
+    assert _snapshot(out) == before
+
+
+@pytest.mark.parametrize("edit", ["source", "report"])
+def test_files_edited_since_mcucomp_wrote_them_are_refused(tmp_path, models, capsys, edit):
+    out = tmp_path / "out"
+    compile_model(models[1], out, name="m")
+    edited = out / ("m.c" if edit == "source" else "report.json")
+    edited.write_bytes(edited.read_bytes() + b"\n")
+    before = _snapshot(out)
+    assert main(["compile", str(models[0]), "-o", str(out), "--name", "m"]) == 1
+    assert f"'{edited.name}'" in capsys.readouterr().err
+    assert _snapshot(out) == before
+    compile_model(models[0], out, name="m", force=True)
+    assert (out / edited.name).read_bytes() == _reference(models[0], tmp_path, "alone")[edited.name]
+
+
+def test_recompile_over_own_files_needs_no_force(tmp_path, models):
+    out = tmp_path / "out"
+    compile_model(models[1], out, name="m")
+    report = json.loads((out / "report.json").read_text())
+    assert set(report[outdir.MANIFEST_KEY]) == set(report["files"])
+    compile_model(models[0], out, name="m")
+    assert _snapshot(out) == _reference(models[0], tmp_path, "alone")
+
+
+def test_manifest_without_its_own_digest_is_taken_at_its_word(tmp_path, models):
+    out = tmp_path / "out"
+    compile_model(models[1], out, name="m")
+    report = json.loads((out / "report.json").read_text())
+    del report[outdir.MANIFEST_KEY][outdir.MANIFEST_FILE]  # a manifest without the report's own entry
+    (out / "report.json").write_text(json.dumps(report, indent=1))
+    compile_model(models[0], out, name="m")
+    assert _snapshot(out) == _reference(models[0], tmp_path, "alone")

@@ -22,9 +22,11 @@ from hypothesis import strategies as st
 import mcucomp
 import mcucomp.host
 from mcucomp.fixedpoint import doubling_high_mul, quantize_multiplier, requant_fixed
+from mcucomp.intref._arith import requantize_rq
 from mcucomp.host import HOST_CFLAGS
 from mcucomp.ops._layout import stored_value
 from mcucomp.pipeline import lower_model
+from mcucomp.fixedpoint import saturating_scale
 from mcucomp.quant import Requant
 
 from mcucomp.intref import run_graph, run_lowered
@@ -123,7 +125,8 @@ def test_single_rounding_is_round_half_up_of_the_exact_product():
 
 def test_quantize_multiplier_edges():
     """TFLite's QuantizeMultiplier: mantissa rounded half away from zero, 2^31 carried into the exponent,
-    exponents below -31 give a zero multiplier, left shifts up to 30."""
+    exponents below -31 give a zero multiplier, left shifts up to 30; from 2^30 up (infinity included) the
+    multiplier saturates to 2^30 · (1 - 2^-31), as TFLite's single-rounding build does."""
     assert quantize_multiplier(0.5) == (1 << 30, 0)
     assert quantize_multiplier(1.0) == (1 << 30, -1)
     assert quantize_multiplier(0.75) == (3 << 29, 0)
@@ -135,8 +138,10 @@ def test_quantize_multiplier_edges():
     assert quantize_multiplier(0.5 + 2.0 ** -33) == (1 << 30, 0)  # 2^30 + 0.25 rounds down
     assert quantize_multiplier(0.5 + 2.0 ** -32) == ((1 << 30) + 1, 0)  # 2^30 + 0.5: half away from zero
     assert quantize_multiplier(2.0 ** 29 * 1.5) == (3 << 29, -30)
-    with pytest.raises(ValueError):
-        quantize_multiplier(2.0 ** 30)
+    assert quantize_multiplier(2.0 ** 30 * (1 - 2.0 ** -40)) == ((1 << 31) - 1, -30)  # rounds up into exponent 31
+    for huge in (2.0 ** 30, 2.0 ** 60, 3.4e38, float("inf")):
+        assert quantize_multiplier(huge) == ((1 << 31) - 1, -30)
+    assert quantize_multiplier(1e-11) == (0, 0) and quantize_multiplier(1e-45) == (0, 0)
 
 
 def test_reference_equals_tflite_formulation():
@@ -292,7 +297,7 @@ def test_plain_float_requant_equals_apply(rq_lib):
     assert Requant(scale, 0, -128, 127).plain()
     for bad_scale in (np.inf, -np.inf, np.nan):
         assert not Requant(np.r_[scale[:7], bad_scale], 0, -128, 127).plain()
-    assert not Requant(scale[:8], 0, -128, 127, div=2.0).plain()
+    assert not Requant(scale[4:8], 0, -128, 127, div=2.0).plain()
     assert not Requant(np.float32([0.5, 0.25]), 0, -128, 127, mode="fixed").plain()
 
 
@@ -376,3 +381,26 @@ def test_m0plus_requant_on_random_int32(m0plus_rq, seed, single):
     assert np.array_equal(got[:, 0], requant_fixed(acc0, mult, shift, zp, -128, 127))
     assert np.array_equal(got[:, 1], requant_fixed(acc1, mult, shift, zp, -128, 127))
     assert np.array_equal(got[:, 2], requant_fixed(acc0, mult, shift, zp, -128, 127, "single" if single else "double"))
+
+
+def test_requant_scales_that_would_overflow_are_folded_and_capped():
+    """Requant stores a finite scale at or above the saturating bound as that bound (every nonzero accumulator
+    saturates either way, and the fixed-point left shift stays at bits + 1), and folds a divisor whose float32 steps
+    could overflow (scale > 2^96) into the scale; the results equal the exact float64 ones (in double rounding for
+    the accumulators TFLite's left shift does not wrap)."""
+    assert saturating_scale(-128, 127, 0) == 256.0 and saturating_scale(-128, 127, -128) == 256.0
+    assert saturating_scale(100, 127, -128) == 256.0 and saturating_scale(-3, 127, -3) == 256.0
+    assert saturating_scale(0, 20, 10) == 16.0
+    acc = np.array(EDGE_ACC + [0, 1, -1, 2, -2, 1000, -1000], np.int64)
+    for zp, qmin, qmax in ((-128, -128, 127), (5, -128, 127), (-128, 100, 127), (0, -20, 20)):
+        for scale, div in ((1e3, 0.0), (2.0**40, 0.0), (3e38, 0.0), (3e38, 2.0**126), (2.0**100, 2.0**90)):
+            rq = Requant(np.float32([scale]), zp, qmin, qmax, div=div)
+            assert float(rq.scale.max()) <= saturating_scale(qmin, qmax, zp) and not (div and rq.div)
+            want = np.clip(np.rint(acc * (scale / (div or 1.0))) + zp, qmin, qmax)
+            assert np.array_equal(requantize_rq(acc[None, :], "float", rq)[0], want), (zp, qmin, qmax, scale, div)
+            rq.rounding = "single"
+            assert np.array_equal(requantize_rq(acc[None, :], "fixed", rq)[0], want), (zp, qmin, qmax, scale, div)
+            # double rounding shifts acc left by at most 9 here: TFLite's int32 wrap starts at |acc| = 2^22
+            rq.rounding, small = "double", np.abs(acc) < 1 << 22
+            got = requantize_rq(acc[None, small], "fixed", rq)[0]
+            assert np.array_equal(got, want[small]), (zp, qmin, qmax, scale, div)

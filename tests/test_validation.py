@@ -1,5 +1,5 @@
-"""Bad models and options that used to end in exit 70, a hang, or silent acceptance: each is now one clear paragraph
-with exit 1 naming the node, tensor or option (regression tests for the review and the fuzz findings)."""
+"""Bad models and options that could end in exit 70, a hang, or silent acceptance: each gets one clear paragraph
+with exit 1 naming the node, tensor or option (regression tests, several from fuzz findings)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ from cli_models import REPO, make_model, run_cli, save, two_conv_model
 from onnx import TensorProto, helper, numpy_helper
 from shared_models import shared_model
 
+import mcucomp.host
 from mcucomp.cli import main
+from mcucomp.intref import run_lowered
+from mcucomp.pipeline import lower_model
 from mcucomp.frontend.validate import MAX_OPSET
 from mcucomp.verify import MAX_INPUTS, check_run_options
 
@@ -185,7 +188,7 @@ def _set_initializer(model: onnx.ModelProto, name: str, value) -> onnx.ModelProt
     return copy
 
 
-@pytest.mark.parametrize("scale", [0.0, -0.5, float("nan"), float("inf"), 1e-45, 1e30])
+@pytest.mark.parametrize("scale", [0.0, -0.5, float("nan"), float("inf"), 1e-45, 1e-39])
 @pytest.mark.parametrize("which", ["kws_dscnn_qdq", "kws_dscnn_qop"])
 def test_bad_scale_on_real_models(tmp_path, capsys, scale, which):
     base = onnx.load(shared_model(f"mlperf_tiny/{which}.onnx"))
@@ -195,11 +198,50 @@ def test_bad_scale_on_real_models(tmp_path, capsys, scale, which):
     path = save(model, tmp_path / "m.onnx")
     _fails(capsys, ["analyze", path], 1, f"Node '{node.name}' ({op})",
            f"scale '{node.input[1]}' holds {float(np.float32(scale))}",
-           "positive and finite")
+           "positive and finite, a normal float32 between 1.17549435e-38 and 3.40282347e+38",
+           "Re-quantize the model, or fix the tensor")
+
+
+def _extreme_scale_model(a_scale: float, b_scale: float, y_scale: float) -> onnx.ModelProto:
+    """QDQ Add, Mul, Sigmoid, GlobalAveragePool and AveragePool of two int8 images with these scales."""
+    inits = [numpy_helper.from_array(np.float32(v), n) for n, v in (("sa", a_scale), ("sb", b_scale), ("sy", y_scale))]
+    inits += [numpy_helper.from_array(np.int8(z), n) for n, z in (("za", 3), ("zb", -5), ("zy", 1))]
+    nodes = [helper.make_node("DequantizeLinear", ["a", "sa", "za"], ["da"]),
+             helper.make_node("DequantizeLinear", ["b", "sb", "zb"], ["db"])]
+    outputs = []
+    for name, node in (("add", helper.make_node("Add", ["da", "db"], ["f_add"])),
+                       ("mul", helper.make_node("Mul", ["da", "db"], ["f_mul"])),
+                       ("sig", helper.make_node("Sigmoid", ["da"], ["f_sig"])),
+                       ("gap", helper.make_node("GlobalAveragePool", ["da"], ["f_gap"])),
+                       ("avg", helper.make_node("AveragePool", ["da"], ["f_avg"], kernel_shape=[2, 2],
+                                                pads=[1, 1, 1, 1]))):
+        nodes += [node, helper.make_node("QuantizeLinear", [f"f_{name}", "sy", "zy"], [name])]
+        dims = {"gap": [1, 4, 1, 1], "avg": [1, 4, 4, 4]}.get(name, [1, 4, 3, 3])
+        outputs.append((name, TensorProto.INT8, dims))
+    return make_model(nodes, [("a", TensorProto.INT8, [1, 4, 3, 3]), ("b", TensorProto.INT8, [1, 4, 3, 3])],
+                      outputs, inits)
+
+
+@pytest.mark.parametrize("scales", [(2.0**-126, 2.0**-126, 3.4e38), (3.4e38, 3.4e38, 2.0**-126),
+                                    (3.4e38, 2.0**-126, 1.0), (1e-20, 1e-20, 1e-30)])
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+def test_scales_at_the_ends_of_the_normal_range_compile(tmp_path, capsys, scales, requant):
+    """Every positive normal float32 scale compiles without a word on stderr (no float32 overflow escapes the
+    derived parameters), and the C equals the integer reference at both ends of the range."""
+    path = save(_extreme_scale_model(*scales), tmp_path / "m.onnx")
+    assert main(["compile", str(path), "-o", str(tmp_path / "out"), "--requant", requant, "--name", "m"]) == 0
+    assert "Warning" not in capsys.readouterr().err
+    host = mcucomp.host.load(tmp_path / "out", layer_hook=False)
+    lowered = lower_model(str(path), requant=requant)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        feeds = {n: rng.integers(-128, 128, (1, 4, 3, 3)).astype(np.int8) for n in ("a", "b")}
+        got, want = host.run(feeds), run_lowered(lowered, feeds)
+        assert all(np.array_equal(got[n], v) for n, v in want.items()), scales
 
 
 def test_weight_zero_point_of_the_wrong_size(tmp_path, capsys):
-    """Fuzz seed 7622321055786534758: QLinearConv's w_zero_point rewired to a weight tensor used to be exit 70."""
+    """Fuzz seed 7622321055786534758: QLinearConv's w_zero_point rewired to a weight tensor: exit 1, not 70."""
     base = onnx.load(shared_model("mlperf_tiny/ic_resnet8_qop.onnx"))
     node = next(n for n in base.graph.node if n.name == "L05_conv/QLinearConv")
     node.input[5] = "L09_conv_w"
@@ -346,7 +388,7 @@ def test_control_characters_in_names_stay_on_one_line(tmp_path, capsys):
 
 # ----------------------------------------------------------------------------------------------- constant folding
 def test_constant_node_that_onnx_cannot_evaluate(tmp_path, capsys):
-    """Conv's group is not checked by onnx shape inference, so folding the all-constant Conv used to crash."""
+    """Conv's group is not checked by onnx shape inference, so folding the all-constant Conv must not crash."""
     inits = [numpy_helper.from_array(np.ones((1, 4, 5, 5), np.float32), "c"),
              numpy_helper.from_array(np.ones((2, 4, 3, 3), np.float32), "w")]
     nodes = [helper.make_node("Conv", ["c", "w"], ["k"], name="constconv", group=3),

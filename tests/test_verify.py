@@ -10,9 +10,10 @@ import pytest
 from cli_models import save, two_conv_model
 
 import mcucomp
-from mcucomp import cli, verify
+from mcucomp import cli, pipeline, verify
 from mcucomp.errors import McucompError
-from mcucomp.verify import FLOAT_ULP_BOUND, compare, random_feeds, ulp_tolerance, verify_compiled, verify_model
+from mcucomp.pipeline import lower_compiled, verify_model
+from mcucomp.verify import FLOAT_ULP_BOUND, compare, random_feeds, ulp_tolerance, verify_compiled
 
 
 def test_integers_must_be_identical():
@@ -83,7 +84,7 @@ def test_mismatch_is_found_and_bisected(tmp_path):
     out = tmp_path / "out"
     mcucomp.compile_model(path, out)
     _break_second_conv(out)
-    result = verify_compiled(path, out, inputs=3, progress=None)
+    result = verify_compiled(path, out, lower_compiled(path, out), inputs=3, progress=None)
     assert not result.ok
     assert (result.outputs[0].mismatching, result.outputs[0].first_bad_input) == (3, 0)
     assert result.layers[0].diff.mismatched == 0
@@ -98,7 +99,7 @@ def test_cli_exits_3_and_names_the_layer(tmp_path, monkeypatch, capsys):
         _break_second_conv(result.out_dir)
         return result
 
-    monkeypatch.setattr(verify, "compile_model", compile_then_break)
+    monkeypatch.setattr(pipeline, "compile_model", compile_then_break)
     path = save(two_conv_model(), tmp_path / "m.onnx")
     assert cli.main(["verify", str(path), "--inputs", "2"]) == 3
     captured = capsys.readouterr()
@@ -215,3 +216,74 @@ def test_data_and_inputs_exclude_each_other(tmp_path, capsys):
     np.savez(tmp_path / "d.npz", x=np.zeros((1, 1, 8, 8), np.float32))
     assert cli.main(["verify", str(path), "--data", str(tmp_path / "d.npz"), "--inputs", "3"]) == 1
     assert "--inputs and --data" in capsys.readouterr().err
+
+
+def _ic_qop_input(index: int) -> np.ndarray:
+    """verify's random input #index of seed 0 for the shared IC QOperator file (int8 codes, 1x3x32x32)."""
+    rng = np.random.default_rng(0)
+    spec = [{"name": "input_1_int8", "dtype": "int8", "shape": [1, 3, 32, 32]}]
+    for _ in range(index):
+        random_feeds(spec, rng)
+    return random_feeds(spec, rng)["input_1_int8"]
+
+
+def _ort_classes(proto, x: np.ndarray, optimized: bool, exposed: list[str] = ()) -> list[int]:
+    """onnxruntime's output codes of classes 2-3 on x, with `exposed` added as graph outputs."""
+    import onnx
+    import onnxruntime
+
+    proto = onnx.ModelProto.FromString(proto.SerializeToString())
+    proto.graph.output.extend(onnx.ValueInfoProto(name=n) for n in exposed)
+    options = onnxruntime.SessionOptions()
+    if not optimized:
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = onnxruntime.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session.run(["Identity_int8"], {"input_1_int8": x})[0].reshape(-1)[2:4].tolist()
+
+
+def test_ic_qop_tables_explained_by_one_onnxruntime_graph(tmp_path, capsys):
+    """IC QOperator, --requant float, input #4 of seed 0: the C gives -122/-45 for classes 2-3, as onnxruntime does
+    when the tensors verify exposes let its QDQ fusion (QLinearAdd, QLinearAveragePool) run; the model as written
+    (and plain onnxruntime, where the int8 Q/DQ pair is retyped to uint8 instead and nothing fuses) gives -123/-44.
+    verify compares every table with the model as written, so the layer-local check on that input finds the
+    1-LSB AveragePool rounding the end-to-end table shows, and says so."""
+    import onnx
+
+    import mcucomp.host
+    from mcucomp.intref._checks import ort_tensor_names
+    from mcucomp.pipeline import lower_model
+    from shared_models import shared_model
+
+    path = shared_model("mlperf_tiny/ic_resnet8_qop.onnx")
+    proto = onnx.load(path)
+    x = _ic_qop_input(4)
+    lowered = lower_model(path, requant="float")
+    exposed = ort_tensor_names(lowered.graph, lowered.order, proto)
+    assert _ort_classes(proto, x, optimized=False) == [-123, -44]
+    assert _ort_classes(proto, x, optimized=False, exposed=exposed) == [-123, -44]
+    assert _ort_classes(proto, x, optimized=True) == [-123, -44]
+    assert _ort_classes(proto, x, optimized=True, exposed=exposed) == [-122, -45]
+    mcucomp.compile_model(path, tmp_path / "c", name="ic", requant="float")
+    c = mcucomp.host.load(tmp_path / "c", layer_hook=False).run({"input_1_int8": x})["Identity_int8"]
+    assert c.reshape(-1)[2:4].tolist() == [-122, -45]
+
+    assert cli.main(["verify", str(path), "--requant", "float"]) == 0
+    out = capsys.readouterr().out
+    assert "against onnxruntime (CPUExecutionProvider, graph optimizations off: the model as written)" in out
+    assert re.search(r"Identity_int8 +98\.00% +1 +10/10", out), out
+    assert "on inputs #0 and #4 (the first whose outputs differ from onnxruntime's): 16 layers, 0 beyond, worst 1 " \
+           "LSB at 'L12_avgpool_f/AveragePool' (avgpool_s8)" in out, out
+    assert "end to end: the differences from onnxruntime are the layers' rounding within the bound (worst 1 LSB " \
+           "at 'L12_avgpool_f/AveragePool', avgpool_s8)" in out, out
+    assert "onnxruntime with its default graph optimizations gives the same outputs as the model as written" in out
+
+
+def test_onnxruntime_rewrites_are_named_as_such():
+    from mcucomp.intref._checks import OrtAgreement
+
+    rewrite = OrtAgreement("y")
+    rewrite.add(np.array([[1, 2, 3, 4]]), np.array([[1, 2, 3, 6]]))
+    lines = cli._rewrite_lines([rewrite])
+    assert lines == ["onnxruntime with its default graph optimizations differs from the model as written on output "
+                     "'y': 25.00% of values, max 2 LSB (its rewrites, e.g. QuantizeLinear/DequantizeLinear groups "
+                     "fused into QLinear kernels, compute otherwise: not a difference of the C)"]

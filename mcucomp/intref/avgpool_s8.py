@@ -37,7 +37,8 @@ def _pool(node, out_shape, mode, x) -> np.ndarray:
     if a["mode"] == "global_int":
         isum = q.sum(axis=(2, 3), keepdims=True)
         return requantize(isum, mode, count_scales(a)[0], a["y_zp"], a["qmin"], a["qmax"]).reshape(out_shape)
-    taps = windows(q.astype(F32) * F32(a["x_scale"]), a, (oh, ow), np.nan)
+    with np.errstate(over="ignore"):  # a scale near the largest float32 gives infinities, as in the C
+        taps = windows(q.astype(F32) * F32(a["x_scale"]), a, (oh, ow), np.nan)
     valid = ~np.isnan(taps)
     count = {"valid": lambda: valid.sum(axis=(2, 3)), "kernel": lambda: np.full(q.shape[:2] + (oh, ow), kh * kw),
              "padded": lambda: _padded_taps(q.shape, a, (oh, ow))}[a.get("count", "valid")]()

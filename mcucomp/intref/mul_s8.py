@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..fixedpoint import multiply_by_quantized_multiplier
-from ..ops.mul_s8 import tflite_mul_multiplier
+from ..ops.mul_s8 import mul_ratio, tflite_mul_multiplier
 from ._arith import F32, clampf
 
 OPS = ("mul_s8",)
@@ -18,12 +18,13 @@ def reference(node, g, mode, x_a, x_b) -> np.ndarray:
     a = node.attrs
     qa, qb = np.broadcast_arrays(x_a.astype(np.int64), x_b.astype(np.int64))
     if mode == "fixed":
-        mult, shift = tflite_mul_multiplier(a["a_scale"], a["b_scale"], a["y_scale"])
+        mult, shift = tflite_mul_multiplier(a)
         product = (qa - a["a_zp"]) * (qb - a["b_zp"])
         return np.clip(multiply_by_quantized_multiplier(product, mult, shift) + a["y_zp"], a["qmin"], a["qmax"])
-    ratio = F32(F32(a["a_scale"]) * F32(a["b_scale"])) / F32(a["y_scale"])
+    ratio = mul_ratio(a)
     off = a.get("y_off", 0)
-    v = ((qa - a["a_zp"]) * (qb - a["b_zp"])).astype(F32) * ratio
-    v = (v + F32(a["y_zp"] + off)).astype(F32)
+    with np.errstate(over="ignore"):  # a ratio near the largest float32 overflows as in the C: the lowest code
+        v = ((qa - a["a_zp"]) * (qb - a["b_zp"])).astype(F32) * ratio
+        v = (v + F32(a["y_zp"] + off)).astype(F32)
     out = np.rint(clampf(v, a["qmin"] + off, a["qmax"] + off)).astype(np.int64) - off
     return np.where((v >= F32(2.0**31)) | (v < F32(-2.0**31)), a["qmin"], out)

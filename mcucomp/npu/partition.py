@@ -4,12 +4,12 @@
 2. Candidate regions are maximal runs of NPU-capable layers that are consecutive in the graph's topological
    order (a contiguous run is convex: no path leaves it and comes back).
 3. `max` makes every candidate a region. `auto` splits each candidate by dynamic programming over its layers:
-   a layer costs its estimated CPU cycles (mcucomp/perf/estimate.py) on the CPU, or its Vela-estimated NPU
-   cycles (Vela compiling that layer alone) on the NPU; every region adds ENTRY_CYCLES and the copies of its
-   inputs and outputs (COPY_CYCLES_PER_BYTE). CPU and NPU cycles are compared as time (each at its own clock),
-   never added into one cycle count. The chosen regions are then compiled for real, and the estimated total of
-   the result is compared with all-NPU (`max`) and all-CPU: `auto` keeps the best of the three, so it is never
-   estimated slower than either.
+   a layer costs its estimated CPU cycles (by the cost function the pass is handed: CpuCycles) on the CPU, or its
+   Vela-estimated NPU cycles (Vela compiling that layer alone) on the NPU; every region adds ENTRY_CYCLES and the
+   copies of its inputs and outputs (COPY_CYCLES_PER_BYTE). CPU and NPU cycles are compared as time (each at its
+   own clock), never added into one cycle count. The chosen regions are then compiled for real, and the estimated
+   total of the result is compared with all-NPU (`max`) and all-CPU: `auto` keeps the best of the three, so it is
+   never estimated slower than either.
 4. Each region is replaced by one `ethosu_region` node (attrs: region, layers, config, tflite, estimates); every
    CPU layer gets attrs["placement_reason"].
 
@@ -22,6 +22,7 @@ conversions (transposes and free reshapes) between NPU layers join the region as
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from mcucomp.ir import Graph, Node
 from mcucomp.ops import REGISTRY
@@ -42,10 +43,14 @@ ENTRY_CYCLES = 2000
 #: moves 4 bytes in about 2 cycles.
 COPY_CYCLES_PER_BYTE = 0.5
 
-#: The core whose fitted CPU cycle estimate stands in when the board's core has none (Cortex-M55 today: mcucomp's
+#: The core whose fitted CPU cycle estimate stands in when the board's core has none (the Cortex-M55: mcucomp's
 #: int8 kernels use no Helium instructions, and the M55's scalar DSP pipeline is closest to the M4's of the cores
 #: fitted).
 FALLBACK_CORE = "cortex-m4"
+
+#: A CPU cost function: (graph, layers, board) -> estimated cycles per layer name, empty when the board's core has
+#: no estimate (mcucomp.perf.estimate.estimate_layers, handed to the pass as options["cpu_cycles"]).
+CpuCycles = Callable[[Graph, list, dict], dict]
 
 
 @dataclass
@@ -99,17 +104,16 @@ def copy_bytes(g: Graph, inputs: list[str], outputs: list[str]) -> int:
     return sum(g.tensors[n].nbytes for n in inputs + outputs)
 
 
-def cpu_estimates(g: Graph, board: dict | None) -> tuple[dict[str, int], str]:
-    """Estimated CPU cycles per layer name (views: 0) and the core the estimate is for."""
-    from mcucomp.perf.estimate import estimate_layers
-
-    if board is None:
+def cpu_estimates(g: Graph, board: dict | None, cpu_cycles: CpuCycles | None) -> tuple[dict[str, int], str]:
+    """Estimated CPU cycles per layer name (views: 0) and the core the estimate is for, by the cost function
+    `cpu_cycles` (none without a board or a cost function)."""
+    if board is None or cpu_cycles is None:
         return {}, ""
-    cycles = estimate_layers(g, g.nodes, board)
+    cycles = cpu_cycles(g, g.nodes, board)
     core = board["core"]
     if not cycles:
         core = FALLBACK_CORE
-        cycles = estimate_layers(g, g.nodes, {**board, "core": core})
+        cycles = cpu_cycles(g, g.nodes, {**board, "core": core})
     return cycles, core
 
 
@@ -269,10 +273,11 @@ def _trimmed(run: list[Node], g: Graph) -> list[list[Node]]:
     return [run] if run else []
 
 
-def decide(g: Graph, cfg, placement: str, board: dict | None) -> Partition:
-    """The partition of `g` (lowered, graph order) for NPU config `cfg` and placement auto|max|off."""
+def decide(g: Graph, cfg, placement: str, board: dict | None, cpu_cycles: CpuCycles | None) -> Partition:
+    """The partition of `g` (lowered, graph order) for NPU config `cfg` and placement auto|max|off, CPU layers
+    costed by `cpu_cycles` on `board`."""
     part = Partition()
-    part.cpu_cycles, core = cpu_estimates(g, board)
+    part.cpu_cycles, core = cpu_estimates(g, board, cpu_cycles)
     cpu_hz = board["clock_hz"] if board else cfg.clock_hz
     costs = _Costs(g, cfg, part.cpu_cycles, cpu_hz)
     part.cpu_core = core

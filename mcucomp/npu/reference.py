@@ -3,10 +3,10 @@
 There is no Ethos-U simulator here, so an NPU region's numerics are checked against TFLite's reference kernels
 (``OpResolverType.BUILTIN_REF``: no XNNPACK delegate, no optimised kernels with other rounding), which Ethos-U
 reproduces bit for bit. Results of this module are "reference-checked", never "NPU-verified".
-BUILTIN_REF is right for every operator a region holds today (convolutions, pools, data movement: LiteRT's
+BUILTIN_REF is right for every operator a region may hold (convolutions, pools, data movement: LiteRT's
 optimised int8 kernels compute the same integers). It would not be for ADD: mcucomp's fixed-mode add_s8 matches
 LiteRT's optimised ADD, which rounds each operand once where reference_integer_ops::Add rounds twice (about one
-pair in 10^6 differs); ADD stays on the CPU (constraints.CPU_ONLY_OPS), so the question does not arise yet.
+pair in 10^6 differs); ADD stays on the CPU (constraints.CPU_ONLY_OPS), so the question does not arise.
 """
 
 from __future__ import annotations

@@ -64,20 +64,6 @@ def layer_placement(node: Node) -> dict:
     return {"placement": "cpu", "placement_reason": node.attrs.get("placement_reason", "")}
 
 
-def _fmt(value) -> str:
-    """A cycle count with thousands separators, '-' when there is none."""
-    return "-" if value is None else f"{value:,}"
-
-
-def placement_rows(placement: dict) -> list[list[str]]:
-    """The per-layer placement table as text cells (HEADER's columns; model text through display_text)."""
-    from mcucomp.report.tables import display_text
-
-    return [[display_text(r["name"]), r["op"], r["placement"].upper(), r["region"] or "",
-             _fmt(r["cpu_cycles_estimated"]), _fmt(r["npu_cycles_vela_estimated"]),
-             display_text(r.get("placement_reason", ""))] for r in placement["layers"]]
-
-
 def totals_text(placement: dict) -> str:
     """The totals line: CPU and NPU cycles apart, each labelled, and the estimated latency."""
     p = placement

@@ -9,12 +9,9 @@ that body's cycles.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..ir import Graph, Node
-
-if TYPE_CHECKING:  # base.py imports this module for KernelOp.cost_terms
-    from .base import KernelCall
+from ._call import KernelCall
 
 
 def params_dict(call: KernelCall) -> dict:

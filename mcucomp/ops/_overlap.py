@@ -281,3 +281,41 @@ def conv_s8_overlap(node: Node, g: Graph, path: str) -> OverlapMargin:
         return depthwise_nhwc(node, g)
     return pixelwise_nhwc(node, g, pairs=path in ("im2col", "direct", "local", "few_channels"),
                           gathered=path in ("im2col", "local", "few_channels"))
+
+
+def _ascending_units_margin(lowest_read: np.ndarray, highest_write: np.ndarray, size: int) -> int:
+    """Margin of a loop whose units, in order, each read input bytes (the lowest of unit u: lowest_read[u]) and then
+    write output bytes (the highest: highest_write[u]): when unit u writes, the reads still to come are those of the
+    units after it, so byte w + d (d = offset(y) - offset(x)) stays below them all iff
+    d <= min(lowest_read[u' > u]) - highest_write[u] - 1. The margin is the smallest such bound, x's size when no
+    read follows any write; any lower shift is safe."""
+    later = np.append(np.minimum.accumulate(lowest_read[::-1])[::-1][1:], NO_READ)
+    bounds = (later - highest_write - 1)[later < NO_READ]
+    return int(min(bounds.min(), size)) if len(bounds) else size
+
+
+def byte_transpose_2d(params: dict, size: int) -> OverlapMargin | None:
+    """mcu_transpose's 2-D byte walk (transpose.c mcu_transpose_2d_u8: a layout conversion of an 8-bit image), where
+    output byte (r, c) of `rows` x `cols` is input byte offset + r*s0 + c*s1, written in ascending output order, each
+    unit after its own reads: with 3 columns (RGB pixels) four rows at a time (three words in, three words out) where
+    the planes are contiguous and word-aligned (at run time: the quads' alignment depends on the arena offsets), then
+    two rows at a time (six reads, six writes), then a lone row; other widths byte by byte (read, write).
+    _ascending_units_margin gives the margin of each order; the quads run when the alignment allows and are skipped
+    otherwise, so the margin is the smaller of both orders'. Other walks copy rows with memcpy (undefined for an
+    overlapping source and destination) or elements wider than a byte: None."""
+    if params["elem_bytes"] != 1 or params["rank"] != 2 or params["strides"][1] == 1:
+        return None
+    (rows, cols), (s0, s1) = params["dims"][:2], params["strides"][:2]
+    source = params["offset"] + np.arange(rows)[:, None] * s0 + np.arange(cols)[None, :] * s1
+    if cols != 3:
+        return OverlapMargin(_ascending_units_margin(source.reshape(-1), np.arange(rows * cols), size))
+
+    def units_margin(quads: int) -> int:
+        """The margin when the first `quads` units are four rows, then pairs of rows, then a lone row."""
+        starts = np.concatenate([np.arange(quads) * 4, np.arange(4 * quads, rows, 2)])
+        ends = np.minimum(np.append(starts[1:], rows), rows)
+        lowest = np.minimum.reduceat(source.min(axis=1), starts)
+        return _ascending_units_margin(lowest, ends * cols - 1, size)
+
+    aligned = s0 == 1 and s1 % 4 == 0 and params["offset"] % 4 == 0
+    return OverlapMargin(min(units_margin(0), units_margin(rows // 4) if aligned else size))

@@ -35,8 +35,8 @@ def _expf(v: np.ndarray) -> np.ndarray:
 
 def lut_populate(in_scale: float, in_zp: int, out_scale: float, out_zp: int, fn) -> np.ndarray:
     """TFLite LUTPopulate<int8_t>: the output code of every input code -128..127, fn in float32."""
-    x = (f32(in_scale) * (CODES - in_zp).astype(f32)).astype(f32)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # a scale near the largest float32 gives infinities, as in float32 on target
+        x = (f32(in_scale) * (CODES - in_zp).astype(f32)).astype(f32)
         y = fn(x).astype(f32)
         rescaled = _round_away((y * (f32(1) / f32(out_scale))).astype(f32)).astype(f32)
     return np.clip((rescaled + f32(out_zp)).astype(np.float64), -128, 127).astype(np.int64)

@@ -1,29 +1,26 @@
 """int8 addition with broadcasting, in onnxruntime's QLinearAdd or float (DQ, Add, Q) arithmetic, or (`--requant
 fixed`) TFLite's int8 ADD as LiteRT's builtin kernel computes it: inputs shifted left by 20 bits, each rescaled by
 its own multiplier with one rounding, summed, rescaled by the output multiplier with MultiplyByQuantizedMultiplier
-(reference_integer_ops::Add rounds the operands twice instead: see mcucomp/intref/add_s8.py).
+(reference_integer_ops::Add rounds the operands twice instead: see mcucomp/intref/_add.py).
 
 Whatever the arithmetic, the code is a function of the two int8 codes, which the compiler evaluates for all 65,536
-pairs with the integer reference (mcucomp/intref/add_s8.py) and, where it can, replaces by a linear integer form the
-C computes with two multiply-adds and a saturating shift (linear_form); the C keeps the arithmetic itself for the
-rare elements near a rounding tie ('ties' form) and for nodes with no form."""
+pairs with the integer reference's arithmetic (mcucomp/intref/_add.py) and, where it can, replaces by a linear
+integer form the C computes with two multiply-adds and a saturating shift (linear_form); the C keeps the arithmetic
+itself for the rare elements near a rounding tie ('ties' form) and for nodes with no form."""
 
 from __future__ import annotations
 
 import functools
-from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
 
-from ..fixedpoint import quantize_multiplier_tflite
+from ..intref._add import TFLITE_LEFT_SHIFT, add_codes, output_cap, qlinear_terms, tflite_add_multipliers
 from ..ir import Graph, Node
 from ._overlap import elementwise
 from ._layout import all_images
 from .base import KernelCall, KernelOp, OverlapMargin, broadcast_params
 
-#: TFLite's left shift of int8 ADD operands (add.cc: 20 for 8-bit, 15 for int16).
-TFLITE_LEFT_SHIFT = 20
 MODES = {"qlinear": 0, "float": 1, "fixed": 2}
 #: Fraction bits of the linear forms (MCU_ADD_S8_EXACT_SHIFT, MCU_ADD_S8_TIES_SHIFT).
 EXACT_SHIFT, TIES_SHIFT = 22, 16
@@ -56,21 +53,19 @@ def linear_form(node: Node, g: Graph) -> LinearForm | None:
 @functools.lru_cache(maxsize=256)
 def _linear_form(key: tuple) -> LinearForm | None:
     """linear_form of the attributes in key (the search costs tens of milliseconds: calls and cost terms share it)."""
-    from ..intref.add_s8 import reference  # the reference imports this module's constants
-
     at = dict(key)
     f32 = np.float32
     sa, sb, sy = f32(at["a_scale"]), f32(at["b_scale"]), f32(at["y_scale"])
     # the codes approximate a·alpha + b·beta + gamma; QLinearAdd's ratios are float32 (its zero-point terms cancel)
-    alpha, beta = (np.float64(sa / sy), np.float64(sb / sy)) if at["mode"] == "qlinear" \
-        else (np.float64(sa) / np.float64(sy), np.float64(sb) / np.float64(sy))
-    gamma = at["y_zp"] - alpha * at["a_zp"] - beta * at["b_zp"]
+    with np.errstate(over="ignore", invalid="ignore"):  # infinite ratios fail the range test below
+        alpha, beta = (np.float64(sa / sy), np.float64(sb / sy)) if at["mode"] == "qlinear" \
+            else (np.float64(sa) / np.float64(sy), np.float64(sb) / np.float64(sy))
+        gamma = at["y_zp"] - alpha * at["a_zp"] - beta * at["b_zp"]
     if not 128 * (abs(alpha) + abs(beta)) + abs(gamma) + 2 < 2 ** (30 - TIES_SHIFT):
         return None
     qa = np.arange(-128, 128, dtype=np.int64)[:, None]
     qb = np.arange(-128, 128, dtype=np.int64)[None, :]
-    want = reference(SimpleNamespace(attrs=at), None, at["mode"], qa.astype(np.int8), qb.astype(np.int8))
-    want = want.astype(np.int64)
+    want = add_codes(at, qa.astype(np.int8), qb.astype(np.int8)).astype(np.int64)
     form = _exact_form(alpha, beta, want, at["qmin"], at["qmax"])
     if form is not None:
         return form
@@ -113,13 +108,13 @@ def _exact_form(alpha: float, beta: float, want: np.ndarray, qmin: int, qmax: in
     return None
 
 
-def tflite_add_multipliers(a_scale: float, b_scale: float, y_scale: float) -> list[tuple[int, int]]:
-    """(mult, shift) of input a, input b and the output, computed as TFLite's add.cc Prepare does: in double from the
-    float32 scales, twice the larger input scale as the common scale."""
-    a, b, y = (float(np.float32(s)) for s in (a_scale, b_scale, y_scale))
-    twice_max = 2.0 * max(a, b)
-    reals = (a / twice_max, b / twice_max, twice_max / ((1 << TFLITE_LEFT_SHIFT) * y))
-    return [quantize_multiplier_tflite(r) for r in reals]
+def lowered_mode(requant: str, a_scale: float, b_scale: float, y_scale: float) -> str:
+    """The mode a lowering gives add_s8: 'fixed' (TFLite's ADD, its multipliers from float64) with `--requant fixed`
+    or where QLinearAdd's float32 ratios a_scale / y_scale or b_scale / y_scale pass 2^100 (its float32 steps would
+    overflow to infinities and NaN), else 'qlinear'."""
+    ratios = (float(np.float32(a_scale)) / float(np.float32(y_scale)),
+              float(np.float32(b_scale)) / float(np.float32(y_scale)))
+    return "fixed" if requant == "fixed" or max(ratios) > 2.0**100 else "qlinear"
 
 
 class AddS8(KernelOp):
@@ -131,17 +126,10 @@ class AddS8(KernelOp):
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_add_s8(params, a, b, y)."""
         a = node.attrs
-        f32 = np.float32
-        r_ay = f32(a["a_scale"]) / f32(a["y_scale"])
-        r_by = f32(a["b_scale"]) / f32(a["y_scale"])
-        # onnxruntime's compiled QLinearAdd contracts a_zp·r_ay + b_zp·r_by into one FMA: emulate it in float64,
-        # where the product of two float32 values is exact, then round once.
+        r_ay, r_by, fixed = qlinear_terms(a)
         off = a.get("offsets", (0, 0, 0))
-        b_term = f32(r_by * f32(a["b_zp"] + off[1]))
-        fixed = f32(f32(a["y_zp"] + off[2]) - f32(np.float64(r_ay) * np.float64(a["a_zp"] + off[0])
-                                                 + np.float64(b_term)))
-        mults = tflite_add_multipliers(a["a_scale"], a["b_scale"], a["y_scale"]) if a["mode"] == "fixed" \
-            else [(0, 0)] * 3
+        mults = [(0, 0)] * 3 if a["mode"] != "fixed" else \
+            tflite_add_multipliers(a["a_scale"], a["b_scale"], a["y_scale"], output_cap(a))
         lin = linear_form(node, g) or LinearForm(None, 0, 0, 0, 0)
         return KernelCall(
             self.name,

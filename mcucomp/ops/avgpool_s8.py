@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..fixedpoint import quantize_multiplier
-from ..quant import QRANGE
+from ..fixedpoint import saturating_scale
+from ..quant import QRANGE, combined_scale
 from ..ir import Graph, Node
 from ._layout import all_images, is_nhwc
 from ._overlap import window_margin, window_margin_nhwc
@@ -18,13 +19,25 @@ COUNT_MODES = {"valid": 0, "kernel": 1, "padded": 2}  # MCU_AVGPOOL_S8_COUNT_* i
 MODES = {"global_int": 0, "float": 1, "window_int": 2}  # MCU_AVGPOOL_S8_* in runtime_c/kernels/avgpool_s8.h
 
 
+def _count_scale(x_scale: float, y_scale: float, count: int) -> np.ndarray:
+    """x_scale / (y_scale · count) as float32: float32 arithmetic in that order (mcucomp.quant.combined_scale, which
+    turns to float64 where a step leaves the normal float32 range); 1 / count joins x_scale where y_scale · count
+    overflows."""
+    with np.errstate(over="ignore"):
+        y_count = np.float32(y_scale) * np.float32(count)
+    if np.isfinite(y_count):
+        return combined_scale(x_scale, 1.0, y_count)
+    return combined_scale(x_scale, 1.0 / count, y_scale)
+
+
 def count_scales(attrs: dict) -> np.ndarray:
     """The float32 requantization scale x_scale / (y_scale · count) of an integer window sum, by divisor count:
-    one entry (the whole window) for 'global_int', entries 0 .. window for 'window_int' (0 repeats 1, never used)."""
-    f32 = np.float32
+    one entry (the whole window) for 'global_int', entries 0 .. window for 'window_int' (0 repeats 1, never used);
+    capped where every nonzero sum saturates (mcucomp.fixedpoint.saturating_scale)."""
     window = attrs["kernel"][0] * attrs["kernel"][1]
     counts = [window] if attrs["mode"] == "global_int" else [1, *range(1, window + 1)]
-    return np.array([f32(attrs["x_scale"]) / f32(f32(attrs["y_scale"]) * f32(k)) for k in counts], np.float32)
+    scales = np.concatenate([_count_scale(attrs["x_scale"], attrs["y_scale"], k) for k in counts])
+    return np.minimum(scales, np.float32(saturating_scale(attrs["qmin"], attrs["qmax"], attrs["y_zp"])))
 
 
 def pool_kernel(attrs: dict, x_dtype: str, mode: str) -> tuple[str, dict]:

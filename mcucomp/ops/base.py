@@ -4,32 +4,11 @@ from __future__ import annotations
 
 import abc
 
-from dataclasses import dataclass, field
-
-import numpy as np
+from dataclasses import dataclass
 
 from ..ir import Graph, Node
+from ._call import ArrayRef, KernelCall  # noqa: F401 (the ops take the call types from here with KernelOp)
 from ._cost import element_terms
-
-
-@dataclass(frozen=True)
-class ArrayRef:
-    """A params field that points at a constant array: a tensor name, or a key of KernelCall.arrays."""
-
-    key: str
-
-
-@dataclass
-class KernelCall:
-    """One C kernel call: function and params struct name, struct fields, and tensor arguments in order."""
-
-    func: str
-    params: list[tuple[str, object]]
-    args: list[str]
-    arrays: dict[str, np.ndarray] = field(default_factory=dict)
-    scratch_bytes: int = 0
-    #: True when the C function returns an int status (0 = done) that the model's run function returns on failure.
-    returns_status: bool = False
 
 
 @dataclass(frozen=True)

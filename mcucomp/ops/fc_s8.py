@@ -12,8 +12,8 @@ from .base import ArrayRef, KernelCall, KernelOp, shape
 
 BLOCK = 4  # MCU_FC_S8_BLOCK in runtime_c/kernels/fc_s8.h
 CHUNK = 32  # FC_S8_CHUNK in runtime_c/kernels/fc_s8.c: outputs requantized per mcu_requant_row call
-#: `--requant fixed` rounds once here: LiteRT 2.3's FULLY_CONNECTED does (bench/litert_requant_check.py, and the
-#: lead's per-op decision), its convolutions twice.
+#: `--requant fixed` rounds once here: LiteRT 2.3's FULLY_CONNECTED does (bench/litert_requant_check.py; the
+#: rounding follows LiteRT per op), its convolutions twice.
 ROUNDING = "single"
 
 

@@ -9,16 +9,24 @@ import numpy as np
 
 from ..fixedpoint import quantize_multiplier_tflite
 from ..ir import Graph, Node
+from ..fixedpoint import saturating_scale
+from ..quant import combined_scale
 from ._layout import all_images
 from ._overlap import elementwise
 from .base import KernelCall, KernelOp, OverlapMargin, broadcast_params
 
 
-def tflite_mul_multiplier(a_scale: float, b_scale: float, y_scale: float) -> tuple[int, int]:
-    """(mult, shift) of TFLite's mul.cc Prepare: a_scale·b_scale / y_scale in float32 arithmetic, then QuantizeMultiplier
-    of that value as a double."""
-    f32 = np.float32
-    return quantize_multiplier_tflite(float(f32(f32(f32(a_scale) * f32(b_scale)) / f32(y_scale))))
+def mul_ratio(attrs: dict) -> np.float32:
+    """a_scale·b_scale / y_scale: in float32 arithmetic (QLinearMul's and TFLite's mul.cc order) where that stays a
+    normal float32, else from float64 (mcucomp.quant.combined_scale)."""
+    return combined_scale(attrs["a_scale"], attrs["b_scale"], attrs["y_scale"])[0]
+
+
+def tflite_mul_multiplier(attrs: dict) -> tuple[int, int]:
+    """(mult, shift) of TFLite's mul.cc Prepare: QuantizeMultiplier of mul_ratio as a double, capped at the ratio
+    that saturates every nonzero product (so the left shift of the product stays small)."""
+    cap = saturating_scale(attrs["qmin"], attrs["qmax"], attrs["y_zp"])
+    return quantize_multiplier_tflite(min(float(mul_ratio(attrs)), cap))
 
 
 class MulS8(KernelOp):
@@ -30,14 +38,12 @@ class MulS8(KernelOp):
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_mul_s8(params, a, b, y)."""
         a = node.attrs
-        f32 = np.float32
-        ratio = f32(f32(a["a_scale"]) * f32(a["b_scale"])) / f32(a["y_scale"])
         fixed = a.get("mode") == "fixed"
-        mult, shift = tflite_mul_multiplier(a["a_scale"], a["b_scale"], a["y_scale"]) if fixed else (0, 0)
+        mult, shift = tflite_mul_multiplier(a) if fixed else (0, 0)
         return KernelCall(
             self.name,
-            [("bc", broadcast_params(g, node)), ("ratio", float(f32(ratio))), ("a_zp", a["a_zp"]), ("b_zp", a["b_zp"]),
-             ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]), ("y_off", a["y_off"]),
+            [("bc", broadcast_params(g, node)), ("ratio", float(mul_ratio(a))), ("a_zp", a["a_zp"]),
+             ("b_zp", a["b_zp"]), ("y_zp", a["y_zp"]), ("qmin", a["qmin"]), ("qmax", a["qmax"]), ("y_off", a["y_off"]),
              ("fixed", int(fixed)), ("mult", mult), ("shift", shift)],
             [node.inputs[0], node.inputs[1], node.outputs[0]],
         )

@@ -8,7 +8,8 @@ from __future__ import annotations
 from ..ir import Graph, Node
 from ._data import permuted_walk, walk_fits, walk_params
 from ._cost import params_dict
-from .base import KernelCall, KernelOp, shape
+from ._overlap import byte_transpose_2d
+from .base import KernelCall, KernelOp, OverlapMargin, shape
 
 
 def _walk(node: Node, g: Graph) -> tuple[list[int], list[int], int]:
@@ -39,6 +40,11 @@ class Transpose(KernelOp):
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_transpose(params{count, elem_bytes, offset, rank, dims, strides}, x, y)."""
         return KernelCall(self.name, walk_params(node, g, _walk(node, g)), [node.inputs[0], node.outputs[0]])
+
+    def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
+        """The 2-D byte walk of a layout conversion writes ascending after its reads (_overlap.byte_transpose_2d): an
+        RGB image's channels-last copy may start below its planes, overlapping them."""
+        return byte_transpose_2d(params_dict(self.call(node, g)), g.tensors[node.inputs[0]].nbytes)
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """Bytes in a 2-D walk ('bytes_2d': a layout conversion, one loop per output row; 'rgb_words_2d': three

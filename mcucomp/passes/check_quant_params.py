@@ -1,6 +1,7 @@
 """Refuse quantization parameters that define no usable affine mapping: scales that are 0, negative, NaN, Inf or
-absurdly small or large, zero points
-outside the range of the quantized type (or of another type), per-axis sizes that do not match the axis.
+subnormal, zero points outside the range of the quantized type (or of another type), per-axis sizes that do not
+match the axis. Every positive, finite, normal float32 scale is accepted: the lowerings derive their requantization
+parameters so that none overflows or underflows (mcucomp.quant.combined_scale, mcucomp.fixedpoint).
 
 Runs before the QDQ and QOperator lowerings read them; names the node, the tensor and the rule (exit 1)."""
 
@@ -55,19 +56,20 @@ def _input(node: Node, index: int | None) -> str:
     return node.inputs[index] if index is not None and index < len(node.inputs) else ""
 
 
-#: Scales lie in [2^-40, 2^40]: then the products and ratios of three scales the requantization computes in float32
-#: (x_scale · w_scale / y_scale) stay finite and normal; real models' scales are many orders of magnitude inside.
-SCALE_RANGE = (2.0**-40, 2.0**40)
+#: The accepted scales: the positive normal float32 values (a subnormal scale has lost precision in the model
+#: file already, and its reciprocal overflows float32).
+SCALE_RANGE = (float(np.finfo(np.float32).tiny), float(np.finfo(np.float32).max))
 
 
 def _check_scale(node: Node, name: str, scale: np.ndarray) -> None:
-    """Every scale element is finite, positive and within SCALE_RANGE."""
+    """Every scale element is a positive, finite, normal float32 value (within SCALE_RANGE)."""
     values = np.asarray(scale, np.float64).reshape(-1)
     low, high = SCALE_RANGE
     bad = values[~(np.isfinite(values) & (values >= low) & (values <= high))]
     if bad.size:
-        raise _fail(node, f"scale '{name}' holds {float(bad[0])}; a scale must be positive and finite, between "
-                          f"2^-40 ({low:.3g}) and 2^40 ({high:.3g})")
+        raise _fail(node, f"scale '{name}' holds {float(bad[0])}; a scale must be positive and finite, a normal "
+                          f"float32 between {low:.9g} and {high:.9g} (0, negative, NaN, infinite and subnormal "
+                          f"scales define no usable mapping)")
 
 
 def _check_zero_point(node: Node, name: str, zp: np.ndarray, zp_dtype: str, quantized: str, q_dtype: str | None

@@ -15,6 +15,7 @@ from ..ir import Graph, Node, Tensor
 from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic, quantize_linear
 from ..ops._tflite_lut import tflite_table
 from ..ops._window import canonical_hw, set_window
+from ..ops.add_s8 import lowered_mode
 from ..ops.avgpool_s8 import pool_kernel
 from ..ops.conv_transpose_f32 import begin_end_pads
 from ..ops.base import shape
@@ -231,7 +232,9 @@ def _lower_binary(grp: _Group, mode: str, kernel: str, extra: dict) -> None:
     y, yq, _ = grp.sink
     y_scale, y_zp = float(scalar(yq.scale)), int(scalar(yq.zero_point))
     lo, hi = grp.clamp(y_zp, y_scale, *out_range(g, y))
-    grp.finish(kernel, [a[0], b[0]], {"mode": "fixed" if mode == "fixed" else "qlinear", "a_scale": a[1],
+    arith = lowered_mode(mode, a[1], b[1], y_scale) if kernel == "add_s8" else \
+        "fixed" if mode == "fixed" else "qlinear"
+    grp.finish(kernel, [a[0], b[0]], {"mode": arith, "a_scale": a[1],
                                       "a_zp": a[2], "b_scale": b[1], "b_zp": b[2], "y_scale": y_scale, "y_zp": y_zp,
                                       "qmin": lo, "qmax": hi, **extra})
 

@@ -12,6 +12,7 @@ from ..ops import ONNX_OPS
 from ..ops._lut import code_table, identity, leaky_relu, mlas_logistic
 from ..ops._tflite_lut import tflite_table
 from ..ops._window import canonical_hw
+from ..ops.add_s8 import lowered_mode
 from ..ops.avgpool_s8 import pool_kernel
 from ..ops.base import shape
 from ..quant import QRANGE, Requant, combined_scale, scalar
@@ -171,7 +172,7 @@ def _lower_qlinearadd(g: Graph, node: Node, mode: str) -> None:
         return
     a, b, y, (a_s, a_z), (b_s, b_z), (y_s, y_z), (lo, hi) = operands
     off = 128 if g.tensors[y].dtype == "uint8" else 0
-    node.attrs = {"mode": "fixed" if mode == "fixed" else "qlinear", "offsets": (off, off, off), "a_scale": a_s, "a_zp": a_z, "b_scale": b_s,
+    node.attrs = {"mode": lowered_mode(mode, a_s, b_s, y_s), "offsets": (off, off, off), "a_scale": a_s, "a_zp": a_z, "b_scale": b_s,
                   "b_zp": b_z, "y_scale": y_s, "y_zp": y_z, "qmin": lo, "qmax": hi}
     node.inputs, node.op, node.domain = [a, b], "add_s8", ""
 

@@ -18,10 +18,11 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Iterable
 
 from ..boards import load_board
 from ..ir import Graph, Node
-from ..ops import REGISTRY
+from ..ops import REGISTRY, KernelCall
 from ..ops._cost import element_terms
 from .memory import data_cache, flash_regions
 
@@ -133,34 +134,32 @@ def estimate_layers(graph: Graph, order: list[Node], board: dict | str) -> dict[
     return {} if est is None else {layer.name: layer.cycles_zero_wait for layer in est.layers}
 
 
-def calibration_runtime_files() -> list[str]:
-    """The runtime_c files (relative paths) the calibration models link: the shared headers and every kernel their
-    layers call, with the files those kernels depend on. A kernel outside the calibration set does not change the
-    fitted coefficients, so adding one needs no refit."""
-    from ..pipeline import kernel_calls, lower_model
-    from .calibration import calibration_models
-
+def runtime_files(lowered: Iterable[tuple[list[Node], dict[str, KernelCall]]]) -> list[str]:
+    """The runtime_c files (relative paths) that lowered models link, each model handed as its schedule and kernel
+    calls: the shared headers and every kernel their layers call, with the files those kernels depend on. Of the
+    calibration models (mcucomp.pipeline.calibration_runtime_files), these are the kernel sources the fit depends
+    on: a kernel outside the calibration set does not change the fitted coefficients, so adding one needs no
+    refit."""
     stems: set[str] = set()
-    for _, model in calibration_models():
-        low = lower_model(model)
-        for call in kernel_calls(low.graph, low.order).values():
-            stems.add(call.func)
-        for node in low.order:
+    for order, calls in lowered:
+        stems.update(call.func for call in calls.values())
+        for node in order:
             stems.update(REGISTRY[node.op].depends)
     files = ["mcu_rt.h", "mcu_math.h"]
     files += [f"kernels/{stem}.{ext}" for stem in sorted(stems) for ext in ("h", "c")]
     return files
 
 
-def fingerprint_sources(core: str) -> dict[str, str]:
-    """SHA-256 of every input the fitted cycles depend on, by name: kernel sources, the simulator's timing tables,
-    the target compiler flags of the core's calibration board, the calibration set and the cost terms."""
+def fingerprint_sources(core: str, calibration_files: list[str]) -> dict[str, str]:
+    """SHA-256 of every input the fitted cycles depend on, by name: kernel sources (`calibration_files`, the
+    runtime_files of the calibration models), the simulator's timing tables, the target compiler flags of the
+    core's calibration board, the calibration set and the cost terms."""
     from ..target.build import LINK_FLAGS, TARGET_CFLAGS
     from ..boards import compiler_flags
     from .calibration import CALIBRATION_BOARDS
 
     root = Path(__file__).resolve().parents[2]
-    files = [root / "runtime_c" / rel for rel in calibration_runtime_files()]
+    files = [root / "runtime_c" / rel for rel in calibration_files]
     files += sorted(p for p in (root / "mcucomp" / "perf" / "timing").rglob("*") if p.is_file())
     files += [root / "mcucomp" / "perf" / "flash_cache.toml", root / "mcucomp" / "perf" / "calibration.py",
               root / "mcucomp" / "ops" / "_cost.py"]
@@ -173,9 +172,9 @@ def fingerprint_sources(core: str) -> dict[str, str]:
     return digests
 
 
-def fingerprint(core: str) -> str:
-    """One SHA-256 over fingerprint_sources(core)."""
-    return hashlib.sha256(json.dumps(fingerprint_sources(core), sort_keys=True).encode()).hexdigest()
+def fingerprint(core: str, calibration_files: list[str]) -> str:
+    """One SHA-256 over fingerprint_sources(core, calibration_files)."""
+    return hashlib.sha256(json.dumps(fingerprint_sources(core, calibration_files), sort_keys=True).encode()).hexdigest()
 
 
 #: The accuracy the estimator is held to against the simulator (issue 10): per model, and per layer that takes at

@@ -9,8 +9,6 @@ wait states of the board file behind the data cache of flash_cache.toml; see mem
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -251,17 +249,3 @@ def profile_compiled(model_dir: Path, board: dict | str | None = None, inputs: l
         approximate=sim.timing.approximate, memory_model=memory.describe(board), untimed_instructions=sim.untimed,
         simulated_instructions=sim.instructions, simulation_seconds=sim_seconds,
         wall_seconds=time.monotonic() - started)
-
-
-def profile_model(model, board: dict | str | None = None, inputs: list[dict] | int = 1, seed: int = 0,
-                  progress=None, **compile_options) -> ProfileResult:
-    """Compile `model` (path or ModelProto) into a temporary directory and profile it."""
-    from ..pipeline import compile_model
-
-    board_id = board["id"] if isinstance(board, dict) else board
-    tmp = Path(tempfile.mkdtemp(prefix="mcucomp-profile-"))
-    try:
-        compile_model(model, tmp / "out", board=board_id, **compile_options)
-        return profile_compiled(tmp / "out", board, inputs, seed, progress)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)

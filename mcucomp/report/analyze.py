@@ -7,8 +7,8 @@ import io
 import json
 
 from ..npu.report import HEADER as NPU_HEADER
-from ..npu.report import placement_rows, totals_text
-from .tables import FIT_HEADER, LAYER_HEADER, display_text, fit_rows, layer_rows, summary_items
+from ..npu.report import totals_text
+from .tables import FIT_HEADER, LAYER_HEADER, display_text, fit_rows, layer_rows, placement_rows, summary_items
 
 #: Marks the peak step in the text table (ASCII, so any terminal encoding prints it).
 PEAK_MARK = "<- peak"

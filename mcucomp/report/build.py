@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from memplan import align_up
 
-from .. import __version__
+from ..intref._checks import INT8_KERNELS, is_int8_model
 from ..ir import Graph, Node
 from ..memory import MemoryLayout
 from ..ops import REGISTRY
 from ..perf.estimate import ESTIMATE_LABEL, CycleEstimate
 from ..schedule import model_order
+from ..version import __version__
 
 
 def _io(g: Graph, names: list[str], program_specs) -> list[dict]:
@@ -154,3 +155,28 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
         "layers": layers,
         "tensors": _tensors(g, layout, alignment),
     }
+
+
+def float_layers(g: Graph, order: list[Node]) -> list[dict]:
+    """In an int8 model (one with int8 compute kernels), the layers that compute in float32, and why."""
+    if not is_int8_model(order):
+        return []
+    quiet = set(INT8_KERNELS) | {"reshape", "copy", "recode8", "resize", "slice", "pad", "split", "gather",
+                                 "ethosu_region"}
+    rows = []
+    for node in order:
+        if node.op in quiet and "_float_why" not in node.attrs:  # the QDQ lowering marks a group it left in float
+            if node.op == "avgpool_s8" and node.attrs.get("mode") == "float":
+                rows.append({"layer": node.name, "op": node.op, "why": "windowed QLinearAveragePool divides in "
+                             "float32 as onnxruntime does (--requant fixed sums and requantizes in integers)"})
+            elif node.op == "softmax_s8" and node.attrs.get("mode") == "float":
+                rows.append({"layer": node.name, "op": node.op, "why": "input and output types differ"})
+            continue
+        if node.op in ("quantize_linear", "dequantize_linear"):
+            why = "float graph I/O (use --io-dtype int8 to feed and read the quantized tensors)" \
+                if set(node.inputs[:1] + node.outputs) & (set(g.inputs) | set(g.outputs)) else \
+                "a float op sits between DequantizeLinear and QuantizeLinear here"
+        else:
+            why = node.attrs.get("_float_why", "no int8 lowering for this op in a QDQ group")
+        rows.append({"layer": node.name, "op": node.op, "why": why})
+    return rows

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from html import escape
 
-from ..npu.report import CPU_LABEL, NPU_LABEL, placement_rows, totals_text
+from ..npu.report import CPU_LABEL, NPU_LABEL, totals_text
 from ..npu.report import HEADER as NPU_HEADER
 from .sensitivity_svg import render_sensitivity_svg
 from .tables import (FIT_HEADER, LAYER_HEADER, TENSOR_HEADER, fit_rows, fit_verdict, float_layers, layer_rows,
-                     summary_items, tensor_rows)
+                     placement_rows, summary_items, tensor_rows)
 
 #: File name of the page in OUTDIR.
 REPORT_HTML = "report.html"

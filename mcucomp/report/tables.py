@@ -146,3 +146,16 @@ def summary_items(report: dict) -> list[tuple[str, str]]:
         ("arena region", f"{report['fit']['arena_region']} ({report['fit']['arena_region_why']})"),
         ("weights region", f"{report['fit']['weights_region']} ({report['fit']['weights_region_why']})"),
     ]
+
+
+def _fmt(value) -> str:
+    """A cycle count with thousands separators, '-' when there is none."""
+    return "-" if value is None else f"{value:,}"
+
+
+def placement_rows(placement: dict) -> list[list[str]]:
+    """The per-layer placement table of an NPU build as text cells (mcucomp.npu.report.HEADER's columns; model
+    text through display_text)."""
+    return [[display_text(r["name"]), r["op"], r["placement"].upper(), r["region"] or "",
+             _fmt(r["cpu_cycles_estimated"]), _fmt(r["npu_cycles_vela_estimated"]),
+             display_text(r.get("placement_reason", ""))] for r in placement["layers"]]

@@ -2,8 +2,9 @@
 
 A case runs `mcucomp.cli.main` in a forked child (in-process code, but a hang, a crash or a memory blow-up cannot take
 the test worker with it) or, for a sample, as a real `python -m mcucomp` subprocess. Its OUTDIR is pre-populated with
-a user's sentinel file and a previous compile's files; a failed command must leave it exactly as it was, a successful
-compile must leave exactly its own files plus the sentinel."""
+a user's sentinel file and a previous compile's files; some compile cases also find a file mcucomp did not write under
+a name the compile writes (FOREIGN_FILES): without --force that compile must fail and change nothing. A failed command
+must leave OUTDIR exactly as it was, a successful compile must leave exactly its own files plus the sentinel."""
 
 from __future__ import annotations
 
@@ -33,6 +34,10 @@ EXAMPLE_BASE = "examples/tiny_cnn.onnx"
 #: Exit codes a fuzzed command may end with (3, verification mismatch, needs `verify`; 70 is a bug).
 ALLOWED_EXIT_CODES = (0, 1, 2, 4)
 SENTINEL = "user_notes.txt"
+#: Files of the user's a compile case may find in OUTDIR under names it writes (the model file is model.onnx, so the
+#: compile's stem is 'model'): its own C source, a report.json without mcucomp's manifest, the previous compile's
+#: report.json edited by hand.
+FOREIGN_FILES = ("user_source", "user_report", "edited_report")
 #: Address-space limit of a case's child process: a mutation that makes mcucomp allocate more is a finding.
 MEMORY_LIMIT_BYTES = 6 << 30
 
@@ -48,6 +53,7 @@ class Case:
     argv: list[str]
     steps: list[str] = field(default_factory=list)
     host_build: bool = False
+    foreign: str | None = None  # one of FOREIGN_FILES placed in OUTDIR, or None
 
     @property
     def writes_output(self) -> bool:
@@ -146,7 +152,13 @@ def make_case(seed: int) -> Case:
         extra = mutations.shape_option(rng, original)
         argv += extra
         steps.append(f"option {' '.join(extra)}")
-    return Case(seed, base, raw, argv, steps, host_build=argv[0] == "compile" and seed % 10 == 0)
+    foreign = None
+    if argv[0] == "compile" and rng.random() < 0.3:
+        foreign = rng.choice(FOREIGN_FILES)
+        steps.append(f"OUTDIR holds the user's {foreign}")
+        if rng.random() < 0.5:
+            argv.append("--force")
+    return Case(seed, base, raw, argv, steps, host_build=argv[0] == "compile" and seed % 10 == 0, foreign=foreign)
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:
@@ -181,6 +193,13 @@ def _prepare(case: Case, workdir: Path) -> tuple[Path, Path, list[str]]:
     for name, data in _previous_compile().items():
         (out / name).write_bytes(data)
     (out / SENTINEL).write_text("a file the user keeps here\n")
+    if case.foreign == "user_source":
+        (out / "model.c").write_text("/* the user's own model.c */\n")
+    elif case.foreign == "user_report":
+        (out / "report.json").write_text('{"accuracy": 0.91}\n')
+    elif case.foreign == "edited_report":
+        with open(out / "report.json", "a") as report:
+            report.write("\n")
     argv = [str(model) if a == "MODEL" else str(out) if a == "OUTDIR" else a for a in case.argv]
     return model, out, argv
 
@@ -269,10 +288,15 @@ def _problem(case: Case, ran: dict, before: dict, out: Path, workdir: Path) -> s
     if leftovers:
         return f"staging left behind: {leftovers}"
     after = snapshot(out)
+    if code == 0 and case.writes_output and case.foreign and "--force" not in case.argv:
+        return f"compile replaced the user's {case.foreign} without --force"
     if code != 0 or not case.writes_output:
         return None if after == before else "OUTDIR changed by a command that failed or writes nothing"
     report = json.loads(after["report.json"])
-    if set(after) != set(report["files"]) | {SENTINEL} or after[SENTINEL] != before[SENTINEL]:
+    kept = {SENTINEL}  # with the user's report.json in place of mcucomp's, nothing owns the previous compile's files
+    if case.foreign == "user_report":
+        kept |= set(_previous_compile()) - set(report["files"])
+    if set(after) != set(report["files"]) | kept or any(after[name] != before[name] for name in kept):
         return f"OUTDIR after compile is not exactly its files plus the user's: {sorted(set(after))[:40]}"
     return None
 

@@ -16,7 +16,10 @@ HOSTILE_NAMES = ("*/ int evil; /*", "a\nb", "nul\0byte", "caf\u00e9_\u65e5\u672c
                  "#define X 1", "??/", "\"quoted\"", "back\\slash", "x" * 3000, " ", "1leading_digit", "int",
                  "tab\tbed", "\x7f\x01ctl")
 EXTREME_INTS = (0, -1, -2, 1, 2, 3, 7, 255, 2**31 - 1, 2**31, -2**31, 2**40, -2**62, 2**62)
-EXTREME_FLOATS = (0.0, -0.0, -1.0, float("nan"), float("inf"), float("-inf"), 1e-45, 3.4e38, 1e300, 2.0)
+#: Floats at the edges: zeros, negative, NaN, infinities, subnormals (1e-45, 1e-39), the smallest normal float32, a
+#: dead channel's scale, the largest float32, one that overflows float32, and an ordinary one.
+EXTREME_FLOATS = (0.0, -0.0, -1.0, float("nan"), float("inf"), float("-inf"), 1e-45, 1e-39, 1.2e-38, 1e-13, 3.4e38,
+                  1e300, 2.0)
 ELEM_TYPES = (TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8, TensorProto.INT16, TensorProto.INT32,
               TensorProto.INT64, TensorProto.BOOL, TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.STRING,
               TensorProto.BFLOAT16, TensorProto.UINT64, TensorProto.COMPLEX64, 0, 99)
@@ -251,7 +254,8 @@ def initializer_size(rng, m):
 
 
 def bad_quant_params(rng, m):
-    """Set a scale of a Q/DQ/QLinear node to 0, negative, NaN, Inf, tiny or huge, or change a zero point's type."""
+    """Set a scale of a Q/DQ/QLinear node to 0, negative, NaN, Inf, subnormal, tiny or huge, or change a zero point's
+    type."""
     inits = {t.name: t for t in m.graph.initializer}
     pairs = [(n, i) for n in m.graph.node if n.op_type.startswith(("Quantize", "Dequantize", "QLinear"))
              for i in n.input if i in inits]

@@ -11,14 +11,17 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+import onnx
 import pytest
+from onnx import numpy_helper
 
 import mcucomp.cli  # noqa: F401  (imported once here, so forked cases start warm)
 import mcucomp.outdir
 import mcucomp.pipeline
 from mcucomp.errors import OutputError
 
-from .cases import EXAMPLE_BASE, REPO, make_case, run_case
+from .cases import EXAMPLE_BASE, FOREIGN_FILES, REPO, base_models, make_case, run_case
 
 FUZZ_CASES = 300
 SUBPROCESS_EVERY = 30
@@ -43,6 +46,7 @@ def _clean_compile_case():
     case = make_case(0)
     case.model = (REPO / EXAMPLE_BASE).read_bytes()
     case.argv, case.steps, case.host_build = ["compile", "MODEL", "-o", "OUTDIR"], ["none"], False
+    case.foreign = None
     return case
 
 
@@ -68,7 +72,7 @@ def test_harness_detects_each_kind_of_problem(tmp_path, monkeypatch, sabotage, e
             print("warning: noise", file=sys.stderr)
         return real_plan(model, *args, **kwargs)
 
-    def half_written(staging, out_dir):
+    def half_written(staging, out_dir, force=False):
         (Path(out_dir) / "model.c").write_text("half")
         raise OutputError("injected")
 
@@ -77,3 +81,59 @@ def test_harness_detects_each_kind_of_problem(tmp_path, monkeypatch, sabotage, e
         monkeypatch.setattr(mcucomp.outdir, "publish", half_written)
     outcome = run_case(_clean_compile_case(), tmp_path / "case", timeout=3.0)
     assert outcome.problem is not None and outcome.problem.startswith(expected), outcome.problem
+
+
+@pytest.mark.parametrize("foreign", FOREIGN_FILES)
+def test_foreign_file_refused_unless_forced(tmp_path, foreign):
+    case = _clean_compile_case()
+    case.foreign = foreign
+    refused = run_case(case, tmp_path / "refused")
+    assert refused.problem is None and refused.exit_code == 1, refused.problem
+    assert "did not write" in refused.stderr and "--force" in refused.stderr
+    assert ("model.c" if foreign == "user_source" else "report.json") in refused.stderr
+    case.argv = case.argv + ["--force"]
+    forced = run_case(case, tmp_path / "forced")
+    assert forced.problem is None and forced.exit_code == 0, forced.problem
+
+
+def test_harness_detects_an_overwritten_user_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(mcucomp.outdir, "_foreign_files", lambda out_dir, names: [])
+    case = _clean_compile_case()
+    case.foreign = "user_source"
+    outcome = run_case(case, tmp_path / "case")
+    assert outcome.problem == "compile replaced the user's user_source without --force", outcome.problem
+
+
+def _scale_case(value: float):
+    """A compile of the KWS QDQ model with its first weight DequantizeLinear's scale set to `value` (float32)."""
+    case = make_case(0)
+    model = onnx.load_from_string(base_models()["mlperf_tiny/kws_dscnn_qdq.onnx"])
+    node = next(n for n in model.graph.node if n.op_type == "DequantizeLinear" and n.input[0].endswith("_w"))
+    t = next(t for t in model.graph.initializer if t.name == node.input[1])
+    shape = numpy_helper.to_array(t).shape
+    with np.errstate(over="ignore"):
+        t.CopyFrom(numpy_helper.from_array(np.full(shape, value, np.float32), t.name))
+    case.model = model.SerializeToString()
+    case.argv, case.steps, case.host_build = ["compile", "MODEL", "-o", "OUTDIR"], [f"{t.name} -> {value}"], False
+    case.foreign = None
+    return case, t.name
+
+
+@pytest.mark.parametrize("value", [0.0, -0.0, -1.0, float("nan"), float("inf"), float("-inf"), 1e-45, 1e-39,
+                                   -1e-40, 1e300])
+def test_scales_that_define_no_mapping_are_refused(value, tmp_path):
+    """0, negative, NaN, infinite and subnormal float32 scales: exit 1, one paragraph naming the scale, OUTDIR as it
+    was."""
+    case, name = _scale_case(value)
+    outcome = run_case(case, tmp_path / "case")
+    assert outcome.problem is None, f"{outcome.problem} -- {outcome.reproduce()}"
+    assert outcome.exit_code == 1 and f"scale '{name}' holds" in outcome.stderr, outcome.stderr
+    assert "normal float32" in outcome.stderr and "Re-quantize the model" in outcome.stderr
+
+
+@pytest.mark.parametrize("value", [float(np.finfo(np.float32).tiny), 1e-13, 3e5, 3.4e38])
+def test_every_normal_scale_compiles(value, tmp_path):
+    """The smallest and largest normal float32 scales and a dead channel's compile (exit 0, nothing on stderr)."""
+    case, _ = _scale_case(value)
+    outcome = run_case(case, tmp_path / "case")
+    assert outcome.problem is None and outcome.exit_code == 0, f"{outcome.problem} {outcome.stderr}"

@@ -214,10 +214,11 @@ class ConvCase:
 
 
 def add_qdq_conv(qm: QModel, name: str, case: ConvCase, rng: np.random.Generator, boundary: str,
-                 w_dtype=np.int8) -> dict:
+                 w_dtype=np.int8, w_scale=None) -> dict:
     """DQ(x), DQ(w per channel, symmetric), DQ(int32 bias) → Conv → [Relu/Clip] → Q, as quantize_static writes it.
 
     Activations have the model's type (zero points moved by 128 for uint8); uint8 weights get zero point 128.
+    `w_scale` (one per output channel) replaces the random weight scales; the bias scale is x_scale · w_scale.
     With `case.ties` the scales are chosen so that x_scale·w_scale[c]/y_scale is a power of two: the exact result
     then often lies half-way between two codes, where any difference in arithmetic shows. Returns what a reference
     needs: the input's name, the integer parameters and onnxruntime's requantization scale."""
@@ -226,7 +227,7 @@ def add_qdq_conv(qm: QModel, name: str, case: ConvCase, rng: np.random.Generator
     x_scale, x_zp = float(rng.uniform(0.01, 0.05)), int(rng.integers(-40, 40)) + off
     w_max = 4 if case.ties else 127  # small accumulators: a tie every few outputs
     w = rng.integers(-w_max, w_max + 1, (case.m, cin_g) + case.k).astype(np.int8)
-    w_scale = rng.uniform(0.002, 0.02, case.m).astype(np.float32)
+    w_scale = rng.uniform(0.002, 0.02, case.m).astype(np.float32) if w_scale is None else np.float32(w_scale)
     if case.ties:
         w_scale = (np.float32(w_scale[0]) * np.exp2(rng.integers(-1, 2, case.m))).astype(np.float32)
     bias = rng.integers(-3000, 3000, case.m).astype(np.int32) if case.bias else None

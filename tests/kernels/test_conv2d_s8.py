@@ -7,6 +7,7 @@ depthwise (multiplier 1 and 2), grouped, dilated, 1-D and pointwise convolutions
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import pytest
 
 import mcucomp
@@ -19,6 +20,7 @@ from mcucomp.ops.conv2d_s8 import DW_DEFER, conv_path, ring_rows_staged
 from mcucomp.pipeline import lower_model
 from mcucomp.show import format_node
 from mcucomp.target.verify import verify_on_target
+from mcucomp.verify import verify_model
 
 from qmodels import (QRANGE, ConvCase, QModel, add_qdq_conv, check_qmodel, conv_acc, conv_fixed_reference, ort_scale,
                      pick_scale)
@@ -434,3 +436,51 @@ def test_overlap_permissions_hold_for_the_simulated_loops(scratch, monkeypatch):
         seen.add(path)
     gemm = ("im2col",) if scratch == "granted" else ("direct", "local", "depthwise_ring")
     assert seen >= {"pointwise", "depthwise", "general", "few_channels", *gemm}, seen
+
+
+#: Per-channel weight scales TFLite models carry: a nearly dead channel (weight scale 1e-11, so its bias scale
+#: x_scale · 1e-11 is about 1e-13 and its requantization multiplier about 1e-12, below fixed point's 2^-32: a zero
+#: multiplier, as TFLite's QuantizeMultiplier makes it), and one tensor spanning 1e-12 … 1e2.
+DEAD_CHANNEL = np.float32([0.01, 0.004, 1e-11, 0.02, 0.008, 0.015, 0.003, 0.012])
+WIDE_RANGE = np.geomspace(1e-12, 1e2, 15).astype(np.float32)
+SCALE_CASES = [
+    (ConvCase((1, 5, 6, 7), 8, (3, 3), pads=[1, 1, 1, 1]), DEAD_CHANNEL),
+    (ConvCase((1, 8, 6, 5), 8, (3, 3), pads=[1, 1, 1, 1], group=8), DEAD_CHANNEL),  # depthwise
+    (ConvCase((1, 16, 4, 5), 8, (1, 1), act="relu", y_zp=-128), DEAD_CHANNEL),  # pointwise
+    (ConvCase((1, 16, 5, 3), 15, (1, 1)), WIDE_RANGE),
+    (ConvCase((1, 3, 7, 6), 15, (3, 3), strides=[2, 2], pads=[0, 0, 1, 1]), WIDE_RANGE),  # few channels
+]
+
+
+def _scale_range_model() -> QModel:
+    """The SCALE_CASES side by side, float I/O as quantize_static writes it (onnxruntime fuses QLinearConvs)."""
+    rng = np.random.default_rng(21)
+    qm = QModel()
+    for i, (case, w_scale) in enumerate(SCALE_CASES):
+        add_qdq_conv(qm, f"s{i}", case, rng, "f", w_scale=w_scale)
+    return qm
+
+
+@pytest.mark.parametrize("requant", ["float", "fixed"])
+def test_tiny_and_wide_weight_scales_compile_and_match_onnxruntime(tmp_path, requant):
+    """A nearly dead channel (bias scale ~1e-13) and per-channel scales over 1e-12 … 1e2 compile, equal the integer
+    reference bit for bit and onnxruntime within 1 LSB, in both requantization modes; `verify` says OK."""
+    qm = _scale_range_model()
+    model = qm.model()
+    bias_scales = [np.asarray(v).reshape(-1) for k, v in qm.inits.items() if k.endswith("_b_scale")]
+    assert min(float(s.min()) for s in bias_scales) < 1e-12
+    ops = check_qmodel(qm, tmp_path / "check", seeds=range(3), requant=requant)
+    assert [ops[f"s{i}_conv_node"] for i in range(len(SCALE_CASES))] == ["conv2d_s8"] * len(SCALE_CASES)
+    onnx.save(model, tmp_path / "m.onnx")
+    result = verify_model(str(tmp_path / "m.onnx"), tmp_path / "verify", inputs=3, progress=None, requant=requant)
+    assert result.ok, [(o.name, o.mismatching) for o in result.outputs]
+
+
+@pytest.mark.parametrize("board,requant", [(b, None) for b in CORE_BOARDS] + [(CORE_BOARDS[0], "fixed")])
+def test_tiny_and_wide_weight_scales_on_target_equal_host(tmp_path, board, requant):
+    """The same model in QEMU on every core (its default requantization; fixed also on the M4) equals the host."""
+    options = {"requant": requant} if requant else {}
+    mcucomp.compile_model(_scale_range_model().model(), tmp_path, name="m", board=board, fit_check=False, **options)
+    result = verify_on_target(tmp_path, board, inputs=3, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and not any(result.mismatching.values()), result.mismatching

@@ -28,14 +28,16 @@ def _near_ties(rng, scale: float, n: int) -> np.ndarray:
     """Floats within 3 ulps of (k + 0.5) * scale across and beyond the 8-bit ranges, of +-512 * scale (where the
     per-tensor path stops dividing), and special values: the cases where x * (1 / scale) may round otherwise."""
     k = np.concatenate([rng.integers(-300, 300, n - 40) + 0.5, np.full(20, 512.0), np.full(20, -512.0)])
-    x = (k * np.float64(scale)).astype(np.float32)
+    with np.errstate(over="ignore"):  # the largest scale: all but the smallest k overflow to infinities
+        x = (k * np.float64(scale)).astype(np.float32)
     x = (x.view(np.int32) + rng.integers(-3, 4, n).astype(np.int32)).view(np.float32)
     specials = [np.nan, -np.nan, np.inf, -np.inf, 1e30, -1e30, 0.0, -0.0, 1e-45, -3e-41, 1.0, -1.0]
     return np.concatenate([np.array(specials, np.float32), x])
 
 
-#: Scales with an inexact and an exact reciprocal (constant scales lie within 2^-40..2^40: check_quant_params).
-SCALES = [0.0123, 1.0 / 3.0, 0.1, 3.0, 2.0**-17, 2.0**-40, 2.0**40]
+#: Scales with an inexact and an exact reciprocal, and the ends of the normal float32 range check_quant_params
+#: accepts (the largest one's reciprocal is subnormal).
+SCALES = [0.0123, 1.0 / 3.0, 0.1, 3.0, 2.0**-17, 2.0**-40, 2.0**40, 2.0**-126, 3.4e38]
 
 
 @pytest.mark.parametrize("scale", SCALES)

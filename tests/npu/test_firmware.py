@@ -1,6 +1,6 @@
 """Corstone-300 firmware with an NPU region: cross-compiled with -Werror for the Cortex-M55, linked with the driver
 stand-in, run under QEMU mps3-an547. The stand-in's checks run at run time on the target (it does not compute the
-NPU's results: outputs are H12a's LiteRT reference's business, not compared here)."""
+NPU's results: the host's LiteRT reference checks outputs, not compared here)."""
 
 from __future__ import annotations
 

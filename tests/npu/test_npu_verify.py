@@ -10,7 +10,7 @@ import pytest
 
 from cli_models import run_cli
 from mcucomp.npu import reference
-from mcucomp.verify import verify_model
+from mcucomp.pipeline import verify_model
 from npu_models import int8_model
 from shared_models import shared_model
 

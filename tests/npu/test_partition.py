@@ -11,7 +11,7 @@ from cli_models import run_cli
 from mcucomp.npu import partition
 from mcucomp.npu.constraints import CONSTRAINTS, CPU_ONLY_OPS, message
 from mcucomp.pipeline import plan_model
-from mcucomp.verify import verify_model
+from mcucomp.pipeline import verify_model
 from npu_models import int8_model
 from shared_models import shared_model
 

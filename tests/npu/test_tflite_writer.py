@@ -4,7 +4,9 @@ bit, layer by layer and region by region; the written scales give TFLite exactly
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import pytest
+from onnx import numpy_helper
 
 from mcucomp.fixedpoint import quantize_multiplier
 from mcucomp.intref import run_graph
@@ -47,6 +49,22 @@ def _check_layers(lowered, trials: int, seed: int = 0) -> int:
 @pytest.mark.parametrize("model", SHARED)
 def test_every_layer_of_the_shared_models_equals_fixed_mode(model):
     assert _check_layers(_lowered(shared_model(f"mlperf_tiny/{model}.onnx")), trials=3) >= 10
+
+
+def test_nearly_dead_channels_equal_fixed_mode(tmp_path):
+    """KWS with every conv's channel 0 nearly dead (weight and bias scales 10^9 times smaller: weight scales near
+    1e-11, bias scales near 1e-13, a zero multiplier) and channel 1's 10^4 times smaller (a right shift near 31):
+    the written scales still give LiteRT mcucomp's multipliers, layer by layer."""
+    model = onnx.load(shared_model("mlperf_tiny/kws_dscnn_qdq.onnx"))
+    for t in model.graph.initializer:
+        if t.name.endswith(("_w_scale", "_b_scale")) and t.dims and t.dims[0] > 1:
+            scale = numpy_helper.to_array(t).copy()
+            scale[:2] *= np.float32([1e-9, 1e-4])
+            t.CopyFrom(numpy_helper.from_array(scale, t.name))
+    onnx.save(model, tmp_path / "kws_dead.onnx")
+    lowered = _lowered(tmp_path / "kws_dead.onnx")
+    assert min(float(np.min(n.attrs["rq"].scale)) for n in lowered.order if "rq" in n.attrs) < 1e-11
+    assert _check_layers(lowered, trials=2) >= 10
 
 
 def test_autoencoder_layers_equal_fixed_mode(tmp_path_factory):

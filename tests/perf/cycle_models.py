@@ -1,4 +1,4 @@
-"""The models the cycle estimator is checked on (issue 10's "Done when"): the four shared MLPerf Tiny files, the float
+"""The models the cycle estimator is checked on: the four shared MLPerf Tiny files, the float
 KWS (depthwise stack) and IC ResNet-8 (residual) builds, an FC-only anomaly-detection autoencoder and a small
 MobileNetV1 (depthwise stack), both int8; and, for bench/bench_cycles.py only (no test simulates it), the MobileNetV1
 at MLPerf Tiny VWW's full 96x96. None of them is in the calibration set."""

@@ -1,4 +1,4 @@
-"""The cycle estimator against the simulator (issue 10): within 10% per model and 20% per layer taking >= 5% of the
+"""The cycle estimator against the simulator: within 10% per model and 20% per layer taking >= 5% of the
 cycles, zero-wait and with the board's memory. A CI-sized subset of bench/bench_cycles.py's matrix: models of every
 kind on the Cortex-M4 board, two per other fitted core; none of them is in the calibration set."""
 
@@ -9,7 +9,7 @@ import pytest
 from cycle_models import CYCLE_MODELS
 from mcucomp.perf.calibration import CALIBRATION_BOARDS
 from mcucomp.perf.estimate import accuracy_failures, check_profile
-from mcucomp.perf.profile import profile_model
+from mcucomp.pipeline import profile_model
 
 CASES = [
     ("cortex-m4", "kws_dscnn_qdq"),

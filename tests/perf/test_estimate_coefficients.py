@@ -9,7 +9,7 @@ import pytest
 
 from mcucomp.perf.calibration import CALIBRATION_BOARDS
 from mcucomp.perf.estimate import COEFFICIENT_DIR, GENERIC, fingerprint, fingerprint_sources
-from mcucomp.pipeline import plan_model
+from mcucomp.pipeline import calibration_runtime_files, plan_model
 
 from shared_models import shared_model
 
@@ -22,8 +22,9 @@ def test_coefficients_are_not_stale(core):
     path = COEFFICIENT_DIR / f"{core}.json"
     assert path.is_file(), f"{path} is missing: " + REFIT.format(core=core)
     stored = json.loads(path.read_text())
-    if stored["fingerprint"] != fingerprint(core):
-        now = fingerprint_sources(core)
+    files = calibration_runtime_files()
+    if stored["fingerprint"] != fingerprint(core, files):
+        now = fingerprint_sources(core, files)
         changed = sorted(k for k in {**now, **stored["sources"]} if now.get(k) != stored["sources"].get(k))
         pytest.fail(f"the {core} cycle coefficients are stale ({', '.join(changed)} changed): " + REFIT.format(core=core))
 

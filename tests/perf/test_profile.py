@@ -114,7 +114,7 @@ def test_m33_runs_on_past_a_stale_it_block_state():
     layout): Unicorn's Cortex-M33 carried the IT block's state into the next translation block and refused the
     conditional branch there as invalid; the simulator clears that state and runs on (Simulator._clear_stale_it)."""
     from mcucomp.perf.calibration import calibration_models
-    from mcucomp.perf.profile import profile_model
+    from mcucomp.pipeline import profile_model
 
     model = dict(calibration_models())["calib2_qdq"]
     assert profile_model(model, "nucleo-u575zi", inputs=1, name="m").outputs_match_host

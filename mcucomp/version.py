@@ -1,0 +1,3 @@
+"""mcucomp's version: printed by `--version`, in every generated file's header and in report.json."""
+
+__version__ = "0.1.0"
