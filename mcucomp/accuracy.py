@@ -1,5 +1,6 @@
-"""What quantization costs: the generated C's outputs against a float reference model under onnxruntime, per output,
-and the per-layer sensitivity of the quantized model (`verify --reference`).
+"""What quantization costs: the generated C's outputs against a float reference model under onnxruntime (the model
+as written, graph optimizations off, as verify runs it), per output, and the per-layer sensitivity of the quantized
+model (`verify --reference`).
 
 Per output, over the N compared samples (c: the C's output, dequantized when it is int8; r: the reference's):
 - cosine: the mean over samples of c·r / (|c| |r|), each sample's output flattened (1 when both are zero);
