@@ -546,7 +546,7 @@ def _accuracy_lines(accuracy) -> list[str]:
         rows.append([o.name, str(o.samples), f"{o.cosine:.5f}", "inf" if o.snr_db is None else f"{o.snr_db:.1f}",
                      f"{o.rmse:.4g}", f"{o.max_abs_error:.4g}", number(o.top1_agreement, ".1%")]
                     + ([number(o.accuracy_reference, ".1%"), number(o.accuracy_c, ".1%")] if labelled else []))
-    lines = [f"against the float reference {accuracy.reference} (onnxruntime):"] + _table(rows)
+    lines = [f"against the float reference {accuracy.reference} (onnxruntime, the model as written):"] + _table(rows)
     if accuracy.layers:
         lines.append(f"per-layer sensitivity: SNR of each quantized tensor against the float model's, under "
                      f"onnxruntime on {accuracy.layer_samples} samples, worst first (--keep-float NODE keeps a "
