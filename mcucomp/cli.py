@@ -1,14 +1,18 @@
-"""The `mcucomp` command line: compile, show, analyze, verify, boards, build-target and profile."""
+"""The `mcucomp` command line: compile, show, analyze, verify, boards, build-target, profile and quantize."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import sys
+import tempfile
+from pathlib import Path
 
 from emit_c.escape import visible_escape
 
-from .errors import McucompError, OptionError, VerifyError
+from .errors import McucompError, ModelError, OptionError, OutputError, VerifyError
 from .frontend.loader import parse_shape_option, require_regular_file
 from .report.tables import display_text
 from .version import __version__
@@ -131,6 +135,74 @@ def _add_compile_args(p: argparse.ArgumentParser) -> None:
                    help="board memory region for the weights, e.g. qspi (default: the fastest flash with room)")
     p.add_argument("--no-fit-check", action="store_true",
                    help="write the C even when the model does not fit the board's RAM or flash")
+    p.add_argument("--quantize", metavar="CALIB.npz",
+                   help="quantize the float model to int8 first (as `mcucomp quantize` does) with these calibration "
+                        "samples (.npz keyed by input name, or a directory of .npy files); the quantized model is "
+                        "written beside the C as <name>_int8.onnx")
+    _add_quantize_options(p)
+
+
+def _add_quantize_options(p: argparse.ArgumentParser) -> None:
+    """The quantization options `quantize` and `--quantize` share."""
+    from .quantize import METHODS
+
+    p.add_argument("--method", choices=tuple(METHODS),
+                   help="calibration method: 'minmax' (default) takes each tensor's observed range, 'entropy' and "
+                        "'percentile' clip outliers")
+    p.add_argument("--per-tensor", action="store_true",
+                   help="one weight scale per tensor instead of one per output channel")
+    p.add_argument("--calib-samples", type=int, metavar="N",
+                   help="calibrate on the first N samples only (default: all)")
+    p.add_argument("--keep-float", nargs="+", action="extend", metavar="NODE",
+                   help="leave these nodes in float (mixed precision); `verify --reference` lists the layers that "
+                        "lose most")
+
+
+def _quantize_options(args: argparse.Namespace):
+    """The QuantizeOptions of the command line."""
+    from .quantize import QuantizeOptions
+
+    return QuantizeOptions(args.method or "minmax", args.per_tensor, args.calib_samples,
+                           tuple(args.keep_float or ()))
+
+
+@contextlib.contextmanager
+def _quantized_input(args: argparse.Namespace):
+    """With --quantize: quantize args.model into a temporary <name>_int8.onnx that args.model then names, kept for
+    the command's duration (args.float_model: the float model; args.quantized: (file name, QuantizedModel))."""
+    calib = getattr(args, "quantize", None)
+    if calib is None:
+        given = [opt for opt, value in (("--method", getattr(args, "method", None)),
+                                        ("--per-tensor", getattr(args, "per_tensor", False)),
+                                        ("--calib-samples", getattr(args, "calib_samples", None)),
+                                        ("--keep-float", getattr(args, "keep_float", None))) if value]
+        if given and args.command != "quantize":
+            raise OptionError(f"{', '.join(given)} only appl{'y' if len(given) > 1 else 'ies'} with --quantize CALIB.npz (quantize the float model "
+                              "first): add it, or drop the option.")
+        yield
+        return
+    from .pipeline import default_name
+    from .quantize import quantize_model
+
+    require_regular_file(args.model, "Model file", ModelError)
+    args.name = args.name or default_name(args.model)
+    quantized = quantize_model(args.model, calib, _quantize_options(args), progress=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="mcucomp-quantized-") as tmp:
+        file_name = f"{args.name}_int8.onnx"
+        (Path(tmp) / file_name).write_bytes(quantized.data)
+        args.float_model, args.model = args.model, str(Path(tmp) / file_name)
+        args.quantized = (file_name, quantized)
+        yield
+
+
+def _compile_options(args: argparse.Namespace) -> dict:
+    """_options plus, with --quantize, the quantized model as an extra output file named in report.json."""
+    options = _options(args)
+    if getattr(args, "quantized", None) is not None:
+        file_name, quantized = args.quantized
+        options["extra_files"] = {file_name: quantized.data}
+        options["report_extra"] = {"quantization": {"file": file_name, **quantized.info}}
+    return options
 
 
 def _percent_over(value: int, bound: int) -> str:
@@ -176,13 +248,71 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from .pipeline import compile_model
 
     result = compile_model(args.model, args.out, name=args.name, board=args.board, shapes=_shapes(args.shape),
-                           **_options(args))
+                           **_compile_options(args))
     print("\n".join(_compile_summary(result.report, result.out_dir)))
+    if "quantization" in result.report:
+        print(f"  quantized: {result.report['quantization']['file']} (from {args.float_model}, "
+              f"{result.report['quantization']['calibration_samples']} calibration samples)")
+    elif _is_float_model(result.report):
+        print("\n".join(_int8_guidance(args, result.report)))
     if result.report.get("npu_placement"):
         from .report.analyze import npu_placement_lines
 
         print("\n".join(npu_placement_lines(result.report)))
     return 0
+
+
+#: Lowered ops that make a model "float" for the int8 guidance: float32 layers with multiply-accumulates.
+_FLOAT_MAC_OPS = ("conv2d_f32", "gemm_f32", "conv_transpose_f32", "rnn_f32", "attention_f32", "causal_conv_f32")
+
+
+def _is_float_model(report: dict) -> bool:
+    """True for a float32 model with convolutions or matrix products (no int8 layer): one quantization speeds up."""
+    ops = {layer["op"] for layer in report["layers"]}
+    return bool(ops & set(_FLOAT_MAC_OPS)) and "quantize_linear" not in ops and not report.get("float_layers")
+
+
+def _int8_guidance(args: argparse.Namespace, report: dict) -> list[str]:
+    """For a float model: the estimated cycles of an int8 build beside the float build's, and how to quantize.
+
+    Without an FPU, both figures and the command; with one, the speed-up in one line. The int8 figure comes from a
+    copy quantized on random N(0, 1) samples, used for the estimate only and never written; [] when onnxruntime,
+    the estimator or that copy is unavailable."""
+    import numpy as np
+
+    from .ops._layout import as_onnx_order
+    from .pipeline import plan_model
+    from .quantize import MIN_SAMPLES, quantize_model
+
+    floats = report["estimated_total_cycles"]
+    if floats is None:
+        return []
+    rng = np.random.default_rng(0)
+    synthetic = {s["name"]: np.stack([as_onnx_order(rng.standard_normal(s["shape"]), s.get("layout") or "")
+                                      for _ in range(MIN_SAMPLES)]).astype(s["dtype"]) for s in report["inputs"]}
+    try:
+        with tempfile.TemporaryDirectory(prefix="mcucomp-estimate-") as tmp:
+            path = Path(tmp) / "estimate_int8.onnx"
+            path.write_bytes(quantize_model(args.model, synthetic, progress=None).data)
+            options = {k: v for k, v in _options(args).items() if k not in ("fit_check", "io_dtype")}
+            int8 = plan_model(path, name=report["name"], board=args.board, shapes=_shapes(args.shape), **options)
+    except Exception:  # advice only: a model whose int8 copy cannot be made or planned gets none, never an error
+        return []
+    cycles = int8.report["estimated_total_cycles"]
+    if cycles is None or cycles <= 0:
+        return []
+    core = report["cycle_estimate"]["core"]
+    outside = len(report["cycle_estimate"]["uncalibrated_layers"] + int8.report["cycle_estimate"]["uncalibrated_layers"])
+    if outside:
+        core += f", {outside} layer{'s' * (outside != 1)} on kernel paths outside the estimator's fit"
+    command = f"mcucomp compile {args.model} --quantize CALIB.npz -o OUTDIR"
+    if int8.board["fpu"] != "none":
+        return [f"  int8: an int8 build would take about {floats / cycles:.1f}x fewer cycles on {core} (estimated); "
+                f"`{command}` quantizes with your samples"]
+    return [f"  float32 on {core} (no FPU): {floats:,} cycles per inference (estimated); an int8 build: {cycles:,} "
+            f"(estimated from a copy quantized on random data, {floats / cycles:.0f}x fewer)",
+            f"  quantize with representative samples: {command}",
+            f"  (or `mcucomp quantize {args.model} --calib CALIB.npz`, then compile the _int8.onnx it writes)"]
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -205,6 +335,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     fit_check = options.pop("fit_check", True)
     planned = plan_model(args.model, name=args.name, board=args.board, shapes=_shapes(args.shape), **options)
     report = planned.report
+    report.update(_compile_options(args).get("report_extra", {}))
     print(format_json(report) if args.json else format_csv(report) if args.csv else format_text(report))
     for line in [] if args.json or args.csv else _int8_lines(report):
         print(line.strip())
@@ -347,7 +478,7 @@ def _compile_quietly(args: argparse.Namespace) -> None:
     from .pipeline import compile_model
 
     compile_model(args.model, args.out, name=args.name, board=args.board, shapes=_shapes(args.shape),
-                  **_options(args))
+                  **_compile_options(args))
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -358,17 +489,124 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise OptionError("--inputs and --data both choose the inputs: give --data FILE.npz to use its samples, or "
                           "--inputs N for N random inputs.")
     args.inputs = DEFAULT_VERIFY_INPUTS if args.inputs is None else args.inputs
-    result = verify_model(args.model, args.out, inputs=args.inputs, seed=args.seed, name=args.name, board=args.board,
-                          shapes=_shapes(args.shape), bisect_always=args.bisect, progress=sys.stderr,
-                          data=args.data, **_options(args))
-    print("\n".join(_verify_lines(result)))
-    if not result.ok:
-        raise VerifyError(_mismatch_message(result))
+    reference = args.reference or getattr(args, "float_model", None)
+    if reference is None and (args.json or args.labels):
+        raise OptionError(f"{'--json' if args.json else '--labels'} reports the accuracy against a float model: "
+                          "add --reference FLOAT.onnx (or --quantize CALIB.npz).")
+    if reference is not None:
+        require_regular_file(reference, "--reference model", OptionError)
+    data, labels = args.data, None
+    if args.labels is not None:
+        data, labels = _split_labels(args.data, args.labels)
+    with tempfile.TemporaryDirectory(prefix="mcucomp-verify-") as tmp:
+        out = args.out if args.out is not None or reference is None else str(Path(tmp) / "out")
+        result = verify_model(args.model, out, inputs=args.inputs, seed=args.seed, name=args.name,
+                              board=args.board, shapes=_shapes(args.shape), bisect_always=args.bisect,
+                              progress=sys.stderr, data=data, data_name=args.data, **_compile_options(args))
+        if not args.json:
+            print("\n".join(_verify_lines(result)))
+        if not result.ok:
+            raise VerifyError(_mismatch_message(result))
+        if reference is not None:
+            _report_accuracy(args, reference, result, data, labels)
     if args.on_target:
         from .target.commands import run_on_target
 
         run_on_target(args, _compile_quietly)
-    print("OK")
+    if not args.json:
+        print("OK")
+    return 0
+
+
+def _split_labels(data, key: str) -> tuple[dict, object]:
+    """(the --data arrays without the labels, the labels array) for --labels KEY."""
+    from .verify import read_npz
+
+    if data is None:
+        raise OptionError(f"--labels {key} names an array of --data: add --data FILE.npz holding the samples and "
+                          "their labels.")
+    arrays = read_npz(data)
+    if key not in arrays:
+        raise OptionError(f"--labels {key}: --data '{data}' has no array '{key}' (keys: {', '.join(sorted(arrays))}).")
+    labels = arrays.pop(key)
+    return arrays, labels
+
+
+def _accuracy_lines(accuracy) -> list[str]:
+    """The per-output accuracy table and the per-layer sensitivity table (worst first)."""
+    def number(value, fmt):
+        """value formatted, '-' for None (no figure), 'inf' for an exact match's SNR."""
+        return "-" if value is None else format(value, fmt)
+
+    rows = [["output", "samples", "cosine", "SNR dB", "RMSE", "max abs err", "top-1 agree"]]
+    labelled = any(o.accuracy_reference is not None for o in accuracy.outputs)
+    if labelled:
+        rows[0] += ["accuracy ref", "accuracy C"]
+    for o in accuracy.outputs:
+        rows.append([o.name, str(o.samples), f"{o.cosine:.5f}", "inf" if o.snr_db is None else f"{o.snr_db:.1f}",
+                     f"{o.rmse:.4g}", f"{o.max_abs_error:.4g}", number(o.top1_agreement, ".1%")]
+                    + ([number(o.accuracy_reference, ".1%"), number(o.accuracy_c, ".1%")] if labelled else []))
+    lines = [f"against the float reference {accuracy.reference} (onnxruntime, the model as written):"] + _table(rows)
+    if accuracy.layers:
+        lines.append(f"per-layer sensitivity: SNR of each quantized tensor against the float model's, under "
+                     f"onnxruntime on {accuracy.layer_samples} samples, worst first (--keep-float NODE keeps a "
+                     "layer in float):")
+        lines += _table([["layer", "op", "tensor", "SNR dB"]] + [
+            [layer.layer, layer.op, layer.tensor, "inf" if layer.snr_db is None else f"{layer.snr_db:.1f}"]
+            for layer in accuracy.layers])
+    return lines
+
+
+def _report_accuracy(args: argparse.Namespace, reference: str, result, data, labels) -> None:
+    """Compare the verified C with the float reference; print the tables (or JSON); record it in OUTDIR."""
+    import numpy as np
+
+    from .accuracy import check_labels, compare_with_reference, record_accuracy
+    from .verify import data_feeds, random_feeds
+
+    report = result.report
+    if data is not None:
+        feeds = data_feeds(data, report)
+    else:
+        rng = np.random.default_rng(args.seed)
+        feeds = [random_feeds(report["inputs"], rng) for _ in range(args.inputs)]
+    if labels is not None:
+        labels = check_labels(labels, args.labels, len(feeds))
+    quantized = args.model if _is_qdq(args.model) else None
+    accuracy = compare_with_reference(result.out_dir, reference, feeds, labels, quantized)
+    print(json.dumps(accuracy.to_json(), indent=1) if args.json else "\n".join(_accuracy_lines(accuracy)))
+    if args.out is not None:
+        record_accuracy(args.out, accuracy)
+
+
+def _is_qdq(model: str) -> bool:
+    """True when the ONNX model has QuantizeLinear nodes (a quantized model whose layers can be compared)."""
+    import onnx
+
+    return any(node.op_type == "QuantizeLinear" for node in onnx.load(model, load_external_data=False).graph.node)
+
+
+def cmd_quantize(args: argparse.Namespace) -> int:
+    """mcucomp quantize: quantize a float model with calibration samples and write the QDQ model."""
+    from .quantize import check_destination, quantize_model, write_atomically
+
+    if args.calib is None:
+        raise OptionError("mcucomp quantize needs calibration data: give --calib CALIB.npz with representative "
+                          "inputs (an .npz keyed by input name, samples along a leading axis). It never quantizes on "
+                          "random data, whose ranges would not fit real inputs.")
+    require_regular_file(args.model, "Model file", ModelError)
+    shown = args.out or str(Path(args.model).with_name(Path(args.model).stem + "_int8.onnx"))
+    out = check_destination(shown, args.model)
+    quantized = quantize_model(args.model, args.calib, _quantize_options(args), progress=sys.stderr)
+    try:
+        write_atomically(quantized.data, out)
+    except OSError as exc:
+        raise OutputError(f"Cannot write '{out}' ({exc.strerror or type(exc).__name__}): choose a writable -o. "
+                          "Nothing was written.") from None
+    info = quantized.info
+    print(f"quantized '{args.model}' into {shown}: QDQ, int8 activations (asymmetric), int8 weights "
+          f"{info['weights']} (symmetric), int32 bias; {info['method']} calibration on {quantized.samples} samples"
+          + (f"; kept in float: {', '.join(info['keep_float'])}" if info["keep_float"] else ""))
     return 0
 
 
@@ -405,7 +643,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--on-target", action="store_true",
                    help="also run the firmware under qemu-system-arm for the board's core; outputs must equal the "
                         "host's bit for bit")
+    p.add_argument("--reference", metavar="FLOAT.onnx",
+                   help="also compare the C's outputs with this float model under onnxruntime (cosine, SNR, RMSE, max "
+                        "abs error, top-1 agreement per output) and, for a quantized model, each quantized layer's "
+                        "SNR against the float tensor; the default with --quantize is the float model")
+    p.add_argument("--labels", metavar="KEY",
+                   help="the --data array (one class index per sample) that gives the top-1 accuracy of the "
+                        "reference and of the C")
+    p.add_argument("--json", action="store_true",
+                   help="print the accuracy against --reference as one JSON object instead of the tables")
     p.set_defaults(func=cmd_verify)
+    p = sub.add_parser("quantize", help="quantize a float model to int8 (QDQ) with onnxruntime, calibrated on "
+                                        "your samples")
+    p.add_argument("model", help="the float .onnx file")
+    p.add_argument("--calib", metavar="CALIB.npz",
+                   help="calibration samples: an .npz keyed by input name with a leading sample axis (as `verify "
+                        "--data` takes), or a directory of <input name>.npy files; required")
+    p.add_argument("-o", "--out", metavar="MODEL_int8.onnx",
+                   help="the quantized model (default: <model>_int8.onnx beside the float model)")
+    _add_quantize_options(p)
+    p.set_defaults(func=cmd_quantize)
     from .target.commands import cmd_boards, cmd_build_target
 
     p = sub.add_parser("boards", help="list the bundled boards")
@@ -438,7 +695,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (McucompError.exit_code on user errors, 70 on a bug)."""
     try:
         args = build_parser().parse_args(argv)
-        return args.func(args)
+        with _quantized_input(args):
+            return args.func(args)
     except McucompError as exc:
         print(f"error: {one_line(exc.message)}", file=sys.stderr)
         return exc.exit_code

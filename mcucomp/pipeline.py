@@ -219,12 +219,18 @@ def compile_model(model, out_dir, name: str | None = None, board: str | None = N
     """Compile an ONNX model (path or ModelProto) to C in out_dir and return the report (force: overwrite files
     there that mcucomp did not write)."""
     fit_check = options.pop("fit_check", True)
-    return write_planned(plan_model(model, name, board, shapes, **options), out_dir, fit_check, force)
+    extra_files = options.pop("extra_files", None)
+    report_extra = options.pop("report_extra", None)
+    planned = plan_model(model, name, board, shapes, **options)
+    planned.report.update(report_extra or {})
+    return write_planned(planned, out_dir, fit_check, force, extra_files)
 
 
-def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True, force: bool = False) -> CompileResult:
+def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True, force: bool = False,
+                  extra_files: dict[str, bytes] | None = None) -> CompileResult:
     """Check the fit (unless fit_check is False), then write a planned model's files into out_dir, all or none
-    (refusing to replace files mcucomp did not write there unless force)."""
+    (refusing to replace files mcucomp did not write there unless force); extra_files ({file name: content}, e.g.
+    the quantized model the C came from) go with them."""
     report = planned.report
     if fit_check:
         check_fit(report, planned.board, report["fit"])
@@ -233,6 +239,9 @@ def write_planned(planned: PlannedModel, out_dir, fit_check: bool = True, force:
     try:
         files = write_program(planned.program, staging)
         for file_name, data in region_files(planned.program.name, planned.order).items():
+            (staging / file_name).write_bytes(data)
+            files.append(file_name)
+        for file_name, data in (extra_files or {}).items():
             (staging / file_name).write_bytes(data)
             files.append(file_name)
         report["files"] = files + [MEMORY_SVG, REPORT_HTML, outdir.MANIFEST_FILE]
@@ -258,17 +267,18 @@ def lower_compiled(model, out_dir, shapes: dict | None = None, constants: dict |
 
 def verify_model(model, out_dir=None, inputs: int = 10, seed: int = 0, name: str | None = None,
                  board: str | None = None, shapes: dict | None = None, bisect_always: bool = False,
-                 progress: TextIO | None = sys.stderr, data=None, **options) -> VerifyResult:
+                 progress: TextIO | None = sys.stderr, data=None, data_name: str | None = None,
+                 **options) -> VerifyResult:
     """Compile `model` (a path) to out_dir (a temporary directory when None), then run mcucomp.verify.verify_compiled
     on it with the model lowered as compiled (lower_compiled).
 
-    `data`: an .npz path or a dict of arrays by ONNX name (see verify_compiled); a path is read before compiling.
+    `data`: an .npz path or a dict of arrays by ONNX name (see verify_compiled; data_name names a dict in messages);
+    a path is read before compiling.
     """
     check_run_options(inputs, seed)
     constants = options.get("constants")
-    data_name = None
     if data is not None:
-        data_name, data = data_arrays(data)
+        data_name, data = data_arrays(data, data_name)
 
     def compile_and_verify(out) -> VerifyResult:
         """compile_model into `out`, then verify_compiled."""

@@ -29,13 +29,13 @@ from __future__ import annotations
 import bisect
 import os
 import time
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
+from . import npz
 from .errors import McucompError, OptionError
 from .host import HostModel, load
 from .intref import missing_ops, run_graph
@@ -239,21 +239,9 @@ def _dims(shape) -> str:
 
 def read_npz(path) -> dict[str, np.ndarray]:
     """The arrays of an .npz file, or an OptionError saying why it cannot be used."""
-    path = Path(os.fspath(path))
-    if not path.is_file():
-        what = "does not exist" if not path.exists() else "is not a regular file"
-        raise OptionError(f"--data '{path}' {what}: give an .npz file written by numpy.savez(path, **arrays) whose "
-                          "keys are the model's input names (and optionally output names).")
-    try:
-        loaded = np.load(path, allow_pickle=False)
-        if not isinstance(loaded, np.lib.npyio.NpzFile):
-            raise ValueError("it is a single .npy array, not an archive of named arrays")
-        with loaded as archive:
-            return {key: archive[key] for key in archive.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        reason = "not a zip archive of numeric .npy arrays" if "pickled" in str(exc) else str(exc)
-        raise OptionError(f"--data '{path}' cannot be read as an .npz archive ({reason}). Write it with "
-                          "numpy.savez(path, **{input_name: array}).") from None
+    return npz.read_npz(path, "--data", "an .npz file written by numpy.savez(path, **arrays) whose keys are the "
+                        "model's input names (and optionally output names)",
+                        "Write it with numpy.savez(path, **{input_name: array}).")
 
 
 def data_arrays(data, name: str | None = None) -> tuple[str, dict[str, np.ndarray]]:

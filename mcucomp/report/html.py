@@ -6,6 +6,7 @@ from html import escape
 
 from ..npu.report import CPU_LABEL, NPU_LABEL, totals_text
 from ..npu.report import HEADER as NPU_HEADER
+from .sensitivity_svg import render_sensitivity_svg
 from .tables import (FIT_HEADER, LAYER_HEADER, TENSOR_HEADER, fit_rows, fit_verdict, float_layers, layer_rows,
                      placement_rows, summary_items, tensor_rows)
 
@@ -32,7 +33,7 @@ figure { margin: 0; overflow-x: auto; }
 
 #: Columns right-aligned per table (by header text).
 _NUMERIC = {"step", "MACs", "weight B", "live RAM B", "est. cycles", "est. us", "bytes", "offset", "end", "first step",
-            "last step", "needed B", "size B", "used", "CPU cycles (estimated)", "NPU cycles (Vela-estimated)"}
+            "last step", "needed B", "size B", "used", "samples", "cosine", "SNR dB", "RMSE", "max abs err", "CPU cycles (estimated)", "NPU cycles (Vela-estimated)"}
 
 
 def _table(cls: str, header: list[str], rows: list[list[str]], row_class) -> str:
@@ -72,6 +73,30 @@ def _npu_section(report: dict) -> str:
             f"combined as time.</p>\n{table}\n<p>{escape(totals_text(placement))}</p>")
 
 
+def _accuracy_section(report: dict) -> str:
+    """The accuracy against the float reference (`verify --reference`) and the per-layer sensitivity chart ('' when
+    report.json has no "accuracy")."""
+    accuracy = report.get("accuracy")
+    if not accuracy:
+        return ""
+    header = ["output", "samples", "cosine", "SNR dB", "RMSE", "max abs err", "top-1 agree"]
+
+    def shown(value, fmt):
+        """value formatted; '-' for None."""
+        return "-" if value is None else format(value, fmt)
+
+    rows = [[name, str(o["samples"]), f"{o['cosine']:.5f}", "inf" if o["snr_db"] is None else f"{o['snr_db']:.1f}",
+             f"{o['rmse']:.4g}", f"{o['max_abs_error']:.4g}", shown(o["top1_agreement"], ".1%")]
+            for name, o in accuracy["outputs"].items()]
+    chart = render_sensitivity_svg(accuracy["layers"])
+    layers = (f"<p>Per-layer sensitivity: the SNR of each quantized tensor against the float model's tensor, under "
+              f"onnxruntime on {accuracy['layer_samples']} samples, worst first. `--keep-float NODE` keeps a "
+              f"layer in float.</p>\n<figure>{chart}</figure>") if chart else ""
+    return (f"<h2>Accuracy against the float model</h2>\n<p>The C's outputs against "
+            f"<code>{escape(accuracy['reference'])}</code> under onnxruntime.</p>\n"
+            + _table("accuracy", header, rows, lambda r: "") + "\n" + layers)
+
+
 def render_report_html(report: dict, svg: str) -> str:
     """The report page for one compiled model; `svg` is memory.svg's text, embedded inline.
 
@@ -98,6 +123,7 @@ def render_report_html(report: dict, svg: str) -> str:
 <p>{escape(report['fit']['note'])}</p>
 {_float_warning(report)}
 {_npu_section(report)}
+{_accuracy_section(report)}
 <h2>Summary</h2>
 <dl class="summary">{summary}</dl>
 <h2>Arena over time</h2>
