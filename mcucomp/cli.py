@@ -294,9 +294,9 @@ def _int8_guidance(args: argparse.Namespace, report: dict) -> list[str]:
         with tempfile.TemporaryDirectory(prefix="mcucomp-estimate-") as tmp:
             path = Path(tmp) / "estimate_int8.onnx"
             path.write_bytes(quantize_model(args.model, synthetic, progress=None).data)
-            options = {k: v for k, v in _options(args).items() if k not in ("fit_check", "io_dtype")}
+            options = {k: v for k, v in _options(args).items() if k not in ("fit_check", "io_dtype", "force")}
             int8 = plan_model(path, name=report["name"], board=args.board, shapes=_shapes(args.shape), **options)
-    except Exception:  # advice only: a model whose int8 copy cannot be made or planned gets none, never an error
+    except (McucompError, RuntimeError, ValueError):  # advice only: no int8 copy or plan, no advice, never an error
         return []
     cycles = int8.report["estimated_total_cycles"]
     if cycles is None or cycles <= 0:

@@ -230,7 +230,8 @@ def test_compiling_a_float_model_shows_the_int8_estimate(float_models, tmp_path,
     float_cycles, int8_cycles = (int(n.replace(",", "")) for n in re.findall(r"(\d[\d,]+) (?:cycles|\(est)",
                                                                               no_fpu[0]))
     assert int8_cycles * 10 < float_cycles  # integer kernels against soft-float ones
-    status, out, err = _run(["compile", str(path), "--board", "nucleo-l4r5zi", "-o", str(tmp_path / "m4")], capsys)
+    status, out, err = _run(["compile", str(path), "--board", "nucleo-l4r5zi", "-o", str(tmp_path / "m4"), "--force"],
+                            capsys)
     assert status == 0, err
     fpu = [line for line in out.splitlines() if "int8" in line]
     assert len(fpu) == 1 and "fewer cycles on cortex-m4 (estimated)" in fpu[0]
