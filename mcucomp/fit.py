@@ -40,8 +40,10 @@ def _kernel_entries(report: dict, core: dict) -> tuple[dict, list[str]]:
     if not used:  # planned, not written yet: the layers' kernels and the runtime files they depend on
         from .ops import REGISTRY
 
-        ops = {layer["op"] for layer in report["layers"] if not layer["alias"]}
-        used = sorted(ops | {dep for op in ops if op in REGISTRY for dep in REGISTRY[op].depends})
+        layers = [layer for layer in report["layers"] if not layer["alias"]]
+        ops = {layer["op"] for layer in layers}
+        kernels = {layer.get("kernel") or layer["op"] for layer in layers}
+        used = sorted(kernels | {dep for op in ops if op in REGISTRY for dep in REGISTRY[op].depends})
     largest = {k: max(e[k] for e in core["kernels"].values()) for k in ("code", "library", "stack")}
     missing = [op for op in used if op not in core["kernels"]]
     return {op: core["kernels"].get(op, largest) for op in used}, missing

@@ -16,21 +16,21 @@ from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5, "depthwise_ring": 6,
          "few_channels": 7}
 
-#: The depthwise path's windows have at most this many taps (MCU_CONV2D_S8_DW_TAPS in conv2d_s8_dw.c: per-pixel tap
+#: The depthwise path's windows have at most this many taps (MCU_CONV2D_S8_DW_TAPS in conv2d_s8_dw.h: per-pixel tap
 #: tables on the stack); larger kernels take the general path.
 DW_TAPS = 25
 
-#: Ring slots (pixels) of the in-place depthwise variant (MCU_CONV2D_S8_DW_RING in conv2d_s8_dw.c).
+#: Ring slots (pixels) of the in-place depthwise variant (MCU_CONV2D_S8_DW_RING in conv2d_s8_depthwise_ring.c).
 DW_RING = 64
 
-#: Channels up to which the depthwise path runs pixel pairs (MCU_CONV2D_S8_DW_DEFER in conv2d_s8_dw.c).
+#: Channels up to which the depthwise path runs pixel pairs (MCU_CONV2D_S8_DW_DEFER in conv2d_s8_dw.h).
 DW_DEFER = 256
 
 #: Stack bytes of the local path's two windows (MCU_CONV2D_S8_LOCAL_COL in runtime_c/kernels/conv2d_s8.h).
 LOCAL_COL = 96
 
 #: Input channels up to which the pointwise path widens a pixel pair on the stack for the DSP sweeps
-#: (MCU_CONV2D_S8_PW_TAPS in conv2d_s8.c).
+#: (MCU_CONV2D_S8_PW_TAPS in conv2d_s8_pointwise.c).
 PW_TAPS = 256
 
 #: The few-channels path: input channels at most, taps of a window at most (both windows fit LOCAL_COL) and stack
@@ -39,7 +39,7 @@ FEW_C_IN = 4
 FEW_TAPS = LOCAL_COL // 2
 FEW_STREAM = 1536
 
-#: Tap pairs per pass of the few-channels block loop (MCU_CONV2D_S8_FEW_UNROLL in conv2d_s8.c).
+#: Tap pairs per pass of the few-channels block loop (MCU_CONV2D_S8_FEW_UNROLL in conv2d_s8_few_channels.c).
 FEW_UNROLL = 8
 
 
@@ -73,7 +73,7 @@ def kernel_taps(node: Node) -> int:
 
 def few_stream_bytes(node: Node, g: Graph) -> int:
     """Bytes of the few-channels path's weight stream: per group of four output channels 4 biases, 4 scales and
-    4 int16 lane pairs per tap pair (conv2d_s8.c mcu_conv2d_s8_few_dsp)."""
+    4 int16 lane pairs per tap pair (conv2d_s8_few_channels.c mcu_conv2d_s8_few_dsp)."""
     return -(-onnx_shape(g, node.outputs[0])[1] // 4) * (8 + 4 * -(-kernel_volume(node, g) // 2)) * 4
 
 
@@ -109,15 +109,15 @@ def ring_lag(node: Node, g: Graph) -> int | None:
     return lag if lag < DW_RING else None
 
 
-#: Words of one staged row of the in-place variant's DSP loop (MCU_CONV2D_S8_DW_ROW_WORDS in conv2d_s8_dw.c): W + 3
-#: must fit.
+#: Words of one staged row of the in-place variant's DSP loop (MCU_CONV2D_S8_DW_ROW_WORDS in
+#: conv2d_s8_depthwise_ring.c): W + 3 must fit.
 DW_ROW_WORDS = 64
 
 
 def ring_rows_staged(geom: dict, float_rq: bool) -> bool:
     """Whether the in-place variant's full blocks take the staged rows on DSP cores with an FPU
-    (conv2d_s8_dw.c mcu_conv2d_s8_dw_rows_fit): plain float requantization, 3x3 undilated windows with pads of 1,
-    W + 3 <= DW_ROW_WORDS."""
+    (conv2d_s8_depthwise_ring.c mcu_conv2d_s8_dw_rows_fit): plain float requantization, 3x3 undilated windows with
+    pads of 1, W + 3 <= DW_ROW_WORDS."""
     window = (geom["k_h"], geom["k_w"], geom["dil_h"], geom["dil_w"], geom["pad_t"], geom["pad_l"])
     return float_rq and window == (3, 3, 1, 1, 1, 1) and geom["w_in"] + 3 <= DW_ROW_WORDS
 
@@ -233,8 +233,8 @@ def sweep_turns(k: int) -> int:
 
 
 def sweep_terms(pixels: int, k: int, c_out: int, unit_stride: bool) -> dict[str, int]:
-    """The pointwise sweeps' loops (conv2d_s8.c, DSP cores with an FPU): one sweep call for all pixel pairs (unit
-    stride, c_out % 4 == 0) or one per pair; per pixel pair the widening (8 taps a turn, 4 in the turn variant, no
+    """The pointwise sweeps' loops (conv2d_s8_pointwise.c, DSP cores with an FPU): one sweep call for all pixel pairs
+    (unit stride, c_out % 4 == 0) or one per pair; per pixel pair the widening (8 taps a turn, 4 in the turn variant, no
     loop in the fixed one: its pairs counted apart), per four channels one block (two 2x2 blocks of k / 4 steps and
     sweep_turns tests each, eight values requantized; the fixed variant's and the mid variant's bookkeeping counted
     apart); a lone pixel widened (k / 4 steps), then per four channels one one-pixel block (k / 4 steps, a test per
@@ -256,7 +256,7 @@ def sweep_terms(pixels: int, k: int, c_out: int, unit_stride: bool) -> dict[str,
             "rest_blocks": rest, "rest_sixteens": rest * (k // 16), "rest_quads": rest * (k % 16 // 4)}
 
 
-#: Strides along x that conv2d_s8_dw.c's assembly has slide bodies for (mcu_conv2d_s8_dw_slide_c; C % 4 == 0).
+#: Strides along x that conv2d_s8_dw.h's assembly has slide bodies for (mcu_conv2d_s8_dw_slide_c; C % 4 == 0).
 DW_SLIDE_STRIDES = (1, 2)
 
 
@@ -302,7 +302,7 @@ def depthwise_schedule(geom: dict, slide: bool) -> dict[str, int]:
 
 
 def depthwise_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
-    """The depthwise loops (conv2d_s8_dw.c), as depthwise_schedule walks the pixels. On DSP cores with an FPU and
+    """The depthwise loops (conv2d_s8_depthwise.c), as depthwise_schedule walks the pixels. On DSP cores with an FPU and
     plain float requantization (float_rq), 3x3 windows: the runs of pairs inside the input in assembly
     (mcu_conv2d_s8_dw_quads' slide bodies: C % 4 == 0, strides DW_SLIDE_STRIDES, undilated columns): per run a
     call, per pair its quads (each with its requantization) and the second pixel's copy; the other pairs from tap
@@ -328,7 +328,7 @@ def depthwise_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
 
 
 def ring_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
-    """The in-place depthwise loops (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): per four-channel block and pixel the ring
+    """The in-place depthwise loops (conv2d_s8_depthwise_ring.c): per four-channel block and pixel the ring
     copy and the requantization; a tap table (checked taps) for border windows and the C % 4 left (elsewhere: every
     window); over every tap the full blocks four channels at a time (DSP; elsewhere one by one, from the table) and
     the C % 4 left one by one. Where ring_rows_staged holds, the full blocks instead go row by row: per block and
@@ -348,7 +348,7 @@ def ring_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
 
 
 def few_channels_terms(geom: dict, k: int, down: bool) -> dict[str, int]:
-    """The few-channels loops (conv2d_s8.c mcu_conv2d_s8_few): per call the weight stream (words); per pixel pair
+    """The few-channels loops (conv2d_s8_few_channels.c): per call the weight stream (words); per pixel pair
     (in the order `down` says) two windows, read in place when both are inside the input (undilated) one output
     column apart, else both gathered kernel row by kernel row by the im2col gather, and split into tap pairs (whole
     words, and the bytes left of each kernel row); a pair located (`pair_locates`) where it is gathered or starts a
@@ -391,8 +391,6 @@ class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
     name = "conv2d_s8"
-    #: the depthwise path lives in its own file pair (runtime_c/kernels/conv2d_s8_dw.[ch])
-    depends = ("conv2d_s8_dw",)
     #: `local` is im2col with both windows on the stack, `direct` the same block dot read in place one kernel row at
     #: a time: both are rare in the calibration set (they run only where im2col's scratch would grow the arena), so
     #: they take im2col's fitted per-dot, per-quad and per-pixel-pair cycles.
@@ -409,7 +407,9 @@ class Conv2dS8(KernelOp):
         return fast_path(node, g) in SCRATCH or (ring_lag(node, g) is not None and not ring_preferred(node, g))
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_conv2d_s8(params, x, y, scratch|NULL): packed weights and the folded bias are in the params."""
+        """mcu_conv2d_s8_<path>(params, x, y, scratch|NULL), the path's own file (runtime_c/kernels/conv2d_s8_<path>.c,
+        so a model links the paths its layers take and no other): packed weights and the folded bias are in the
+        params."""
         if node.attrs.get("layout") != "nhwc" and not same_in_both_layouts(node, g):
             raise RuntimeError(f"Conv '{node.name}' reached conv2d_s8 channels-first; the layout pass must run it "
                                "channels-last.")
@@ -424,7 +424,7 @@ class Conv2dS8(KernelOp):
         if path in ZROW:
             arrays[f"{node.name}_zrow"] = np.full(ZROW[path](node, g), node.attrs["x_zp"], np.int8)
         return KernelCall(
-            self.name,
+            f"{self.name}_{path}",
             [("g", window_geom(node, g, group=node.attrs.get("group", 1))), ("x_zp", node.attrs["x_zp"]),
              ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields),
              ("path", PATHS[path]), ("down", int(descending(node, g))), ("w", ArrayRef(f"{node.name}_wpack")),

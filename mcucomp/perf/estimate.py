@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from runtime_c import kernel_files
+
 from ..boards import load_board
 from ..ir import Graph, Node
 from ..ops import REGISTRY
@@ -148,7 +150,7 @@ def calibration_runtime_files() -> list[str]:
         for node in low.order:
             stems.update(REGISTRY[node.op].depends)
     files = ["mcu_rt.h", "mcu_math.h"]
-    files += [f"kernels/{stem}.{ext}" for stem in sorted(stems) for ext in ("h", "c")]
+    files += kernel_files(sorted(stems))
     return files
 
 
