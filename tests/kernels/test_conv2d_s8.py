@@ -15,9 +15,10 @@ import mcucomp
 import mcucomp.pipeline
 from mcucomp.errors import UnsupportedError
 from mcucomp.ops import REGISTRY
+from mcucomp.ops._conv2d_s8.depthwise import DW_DEFER
 from mcucomp.ops._overlap import descending, pixel_pairs
 from mcucomp.ops._window import window_geom
-from mcucomp.ops.conv2d_s8 import DW_DEFER, conv_path, ring_rows_staged
+from mcucomp.ops.conv2d_s8 import conv_path, ring_rows_staged
 from mcucomp.pipeline import lower_model
 from mcucomp.show import format_node
 from mcucomp.target.verify import verify_on_target
