@@ -1,5 +1,5 @@
-"""int8 convolution, channels-last (paths: pointwise, im2col, direct, depthwise, general), lowered from QLinearConv
-or DQ→Conv→Q."""
+"""int8 convolution, channels-last (the paths of PATHS, each its own runtime file and cost-terms module in
+_conv2d_s8/), lowered from QLinearConv or DQ→Conv→Q."""
 
 from __future__ import annotations
 
