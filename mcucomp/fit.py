@@ -13,6 +13,8 @@ import json
 from functools import lru_cache
 from importlib import resources
 
+from runtime_c import kernel_files
+
 from .boards import region
 from .errors import FitError, OptionError
 
@@ -43,7 +45,8 @@ def _kernel_entries(report: dict, core: dict) -> tuple[dict, list[str]]:
         layers = [layer for layer in report["layers"] if not layer["alias"]]
         ops = {layer["op"] for layer in layers}
         kernels = {layer.get("kernel") or layer["op"] for layer in layers}
-        used = sorted(kernels | {dep for op in ops if op in REGISTRY for dep in REGISTRY[op].depends})
+        stems = kernels | {dep for op in ops if op in REGISTRY for dep in REGISTRY[op].depends}
+        used = sorted(rel[len("kernels/"):-2] for rel in kernel_files(sorted(stems)) if rel.endswith(".c"))
     largest = {k: max(e[k] for e in core["kernels"].values()) for k in ("code", "library", "stack")}
     missing = [op for op in used if op not in core["kernels"]]
     return {op: core["kernels"].get(op, largest) for op in used}, missing

@@ -25,6 +25,7 @@ RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 
 SOURCE = """#include "conv2d_s8_gemm.h"
+#include "conv2d_s8_gemm_v6m.c"
 /* desc: byte offsets in buf of w0, w1, c0, c1, then k; acc: the four accumulators, updated. */
 void t_dot(const int8_t *buf, const int32_t *desc, int32_t *acc)
 {
