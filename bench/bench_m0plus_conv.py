@@ -37,8 +37,8 @@ void b_apply(const mcu_requant *rq, const int32_t *acc, int8_t *y, int32_t n)
 }
 """
 
-FUSED = """#include "conv2d_s8.c"
-#include "conv2d_s8_dw.c" /* mcu_conv2d_s8 calls the depthwise path */
+FUSED = """#include "conv2d_s8_gemm.h"
+#include "conv2d_s8_gemm_v6m.c"
 void b_gemm(const mcu_conv2d_s8_gemm_v6m_args *a)
 {
     mcu_conv2d_s8_gemm_v6m(a);
@@ -124,9 +124,9 @@ def main() -> None:
     runtime = parser.parse_args().tree / "runtime_c"
     rng = np.random.default_rng(0)
     print(f"mcu_requant_apply per output (one call each): {requant_apply_cycles(runtime, rng):.1f} cycles")
-    if "mcu_conv2d_s8_gemm_v6m" not in (runtime / "kernels" / "conv2d_s8.c").read_text():
+    if "mcu_conv2d_s8_gemm_v6m" not in (runtime / "kernels" / "conv2d_s8_gemm_v6m.c").read_text():
         return
-    variants = [False] + (["mcu_conv2d_s8_rq_table" in (runtime / "kernels" / "conv2d_s8.c").read_text()] * 1)
+    variants = [False] + (["mcu_conv2d_s8_rq_table" in (runtime / "kernels" / "conv2d_s8_gemm.h").read_text()] * 1)
     for table in sorted(set(variants)):
         name = "fused GEMM" + (" with the per-call table" if table else "")
         base = fused_cycles(runtime, 0, rng, table)

@@ -6,8 +6,8 @@ Run after adding or changing a kernel:  python bench/measure_code_size.py
 A kernel's "code" is its object's .text and .rodata; its "library" is how much more a linked firmware image grows
 when the kernel is linked in (the libgcc / newlib routines it pulls in: soft float on ARMv6-M); its "stack" is the
 deepest call chain from its entry functions through its own, the runtime files' and the library's functions
-(mcucomp/target/callgraph.py: GCC's -fcallgraph-info=su graphs joined with the linked image's disassembly), and
-"stack_paths" the same per kernel path for ops that declare them (KernelOp.stack_paths). "firmware_stack" is the
+(mcucomp/target/callgraph.py: GCC's -fcallgraph-info=su graphs joined with the linked image's disassembly); a kernel
+with several paths has a file, and so a figure, per path (conv2d_s8_pointwise, ...). "firmware_stack" is the
 test firmware's frames under the model's run function (reset handler and main), "firmware_calls_stack" the deepest
 chain of the firmware's own calls (semihosting, the stack report).
 """
@@ -22,9 +22,8 @@ from importlib import resources
 from pathlib import Path
 
 from mcucomp.boards import compiler_flags, load_board
-from mcucomp.ops import REGISTRY
 from mcucomp.target.build import TARGET_CFLAGS, build_firmware, require_tool, section_sizes
-from mcucomp.target.callgraph import StackGraph, disassembled_functions, merge, path_depths, read_callgraph_info
+from mcucomp.target.callgraph import StackGraph, disassembled_functions, merge, read_callgraph_info
 from mcucomp.target.memory_map import qemu_memory_map
 
 #: One representative board per core: its flags select the instruction set and FPU.
@@ -129,14 +128,6 @@ def measure_core(core: str, board: dict, work: Path) -> dict:
                            recursion=RECURSION_BOUNDS)
         entries = defined_functions(obj)
         kernels[src.stem] = {"code": own, "library": library, "stack": max(map(graph.depth, entries))}
-        op = REGISTRY.get(src.stem)
-        if op is not None and op.stack_paths:
-            kernels[src.stem]["stack_paths"] = path_depths(graph.graph, entries, op.stack_paths, RECURSION_BOUNDS)
-            whole = [path for path, sets in op.stack_paths.items()
-                     if not any(all(f in graph.graph for f in functions) for functions in sets)]
-            if whole:
-                print(f"{core}: {src.stem}: no function set of path(s) {', '.join(whole)} is in the image (inlined or "
-                      "renamed): their stack is the whole kernel's", file=sys.stderr)
     return {"firmware_flash": base_flash, "firmware_stack": under_run, "firmware_calls_stack": harness_calls,
             "kernels": kernels}
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from emit_c import ArrayConst, CallSite, IOSpec, NpuInfo, Program
 from emit_c.identifiers import io_identifiers, sanitize
+from runtime_c import kernel_files
 
 from .ir import Graph, Node
 from .memory import MemoryLayout
@@ -90,11 +91,7 @@ def build_program(g: Graph, order: list[Node], calls: dict[str, KernelCall], lay
         params = [(k, em.param(v, call)) for k, v in call.params]
         sites.append(CallSite(call.func, params, args, f"{node.name}: {node.op}", call.returns_status))
         op = REGISTRY[node.op]
-        for stem in (*op.depends, call.func):
-            for ext in ("h", "c"):
-                rel = f"kernels/{stem}.{ext}"
-                if rel not in runtime:
-                    runtime.append(rel)
+        runtime += [rel for rel in kernel_files((*op.depends, call.func)) if rel not in runtime]
     specs_in, specs_out, copies_in, copies_out = [], [], [], []
     for names, specs, copies in ((g.inputs, specs_in, copies_in), (g.outputs, specs_out, copies_out)):
         for name in names:

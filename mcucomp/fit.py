@@ -15,6 +15,8 @@ import json
 from functools import lru_cache
 from importlib import resources
 
+from runtime_c import kernel_files
+
 from .boards import region
 from .errors import FitError, OptionError
 
@@ -46,10 +48,12 @@ def _kernel_entries(report: dict, core: dict) -> tuple[dict, list[str]]:
     if not used:  # planned, not written yet: the layers' kernels and the runtime files they depend on
         from .ops import REGISTRY
 
-        ops = {layer["op"] for layer in report["layers"] if not layer["alias"]}
-        used = sorted(ops | {dep for op in ops if op in REGISTRY for dep in REGISTRY[op].depends})
+        layers = [layer for layer in report["layers"] if not layer["alias"]]
+        ops = {layer["op"] for layer in layers}
+        kernels = {layer.get("kernel") or layer["op"] for layer in layers}
+        stems = kernels | {dep for op in ops if op in REGISTRY for dep in REGISTRY[op].depends}
+        used = sorted(rel[len("kernels/"):-2] for rel in kernel_files(sorted(stems)) if rel.endswith(".c"))
     largest = {k: max(e[k] for e in core["kernels"].values()) for k in ("code", "library", "stack")}
-    largest["stack_paths"] = {}
     missing = [op for op in used if op not in core["kernels"]]
     return {op: core["kernels"].get(op, largest) for op in used}, missing
 
@@ -190,14 +194,12 @@ def estimate_fit(report: dict, board: dict, arena_region: str | None = None,
 
 
 def layer_stack(layer: dict, kernels: dict) -> int:
-    """Deepest stack one layer's kernel call may take: its path's call chain when the table has one, else the whole
-    kernel's; an NPU region adds the Ethos-U driver's frames."""
-    entry = kernels.get(layer["op"])
+    """Deepest stack one layer's kernel call may take: the deepest call chain of the runtime file it calls (a kernel
+    path's own file, e.g. conv2d_s8_pointwise); an NPU region adds the Ethos-U driver's frames."""
+    entry = kernels.get(layer.get("kernel") or layer["op"])
     if entry is None:  # no measured file of that name: the deepest kernel the model links
         return max((e["stack"] for e in kernels.values()), default=0)
-    path = (layer.get("kernel_path") or "").partition(".")[2]
-    depth = entry.get("stack_paths", {}).get(path, entry["stack"])
-    return depth + (ETHOSU_DRIVER_STACK_BYTES if layer["op"] == "ethosu_region" else 0)
+    return entry["stack"] + (ETHOSU_DRIVER_STACK_BYTES if layer["op"] == "ethosu_region" else 0)
 
 
 def stack_bound(report: dict, core: dict, kernels: dict) -> int:

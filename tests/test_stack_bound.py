@@ -1,5 +1,5 @@
 """The stack bound's call-graph analysis (mcucomp/target/callgraph.py) on small programs: GCC's frames, a naked
-function's frame read from its code, calls through a pointer, recursion, per-path depths; and the generated run
+function's frame read from its code, calls through a pointer, recursion; and the generated run
 function's frame against GCC's own figure. A missing toolchain fails these tests."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import mcucomp
 from mcucomp.boards import compiler_flags, load_board
 from mcucomp.errors import McucompError
 from mcucomp.target.build import TARGET_CFLAGS
-from mcucomp.target.callgraph import (StackGraph, disassembled_functions, merge, path_depths,
+from mcucomp.target.callgraph import (StackGraph, disassembled_functions, merge,
                                       read_callgraph_info)
 from shared_models import shared_model
 
@@ -56,17 +56,6 @@ def test_a_call_through_a_pointer_is_bounded_by_the_deepest_function_without_one
     assert graph["through"].indirect
     depths = StackGraph(graph)
     assert depths.depth("through") >= graph["through"].frame + depths.depth("wide")
-
-
-def test_per_path_depths_leave_out_the_other_paths_functions(tmp_path):
-    graph = build(tmp_path)
-    paths = {"small": (("leaf", "pusher"),), "wide": (("wide",),), "pointer": (("through",),),
-             "inlined": (("not_in_the_image",),)}
-    depths = path_depths(graph, ["entry"], paths)
-    frames = {name: StackGraph(graph).depth(name) for name in ("leaf", "pusher", "wide", "through")}
-    assert depths["small"] == graph["entry"].frame + max(frames["leaf"], frames["pusher"])
-    assert depths["wide"] == graph["entry"].frame + frames["wide"]
-    assert depths["inlined"] == StackGraph(graph).depth("entry")  # no set in the image: the whole kernel's
 
 
 def test_recursion_is_refused_unless_bounded(tmp_path):

@@ -193,9 +193,9 @@ def pointwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
     Up: the reads still to come start at the pair's own s(q0)*I; its highest write is q1*O + O - 1 + d. Safe iff
     d <= s(q0)*I - (q1 + 1)*O for every pair: the margin; any lower shift is safe.
 
-    The DSP sweeps (conv2d_s8.c mcu_conv2d_s8_pw_sweep) read a pair once, widened, before its first write, and then
-    only its c_out % 4 channels' inputs again: their reads are a subset of the ones above, in the same pair order,
-    so the same bounds hold.
+    The DSP sweeps (conv2d_s8_pointwise.c mcu_conv2d_s8_pw_sweep) read a pair once, widened, before its first write,
+    and then only its c_out % 4 channels' inputs again: their reads are a subset of the ones above, in the same pair
+    order, so the same bounds hold.
     """
     geom = dict(window_geom(node, g))
     start = _nhwc_window_starts(geom)[2]
@@ -207,7 +207,7 @@ def pointwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
 
 
 def depthwise_nhwc(node: Node, g: Graph) -> OverlapMargin:
-    """conv2d_s8's depthwise path (channels-last, int8, C = c_in = c_out bytes per pixel; conv2d_s8_dw.c): output
+    """conv2d_s8's depthwise path (channels-last, int8, C = c_in = c_out bytes per pixel; conv2d_s8_depthwise.c): output
     pixel pairs (q, q + 1) in row-major order (single pixels above DW_DEFER channels), within a pair channels
     ascending (four at a time on DSP cores), output (q, c) written after channel c of both windows is read, pixel
     q + 1's outputs all written after the pair; windows wholly in the padding read nothing.
@@ -262,7 +262,7 @@ def pixelwise_nhwc(node: Node, g: Graph, pairs: bool, gathered: bool) -> Overlap
 
 
 def depthwise_ring() -> OverlapMargin:
-    """conv2d_s8's in-place depthwise variant (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): exactly in place (y == x).
+    """conv2d_s8's in-place depthwise variant (conv2d_s8_depthwise_ring.c): exactly in place (y == x).
     It runs block b (channels 4b .. 4b + 3) over every pixel q before block b + 1 and writes (q, b) over x's bytes
     (q, b) only, after copying them to the ring; later reads of block b from pixels below the current one come from
     the ring (it holds the last DW_RING pixels, and windows reach at most pad_t * W + pad_l < DW_RING back), reads of

@@ -32,10 +32,6 @@ class KernelOp(abc.ABC):
     constraints: tuple = ()
     #: Code paths that run another path's loops and so share its fitted cycle coefficients (path -> that path).
     cost_families: dict = {}
-    #: Per kernel path (as cost_terms names it), sets of C functions through which all of that path's code runs and
-    #: no other path's, finest first (a function the compiler inlined is not in the image, so the next set serves):
-    #: a layer's stack bound leaves the other paths' functions out (mcucomp.target.callgraph.path_depths).
-    stack_paths: dict = {}
 
     def lower(self, node: Node, g: Graph) -> None:
         """Rewrite an ONNX node's attributes into this kernel's canonical form (in place)."""

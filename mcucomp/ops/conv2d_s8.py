@@ -1,5 +1,5 @@
-"""int8 convolution, channels-last (paths: pointwise, im2col, direct, depthwise, general), lowered from QLinearConv
-or DQ→Conv→Q."""
+"""int8 convolution, channels-last (the paths of PATHS, each its own runtime file and cost-terms module in
+_conv2d_s8/), lowered from QLinearConv or DQ→Conv→Q."""
 
 from __future__ import annotations
 
@@ -7,8 +7,13 @@ import numpy as np
 
 from ..errors import ModelError
 from ..ir import Graph, Node
+from ._conv2d_s8.depthwise import depthwise_terms
+from ._conv2d_s8.depthwise_ring import ring_rows_staged, ring_terms
+from ._conv2d_s8.few_channels import few_channels_terms
+from ._conv2d_s8.im2col import im2col_gather_rows
+from ._conv2d_s8.pointwise import pointwise_swept, sweep_terms
 from ._cost import params_dict, requant_terms, window
-from ._overlap import conv_s8_overlap, descending, pixel_pairs
+from ._overlap import conv_s8_overlap, descending
 from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 
@@ -16,31 +21,23 @@ from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, onnx_shape
 PATHS = {"general": 0, "depthwise": 1, "pointwise": 2, "im2col": 3, "direct": 4, "local": 5, "depthwise_ring": 6,
          "few_channels": 7}
 
-#: The depthwise path's windows have at most this many taps (MCU_CONV2D_S8_DW_TAPS in conv2d_s8_dw.c: per-pixel tap
+#: The depthwise path's windows have at most this many taps (MCU_CONV2D_S8_DW_TAPS in conv2d_s8_dw.h: per-pixel tap
 #: tables on the stack); larger kernels take the general path.
 DW_TAPS = 25
 
-#: Ring slots (pixels) of the in-place depthwise variant (MCU_CONV2D_S8_DW_RING in conv2d_s8_dw.c).
+#: Ring slots (pixels) of the in-place depthwise variant (MCU_CONV2D_S8_DW_RING in conv2d_s8_depthwise_ring.c).
 DW_RING = 64
 
-#: Channels up to which the depthwise path runs pixel pairs (MCU_CONV2D_S8_DW_DEFER in conv2d_s8_dw.c).
-DW_DEFER = 256
 
 #: Stack bytes of the local path's two windows (MCU_CONV2D_S8_LOCAL_COL in runtime_c/kernels/conv2d_s8.h).
 LOCAL_COL = 96
 
-#: Input channels up to which the pointwise path widens a pixel pair on the stack for the DSP sweeps
-#: (MCU_CONV2D_S8_PW_TAPS in conv2d_s8.c).
-PW_TAPS = 256
 
 #: The few-channels path: input channels at most, taps of a window at most (both windows fit LOCAL_COL) and stack
 #: bytes of its weight stream on DSP cores (MCU_CONV2D_S8_FEW_* in runtime_c/kernels/conv2d_s8.h).
 FEW_C_IN = 4
 FEW_TAPS = LOCAL_COL // 2
 FEW_STREAM = 1536
-
-#: Tap pairs per pass of the few-channels block loop (MCU_CONV2D_S8_FEW_UNROLL in conv2d_s8.c).
-FEW_UNROLL = 8
 
 
 def depthwise(node: Node, g: Graph) -> bool:
@@ -73,7 +70,7 @@ def kernel_taps(node: Node) -> int:
 
 def few_stream_bytes(node: Node, g: Graph) -> int:
     """Bytes of the few-channels path's weight stream: per group of four output channels 4 biases, 4 scales and
-    4 int16 lane pairs per tap pair (conv2d_s8.c mcu_conv2d_s8_few_dsp)."""
+    4 int16 lane pairs per tap pair (conv2d_s8_few_channels.c mcu_conv2d_s8_few_dsp)."""
     return -(-onnx_shape(g, node.outputs[0])[1] // 4) * (8 + 4 * -(-kernel_volume(node, g) // 2)) * 4
 
 
@@ -107,19 +104,6 @@ def ring_lag(node: Node, g: Graph) -> int | None:
         return None
     lag = geom["pad_t"] * geom["w_in"] + geom["pad_l"]
     return lag if lag < DW_RING else None
-
-
-#: Words of one staged row of the in-place variant's DSP loop (MCU_CONV2D_S8_DW_ROW_WORDS in conv2d_s8_dw.c): W + 3
-#: must fit.
-DW_ROW_WORDS = 64
-
-
-def ring_rows_staged(geom: dict, float_rq: bool) -> bool:
-    """Whether the in-place variant's full blocks take the staged rows on DSP cores with an FPU
-    (conv2d_s8_dw.c mcu_conv2d_s8_dw_rows_fit): plain float requantization, 3x3 undilated windows with pads of 1,
-    W + 3 <= DW_ROW_WORDS."""
-    window = (geom["k_h"], geom["k_w"], geom["dil_h"], geom["dil_w"], geom["pad_t"], geom["pad_l"])
-    return float_rq and window == (3, 3, 1, 1, 1, 1) and geom["w_in"] + 3 <= DW_ROW_WORDS
 
 
 #: Narrowest input row for which the in-place variant's staged rows beat the pixel pairs: an odd width wastes half
@@ -191,223 +175,14 @@ def folded_bias(g: Graph, node: Node) -> np.ndarray:
     return folded.astype(np.int32)
 
 
-def im2col_gather_rows(geom: dict) -> dict[str, int]:
-    """Kernel rows the im2col gather copies whole (inside the input, undilated), copies tap by tap (reaching the
-    padding along x, or dilated), or fills with x_zp (outside the input along y), over all pixels."""
-    inside_x = sum(0 <= ox * geom["stride_w"] - geom["pad_l"] and
-                   ox * geom["stride_w"] - geom["pad_l"] + (geom["k_w"] - 1) * geom["dil_w"] < geom["w_in"]
-                   for ox in range(geom["w_out"]))
-    valid_y = sum(0 <= oy * geom["stride_h"] - geom["pad_t"] + ky * geom["dil_h"] < geom["h_in"]
-                  for oy in range(geom["h_out"]) for ky in range(geom["k_h"]))
-    whole = inside_x if geom["dil_w"] == 1 else 0
-    return {"rows_copied": geom["n"] * valid_y * whole,
-            "rows_checked": geom["n"] * valid_y * (geom["w_out"] - whole),
-            "rows_padded": geom["n"] * (geom["h_out"] * geom["k_h"] - valid_y) * geom["w_out"]}
-
-
-def pointwise_swept(rq_fields: dict, plain: bool, w_zp, k: int, c_out: int) -> bool:
-    """Whether the pointwise path's C takes the sweeps on DSP cores with an FPU (mcu_conv2d_s8_pointwise_widened):
-    plain float requantization (Requant.plain) over the full int8 range, per-channel scales, no weight zero points,
-    k % 4 == 0, k <= PW_TAPS, c_out >= 4."""
-    full_range = (rq_fields["qmin"], rq_fields["qmax"]) == (-128, 127)
-    return (full_range and plain and rq_fields["per_channel"] == 1 and w_zp is None and k % 4 == 0
-            and k <= PW_TAPS and c_out >= 4)
-
-
-def sweep_variant(k: int) -> str:
-    """Which of mcu_conv2d_s8_pw_sweep's assembly loops takes k taps (k % 4 == 0): "fixed" (k = 8, 16, 32: one turn
-    at constant offsets, the biases' pointer in a core register), "mid" (other k % 32 == 0: 64 taps a turn, a
-    k % 64 == 32 entering its first at the middle) or "turn" (any k: 4 taps a turn)."""
-    if k in (8, 16, 32):
-        return "fixed"
-    return "mid" if k % 32 == 0 else "turn"
-
-
-def sweep_turns(k: int) -> int:
-    """Step-loop tests of one 2x2 MAC loop of the sweep (mcu_conv2d_s8_pw_sweep): none for the fixed loop, one per 64
-    taps (the first turn perhaps half) for mid, one per 4 taps for turn (sweep_variant)."""
-    variant = sweep_variant(k)
-    if variant == "fixed":
-        return 0
-    return -(-k // 64) if variant == "mid" else k // 4
-
-
-def sweep_terms(pixels: int, k: int, c_out: int, unit_stride: bool) -> dict[str, int]:
-    """The pointwise sweeps' loops (conv2d_s8.c, DSP cores with an FPU): one sweep call for all pixel pairs (unit
-    stride, c_out % 4 == 0) or one per pair; per pixel pair the widening (8 taps a turn, 4 in the turn variant, no
-    loop in the fixed one: its pairs counted apart), per four channels one block (two 2x2 blocks of k / 4 steps and
-    sweep_turns tests each, eight values requantized; the fixed variant's and the mid variant's bookkeeping counted
-    apart); a lone pixel widened (k / 4 steps), then per four channels one one-pixel block (k / 4 steps, a test per
-    64 taps when k % 64 == 0, per 32 when k % 32 == 0, else per 4); the c_out % 4 channels of each pixel pair or lone pixel through the GEMM
-    block (`rest_blocks`, one k-long dot each)."""
-    pairs, lone = pixels // 2, pixels % 2
-    blocks, quads = pairs * (c_out // 4), lone * (c_out // 4)
-    variant = sweep_variant(k)
-    turns1 = k // (64 if k % 64 == 0 else 32 if k % 32 == 0 else 4)
-    rest = (pairs + lone) * -(-(c_out % 4) // 2)
-    calls = min(pairs, 1) if unit_stride and c_out % 4 == 0 else pairs
-    return {"sweep_calls": calls, "sweep_pairs": pairs, "sweep_fixed_pairs": pairs if variant == "fixed" else 0,
-            "sweep_lone": lone,
-            "sweep_widened": pairs * (k // (4 if variant == "turn" else 8)), "sweep1_widened": lone * (k // 4),
-            "sweep_blocks": blocks, "sweep_fixed_blocks": blocks if variant == "fixed" else 0,
-            "sweep_mid_blocks": blocks if variant == "mid" else 0, "sweep_steps": blocks * (k // 2),
-            "sweep_turns": blocks * 2 * sweep_turns(k),
-            "sweep1_blocks": quads, "sweep1_steps": quads * (k // 4), "sweep1_turns": quads * turns1,
-            "rest_blocks": rest, "rest_sixteens": rest * (k // 16), "rest_quads": rest * (k % 16 // 4)}
-
-
-#: Strides along x that conv2d_s8_dw.c's assembly has slide bodies for (mcu_conv2d_s8_dw_slide_c; C % 4 == 0).
-DW_SLIDE_STRIDES = (1, 2)
-
-
-def depthwise_schedule(geom: dict, slide: bool) -> dict[str, int]:
-    """How mcu_conv2d_s8_dw_pairs walks the output pixels (row-major over N, H_out, W_out): with `slide` (the slide
-    bodies apply to the layer), from each pixel the run of pairs in its row whose windows lie inside the input (one
-    assembly call each); otherwise a pair (q, q + 1) from tap tables, or a lone pixel (the last one, or every pixel
-    above DW_DEFER channels). Counts: runs, pairs in runs, table pairs, lone pixels, and the tables built (pixels
-    whose window lies inside, border pixels)."""
-    h_out, w_out, c = geom["h_out"], geom["w_out"], geom["c_out"]
-    pixels, paired = geom["n"] * h_out * w_out, c <= DW_DEFER
-    sh, sw = geom["stride_h"], geom["stride_w"]
-    counts = dict.fromkeys(("runs", "run_pairs", "pairs", "lone", "tables_inside", "tables_border"), 0)
-    q = n = oy = ox = 0
-    while q < pixels:
-        iy0, ix0 = oy * sh - geom["pad_t"], ox * sw - geom["pad_l"]
-        if slide and paired:
-            fits = iy0 >= 0 and iy0 + (geom["k_h"] - 1) * geom["dil_h"] < geom["h_in"] and ix0 >= 0
-            run = min((w_out - ox) // 2, (geom["w_in"] - 3 - ix0 + sw) // (2 * sw)) if fits else 0
-            if run > 0:
-                counts["runs"] += 1
-                counts["run_pairs"] += run
-                q, ox = q + 2 * run, ox + 2 * run
-                if ox == w_out:
-                    ox, oy = 0, oy + 1
-                    if oy == h_out:
-                        oy, n = 0, n + 1
-                continue
-        two = paired and q + 1 < pixels
-        for _ in range(1 + two):
-            iy0, ix0 = oy * sh - geom["pad_t"], ox * sw - geom["pad_l"]
-            inside = (iy0 >= 0 and ix0 >= 0 and iy0 + (geom["k_h"] - 1) * geom["dil_h"] < geom["h_in"]
-                      and ix0 + (geom["k_w"] - 1) * geom["dil_w"] < geom["w_in"])
-            counts["tables_inside" if inside else "tables_border"] += 1
-            ox += 1
-            if ox == w_out:
-                ox, oy = 0, oy + 1
-                if oy == h_out:
-                    oy, n = 0, n + 1
-        counts["pairs" if two else "lone"] += 1
-        q += 1 + two
-    return counts
-
-
-def depthwise_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
-    """The depthwise loops (conv2d_s8_dw.c), as depthwise_schedule walks the pixels. On DSP cores with an FPU and
-    plain float requantization (float_rq), 3x3 windows: the runs of pairs inside the input in assembly
-    (mcu_conv2d_s8_dw_quads' slide bodies: C % 4 == 0, strides DW_SLIDE_STRIDES, undilated columns): per run a
-    call, per pair its quads (each with its requantization) and the second pixel's copy; the other pairs from tap
-    tables, their quads in assembly too (the table body; `asm_` terms), their C % 4 left in C. Otherwise every pair
-    and lone pixel in C: per pair the four-channel quads (DSP) and the C % 4 left (elsewhere: every channel) over
-    every tap for both pixels (each quad then requantized and stored), and the second pixel's C bytes copied from
-    the stack; the same loops for one pixel alone. Tables: one add a tap for a window inside the input, checked taps
-    at the border."""
-    c = geom["c_out"]
-    three = (geom["k_h"], geom["k_w"]) == (3, 3)
-    slide = float_rq and three and geom["dil_w"] == 1 and c % 4 == 0 and geom["stride_w"] in DW_SLIDE_STRIDES
-    sched = depthwise_schedule(geom, slide)
-    pairs, lone = sched["pairs"], sched["lone"]
-    asm = pairs if float_rq and three and c >= 4 else 0
-    c_pairs = pairs - asm
-    return {"pixels": geom["n"] * win.pixels, "tables_inside": sched["tables_inside"],
-            "tables_border_taps": sched["tables_border"] * win.taps, "slide_runs": sched["runs"],
-            "slide_pairs": sched["run_pairs"], "slide_quads": sched["run_pairs"] * (c // 4),
-            "asm_pairs": asm, "asm_quads": asm * (c // 4), "pairs": c_pairs, "pair_quads": c_pairs * (c // 4),
-            "pair_quad_taps": c_pairs * (c // 4) * win.taps, "pair_tail_taps": pairs * (c % 4) * win.taps,
-            "deferred": pairs * c, "lone": lone, "lone_quads": lone * (c // 4),
-            "lone_quad_taps": lone * (c // 4) * win.taps, "lone_tail_taps": lone * (c % 4) * win.taps}
-
-
-def ring_terms(geom: dict, win, float_rq: bool) -> dict[str, int]:
-    """The in-place depthwise loops (conv2d_s8_dw.c mcu_conv2d_s8_dw_ring): per four-channel block and pixel the ring
-    copy and the requantization; a tap table (checked taps) for border windows and the C % 4 left (elsewhere: every
-    window); over every tap the full blocks four channels at a time (DSP; elsewhere one by one, from the table) and
-    the C % 4 left one by one. Where ring_rows_staged holds, the full blocks instead go row by row: per block and
-    image the set-up, per block and row one call of the assembly and the staged input row (`staged_words`), per
-    block and pixel pair the pair's 3x3 taps and requantization."""
-    c, pixels = geom["c_out"], geom["n"] * win.pixels
-    border = pixels - geom["n"] * win.inside_pixels
-    staged = ring_rows_staged(geom, float_rq)
-    full = c // 4
-    ringed = (c % 4 > 0) if staged else -(-c // 4)  # blocks through the pixel ring
-    rows = full * geom["n"] * geom["h_out"] if staged else 0
-    return {"block_pixels": ringed * pixels, "border_table_taps": ringed * border * win.taps,
-            "tail_table_taps": (c % 4 > 0) * (pixels - border) * win.taps,
-            "quad_taps": 0 if staged else full * pixels * win.taps, "tail_taps": (c % 4) * pixels * win.taps,
-            "staged_blocks": full * geom["n"] if staged else 0, "staged_rows": rows,
-            "staged_words": rows * geom["w_in"], "staged_pairs": rows * -(-geom["w_out"] // 2)}
-
-
-def few_channels_terms(geom: dict, k: int, down: bool) -> dict[str, int]:
-    """The few-channels loops (conv2d_s8.c mcu_conv2d_s8_few): per call the weight stream (words); per pixel pair
-    (in the order `down` says) two windows, read in place when both are inside the input (undilated) one output
-    column apart, else both gathered kernel row by kernel row by the im2col gather, and split into tap pairs (whole
-    words, and the bytes left of each kernel row); a pair located (`pair_locates`) where it is gathered or starts a
-    run of in-place pairs in its output row (the run's next pairs step two columns on); per group of four channels (a last partial one stored through
-    the stack) the block loop's tap pairs (in passes of FEW_UNROLL) and one requantization of eight outputs.
-    Elsewhere, and in other requantization modes, the local path's 2x2 GEMM blocks over every channel (`blocks`,
-    `block_sixteens`, `block_quads`: k = column_taps)."""
-    pixels = geom["n"] * geom["h_out"] * geom["w_out"]
-    pairs, c_out = -(-pixels // 2), geom["c_out"]
-    run = geom["k_w"] * geom["c_in"]
-    tap_pairs = -(-run * geom["k_h"] // 2)
-    q0, q1 = pixel_pairs(pixels, down)
-    oy, ox = np.divmod(np.arange(pixels) % (geom["h_out"] * geom["w_out"]), geom["w_out"])
-    iy, ix = oy * geom["stride_h"] - geom["pad_t"], ox * geom["stride_w"] - geom["pad_l"]
-    inside = ((geom["dil_w"] == 1) & (iy >= 0) & (iy + (geom["k_h"] - 1) * geom["dil_h"] < geom["h_in"])
-              & (ix >= 0) & (ix + geom["k_w"] - 1 < geom["w_in"]))
-    in_place = inside[q0] & inside[q1] & (q1 == q0 + 1) & (ox[q1] == ox[q0] + 1)
-    gathered = pairs - int(in_place.sum())
-    inside_x = np.flatnonzero((ix >= 0) & (ix + geom["k_w"] - 1 < geom["w_in"]))
-    ox_lo = int(ox[inside_x[0]]) if inside_x.size else 0
-    ox_pairs = max(len(set(ox[inside_x].tolist())) - 1, 0) if geom["dil_w"] == 1 else 0
-    locates = left = 0
-    for first, starts in zip(ox[q0].tolist(), in_place.tolist()):
-        if left == 0:   # mcu_conv2d_s8_few_windows: the pairs in place from here in this row, else this one
-            locates += 1
-            left = ((first - ox_lo) // 2 + 1 if down else (ox_lo + ox_pairs - first + 1) // 2) if starts else 1
-        left -= 1
-    quads = -(-c_out // 4)
-    blocks = pairs * -(-c_out // 2)
-    return {"pixel_pairs": pairs, "pair_locates": locates, "pairs_gathered": gathered,
-            "gathered_rows": gathered * 2 * geom["k_h"],
-            "stream_words": quads * 4 * tap_pairs, "window_words": pairs * geom["k_h"] * (run // 4),
-            "window_left": pairs * ((run % 4 * geom["k_h"] + 1) // 2), "quads": pairs * quads,
-            "quad_steps": pairs * quads * tap_pairs, "quad_passes": pairs * quads * -(-tap_pairs // FEW_UNROLL),
-            "partial_quads": pairs * (c_out % 4 > 0), "blocks": blocks, "block_sixteens": blocks * (k // 16),
-            "block_quads": blocks * (k % 16 // 4)}
-
-
 class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
     name = "conv2d_s8"
-    #: the depthwise path lives in its own file pair (runtime_c/kernels/conv2d_s8_dw.[ch])
-    depends = ("conv2d_s8_dw",)
     #: `local` is im2col with both windows on the stack, `direct` the same block dot read in place one kernel row at
     #: a time: both are rare in the calibration set (they run only where im2col's scratch would grow the arena), so
     #: they take im2col's fitted per-dot, per-quad and per-pixel-pair cycles.
     cost_families = {"local": "im2col", "direct": "im2col"}
-    stack_paths = {
-        "pointwise": (("mcu_conv2d_s8_pointwise",), ("mcu_conv2d_s8_gemm_paths",)),
-        "im2col": (("mcu_conv2d_s8_im2col",), ("mcu_conv2d_s8_gemm_paths",)),
-        "local": (("mcu_conv2d_s8_local",), ("mcu_conv2d_s8_gemm_paths",)),
-        "direct": (("mcu_conv2d_s8_direct",),),
-        "few_channels": (("mcu_conv2d_s8_few",), ("mcu_conv2d_s8_few_dsp", "mcu_conv2d_s8_gemm_paths")),
-        "general": (("mcu_conv2d_s8_general",),),
-        **{name: (("mcu_conv2d_s8_dw_pairs",), ("mcu_conv2d_s8_dw",)) for name in ("depthwise", "depthwise3x3")},
-        **{name: (("mcu_conv2d_s8_dw_ring",), ("mcu_conv2d_s8_dw",))
-           for name in ("depthwise_ring", "depthwise3x3_ring")}}
-
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Every 1-D and 2-D conv runs channels-last (the C kernel knows no other layout)."""
         return spatial_rank(node, g) <= 2
@@ -419,7 +194,9 @@ class Conv2dS8(KernelOp):
         return fast_path(node, g) in SCRATCH or (ring_lag(node, g) is not None and not ring_preferred(node, g))
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_conv2d_s8(params, x, y, scratch|NULL): packed weights and the folded bias are in the params."""
+        """mcu_conv2d_s8_<path>(params, x, y, scratch|NULL), the path's own file (runtime_c/kernels/conv2d_s8_<path>.c,
+        so a model links the paths its layers take and no other): packed weights and the folded bias are in the
+        params."""
         if node.attrs.get("layout") != "nhwc" and not same_in_both_layouts(node, g):
             raise RuntimeError(f"Conv '{node.name}' reached conv2d_s8 channels-first; the layout pass must run it "
                                "channels-last.")
@@ -434,7 +211,7 @@ class Conv2dS8(KernelOp):
         if path in ZROW:
             arrays[f"{node.name}_zrow"] = np.full(ZROW[path](node, g), node.attrs["x_zp"], np.int8)
         return KernelCall(
-            self.name,
+            f"{self.name}_{path}",
             [("g", window_geom(node, g, group=node.attrs.get("group", 1))), ("x_zp", node.attrs["x_zp"]),
              ("w_zp", ArrayRef(f"{node.name}_wzp") if w_zp is not None else "NULL"), ("rq", rq_fields),
              ("path", PATHS[path]), ("down", int(descending(node, g))), ("w", ArrayRef(f"{node.name}_wpack")),

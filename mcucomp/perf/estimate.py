@@ -20,6 +20,8 @@ from functools import cache
 from pathlib import Path
 from typing import Iterable
 
+from runtime_c import kernel_files
+
 from ..boards import load_board
 from ..ir import Graph, Node
 from ..ops import REGISTRY, KernelCall
@@ -146,7 +148,7 @@ def runtime_files(lowered: Iterable[tuple[list[Node], dict[str, KernelCall]]]) -
         for node in order:
             stems.update(REGISTRY[node.op].depends)
     files = ["mcu_rt.h", "mcu_math.h"]
-    files += [f"kernels/{stem}.{ext}" for stem in sorted(stems) for ext in ("h", "c")]
+    files += kernel_files(sorted(stems))
     return files
 
 

@@ -123,6 +123,8 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
             "live_bytes": live[step],
             "alias": alias,
             "call_index": None if alias else call_index,
+            # the runtime kernel file (kernels/<kernel>.c) the call links: conv2d_s8's is its path's
+            "kernel": calls[node.name].func if node.name in calls else None,
             **per_layer.get(node.name, {**no_code, "kernel_path": None if alias else shown_path(node, g)}),
         })
         call_index += 0 if alias else 1

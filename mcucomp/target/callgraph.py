@@ -189,12 +189,11 @@ def merge(code: dict[str, Function], *callgraphs: dict[str, Function]) -> dict[s
 
 
 class StackGraph:
-    """Depths of a merged call graph; `excluded` functions (and what only they reach) are left out of every chain;
-    `recursion` gives a function that calls itself the most frames of it ever on the stack at once."""
+    """Depths of a merged call graph; `recursion` gives a function that calls itself the most frames of it ever on
+    the stack at once."""
 
-    def __init__(self, graph: dict[str, Function], excluded: frozenset[str] = frozenset(),
-                 recursion: dict[str, int] | None = None):
-        self.graph, self.excluded, self.recursion = graph, excluded, recursion or {}
+    def __init__(self, graph: dict[str, Function], recursion: dict[str, int] | None = None):
+        self.graph, self.recursion = graph, recursion or {}
         self._depth: dict[str, int] = {}
         self._pointer_bound: int | None = None
 
@@ -212,7 +211,7 @@ class StackGraph:
             pointer_callers = {n for n in self.graph if any(self.graph[r].indirect
                                                             for r in reachable(self.graph, [n]) if r in self.graph)}
             self._pointer_bound = max((self.depth(n) for n in self.graph
-                                       if n not in pointer_callers and n not in self.excluded), default=0)
+                                       if n not in pointer_callers), default=0)
         return self._pointer_bound
 
     def depth(self, name: str, chain: tuple[str, ...] = ()) -> int:
@@ -224,7 +223,7 @@ class StackGraph:
             fn = self.graph.get(name, Function())
             frames = self.recursion.get(name, 1) if name in fn.calls else 1
             callees = [self.depth(c, chain + (name,)) for c in sorted(fn.calls)
-                       if c not in self.excluded and (c != name or frames == 1)]
+                       if c != name or frames == 1]
             if fn.indirect:
                 callees.append(self.pointer_call_bound())
             self._depth[name] = frames * self.frame(name) + max(callees, default=0)
@@ -240,21 +239,3 @@ def reachable(graph: dict[str, Function], roots) -> set[str]:
             seen.add(name)
             todo += graph.get(name, Function()).calls
     return seen
-
-
-def path_depths(graph: dict[str, Function], entries: list[str], paths: dict[str, tuple],
-                recursion: dict[str, int] | None = None) -> dict[str, int]:
-    """Per kernel path (mcucomp.ops KernelOp.stack_paths), the deepest chain from the kernel's entries that leaves
-    out the functions only other paths enter: those of the path's first function set that is wholly in the image;
-    a path with none (its functions inlined into shared code) gets the whole kernel's depth."""
-    whole = max(StackGraph(graph, recursion=recursion).depth(e) for e in entries)
-    depths = {}
-    for path, sets in paths.items():
-        own = next((roots for roots in sets if all(r in graph for r in roots)), None)
-        if own is None:
-            depths[path] = whole
-            continue
-        others = {r for other, s in paths.items() if other != path for roots in s for r in roots}
-        excluded = others - {r for roots in sets for r in roots} - reachable(graph, own)
-        depths[path] = max(StackGraph(graph, frozenset(excluded), recursion).depth(e) for e in entries)
-    return depths

@@ -2,7 +2,8 @@
 #define MCU_CONV2D_S8_H
 #include "mcu_rt.h"
 
-/* Code paths (mcucomp/ops/conv2d_s8.py PATHS; `mcucomp show` names the one each layer takes). */
+/* Code paths (mcucomp/ops/conv2d_s8.py PATHS; `mcucomp show` names the one each layer takes), each its own file
+ * and function: conv2d_s8_<path>.c, mcu_conv2d_s8_<path>. */
 #define MCU_CONV2D_S8_GENERAL 0   /* any geometry and groups; no scratch */
 #define MCU_CONV2D_S8_DEPTHWISE 1 /* group == c_in == c_out; no scratch */
 #define MCU_CONV2D_S8_POINTWISE 2 /* 1x1, unpadded, group 1, any stride; no scratch */
@@ -26,7 +27,7 @@ typedef struct {
     int32_t x_zp;
     const int32_t *w_zp; /* per output channel, or NULL for all zero */
     mcu_requant rq;
-    int32_t path;         /* MCU_CONV2D_S8_* */
+    int32_t path;         /* MCU_CONV2D_S8_*: the path the call's function runs (read by a debugger, not the C) */
     int32_t down;         /* pointwise, im2col, general: output pixels from the last down (else from the first up) */
     const int8_t *w;      /* weights arranged for the path (mcucomp/ops/conv2d_s8.py packed_weights) */
     const int32_t *kbias; /* bias[oc] - x_zp * sum_k (w[oc][k] - w_zp[oc]), per output channel */
@@ -35,7 +36,15 @@ typedef struct {
                            * time; last, so the fields before it keep their ARMv6-M load offsets) */
 } mcu_conv2d_s8_params;
 
-/* Helpers shared by conv2d_s8.c and conv2d_s8_dw.c. */
+/* One file per path (conv2d_s8_<path>.c, its function mcu_conv2d_s8_<path>); the helpers below are shared by all of
+ * them, the others by some (conv2d_s8_dot.h, _gemm.h, _window.h, _columns.h, _dw.h). */
+
+/* The shared headers' static functions: each path file uses some of them. */
+#if defined(__GNUC__)
+#define MCU_CONV2D_S8_SHARED __attribute__((unused))
+#else
+#define MCU_CONV2D_S8_SHARED
+#endif
 
 /* Before a loop label that branches return to many times: a taken branch to a 32-bit instruction that is not word
  * aligned costs the M4 a cycle more (one 16-bit padding instruction on the way in instead: MOV r8, r8, 0x46c0, as
@@ -117,7 +126,7 @@ static MCU_INLINE int8_t mcu_conv2d_s8_requant(const mcu_requant *rq, int32_t pl
     "mov r10, r6\n\t"                                                                                                 \
     "mov r11, r7\n\t"                                                                                                 \
     "pop {r4, r5, r6, r7, pc}\n\t"
-/* ARMv6-M assembly of conv2d_s8.c and conv2d_s8_dw.c: one fixed-mode (double rounding) output. The accumulator x in
+/* ARMv6-M assembly of the GEMM and depthwise paths: one fixed-mode (double rounding) output. The accumulator x in
  * r3 times the channel's multiplier (mh = r0, ml = r1: mcu_split16) as mcu_doubling_high_mul computes it (r6, r7
  * scratch, r11 = 2^30), leaving R in r3 and its sign in the flags; then RoundingDivideByPOT by e = r2 (ip =
  * 2^e >> 1) half away from zero: |R| + ip shifted right (both below 2^31, so no carry) and the sign put back, the
@@ -177,9 +186,5 @@ static inline void mcu_conv2d_s8_valid_taps(int32_t start, int32_t len, int32_t 
         *lo = *hi;
     }
 }
-
-/** int8 convolution, channels-last (x: N,H,W,C_in; y: N,H_out,W_out,C_out), groups, dilations, pads: int32
- * accumulate, requantize. scratch: NULL, or the path's scratch (see MCU_CONV2D_S8_*). */
-void mcu_conv2d_s8(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y, void *scratch);
 
 #endif

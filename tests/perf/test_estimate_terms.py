@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from cli_models import save, two_conv_model
 from mcucomp import cli
+from mcucomp.ops._conv2d_s8.depthwise import DW_DEFER, depthwise_schedule
 from mcucomp.ops._cost import window
-from mcucomp.ops.conv2d_s8 import DW_DEFER, depthwise_schedule
 from mcucomp.perf.estimate import ESTIMATE_LABEL
 from mcucomp.pipeline import plan_model
 from shared_models import shared_model

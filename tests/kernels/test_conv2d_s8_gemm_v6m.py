@@ -1,10 +1,9 @@
-"""conv2d_s8's ARMv6-M assembly (Cortex-M0/M0+) on the simulated Cortex-M0+, function by function: the 2x2 GEMM block
-(mcu_conv2d_s8_dot2x2_v6m) for every k mod 4 and lone rows, the 2x2 block's fixed-point requantization
-(mcu_conv2d_s8_store2x2_fixed) over the whole int32 range of accumulators, all multipliers and shifts, against
-mcucomp.fixedpoint, the fused pixel-pair GEMM (mcu_conv2d_s8_gemm_v6m, and mcu_conv2d_s8_gemm1_v6m for a lone pixel)
-for odd channel counts, k tails and a lone pixel, and the 3x3 depthwise pairs in assembly (conv2d_s8_dw.c) with the
-requantization over wide accumulators, in every geometry and output placement they handle differently. The whole-model and per-path comparisons on target are in test_conv2d_s8.py and
-tests/test_int8_zoo_target.py."""
+"""The GEMM paths' ARMv6-M assembly (conv2d_s8_dot.h, conv2d_s8_gemm.h; Cortex-M0/M0+) on the simulated Cortex-M0+,
+function by function: the 2x2 GEMM block (mcu_conv2d_s8_dot2x2_v6m) for every k mod 4 and lone rows, the 2x2 block's
+fixed-point requantization (mcu_conv2d_s8_store2x2_fixed) over the whole int32 range of accumulators, all multipliers
+and shifts, against mcucomp.fixedpoint, and the fused pixel-pair GEMM (mcu_conv2d_s8_gemm_v6m, and
+mcu_conv2d_s8_gemm1_v6m for a lone pixel) for odd channel counts, k tails and a lone pixel. The whole-model and
+per-path comparisons on target are in test_conv2d_s8.py and tests/test_int8_zoo_target.py."""
 
 from __future__ import annotations
 
@@ -25,8 +24,8 @@ from microbench import RAM_BASE, call_c, compile_c  # noqa: E402
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime_c"
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 
-SOURCE = """#include "conv2d_s8.c"
-#include "conv2d_s8_dw.c" /* mcu_conv2d_s8 calls the depthwise path */
+SOURCE = """#include "conv2d_s8_gemm.h"
+#include "conv2d_s8_gemm_v6m.c"
 /* desc: byte offsets in buf of w0, w1, c0, c1, then k; acc: the four accumulators, updated. */
 void t_dot(const int8_t *buf, const int32_t *desc, int32_t *acc)
 {
@@ -61,12 +60,6 @@ void t_gemm1_t(mcu_conv2d_s8_gemm_v6m_args *a, int32_t *t)
     table(a, t);
     mcu_conv2d_s8_gemm1_t_v6m(a);
 }
-/* The depthwise path (its pairs in assembly); called directly, as mcu_conv2d_s8's switch reads a jump table from
- * .rodata, which the harness does not load. */
-void t_dw(const mcu_conv2d_s8_params *p, const int8_t *x, int8_t *y)
-{
-    mcu_conv2d_s8_dw(p, x, y);
-}
 /* Block i: accumulators acc[4 i ..], channels oc = ocs[2 i], oc1 = ocs[2 i + 1]; pixel 0 to y, pixel 1 to y + 256. */
 void t_rq(const mcu_requant *rq, const int32_t *acc, const int32_t *ocs, int8_t *y)
 {
@@ -77,6 +70,8 @@ void t_rq(const mcu_requant *rq, const int32_t *acc, const int32_t *ocs, int8_t 
     }
 }
 """
+
+
 
 
 @pytest.fixture(scope="module")
@@ -214,69 +209,3 @@ def test_gemm_v6m_equals_reference(v6m, k, c_out, lone, small):
         y1 = np.frombuffer(after[at["y1"]:at["y1"] + c_out], np.int8)
         assert y0.tolist() == want[0].tolist(), name
         assert y1.tolist() == want[1].tolist(), name
-
-
-def _depthwise_reference(x, w, kbias, x_zp, stride, pad):
-    """int64 accumulators of a 3x3 depthwise conv, NHWC x (n, h, w, c), w (3, 3, c), x_zp in the padding."""
-    n, h, wd, c = x.shape
-    xp = np.full((n, h + 2 * pad, wd + 2 * pad, c), x_zp, np.int64)
-    xp[:, pad:pad + h, pad:pad + wd] = x
-    ho, wo = (h + 2 * pad - 3) // stride + 1, (wd + 2 * pad - 3) // stride + 1
-    acc = np.broadcast_to(kbias.astype(np.int64), (n, ho, wo, c)).copy()
-    for ky in range(3):
-        for kx in range(3):
-            acc += xp[:, ky:ky + stride * ho:stride, kx:kx + stride * wo:stride] * w[ky, kx].astype(np.int64)
-    return acc
-
-
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), c=st.sampled_from([1, 3, 8, 13, 64]), hw=st.sampled_from([(1, 1), (3, 3), (4, 7), (6, 5)]),
-       stride=st.sampled_from([1, 2]), n=st.sampled_from([1, 2]), per_channel=st.sampled_from([0, 1]),
-       limits=st.sampled_from([(-128, -128, 127), (5, -128, 127), (-3, -3, 127), (0, -20, 20)]),
-       overlap=st.booleans(), small=st.booleans())
-def test_depthwise_v6m_equals_reference(v6m, seed, c, hw, stride, n, per_channel, limits, overlap, small):
-    """mcu_conv2d_s8's 3x3 depthwise path on the M0+ (pad 1, odd and even pixel counts, border and inside pairs,
-    several images): accumulators from kbias over most of the int32 range, multipliers in [2^30, 2^31) or 0, shifts
-    -30..31 (left shifts included; small: values they do not saturate), per channel or per tensor; y apart from x (pixel 1's outputs stored directly) or
-    overlapping it (W + 1 pixels below x, stride 1: the deferred copy); every output equals numpy's requant_fixed."""
-    code, functions = v6m
-    rng = np.random.default_rng(seed)
-    zp, qmin, qmax = limits
-    h, wd = hw
-    overlap = overlap and stride == 1
-    big = 3 if small else 128  # small: values that a left shift does not saturate
-    x = rng.integers(-big, big, (n, h, wd, c)).astype(np.int8)
-    w = rng.integers(-big, big, (3, 3, c)).astype(np.int8)
-    x_zp = int(rng.integers(-big, big))
-    kbias = rng.integers(-(1 << 31) + (1 << 18), (1 << 31) - (1 << 18), c)
-    kbias[rng.random(c) < 0.5] //= 1 << 12
-    if small:
-        kbias //= 1 << 26
-    params = max(c, 1) if per_channel else 1
-    mult = rng.integers(1 << 30, 1 << 31, params)
-    mult[rng.random(params) < 0.1] = 0
-    shift = rng.integers(-30, 32, params)
-    shift[rng.random(params) < 0.5] = rng.integers(4, 12)
-    if small:
-        shift[::2] = rng.integers(-2, 0, (params + 1) // 2)
-    ho, wo = (h - 1) // stride + 1, (wd - 1) // stride + 1
-    acc = _depthwise_reference(x, w, kbias, x_zp, stride, 1)
-    acc = ((acc + (1 << 31)) % (1 << 32)) - (1 << 31)  # the kernel's int32 sums wrap
-    ch = np.arange(c) if per_channel else np.zeros(c, np.int64)
-    want = requant_fixed(acc, mult[ch], shift[ch], zp, qmin, qmax)
-    at = {"p": 0, "mult": 256, "shift": 256 + 4 * params, "kbias": 256 + 8 * params}
-    at["w"] = at["kbias"] + 4 * c
-    at["zrow"] = at["w"] + w.size
-    base = (at["zrow"] + c + 4 + (wd + 1) * c + 3) & ~3
-    at["x"], at["y"] = base, (base - (wd + 1) * c if overlap else base + x.size + 4)
-    addr = {name: RAM_BASE + off for name, off in at.items()}
-    geom = (n, c, h, wd, c, ho, wo, 3, 3, stride, stride, 1, 1, 1, 1, c)
-    ram = bytearray(max(at["x"] + x.size, at["y"] + want.size) + 64)
-    ram[0:128] = struct.pack("<16iiI9iiiIII", *geom, x_zp, 0, 0, addr["mult"], addr["shift"], per_channel, 0, zp,
-                             qmin, qmax, 0, 1, 0, addr["w"], addr["kbias"], addr["zrow"])
-    for name, array in (("mult", mult.astype(np.int32)), ("shift", shift.astype(np.int32)),
-                        ("kbias", kbias.astype(np.int32)), ("w", w), ("zrow", np.full(c, x_zp, np.int8)), ("x", x)):
-        ram[at[name]:at[name] + array.nbytes] = array.tobytes()
-    _, after = call_c(code, functions["t_dw"], "cortex-m0plus", [addr["p"], addr["x"], addr["y"]], bytes(ram))
-    got = np.frombuffer(after[at["y"]:at["y"] + want.size], np.int8).reshape(want.shape)
-    assert got.tolist() == want.tolist()
