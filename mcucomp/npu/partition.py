@@ -66,6 +66,7 @@ class Partition:
     regions: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)
     cpu_cycles: dict = field(default_factory=dict)
+    cpu_quality: dict = field(default_factory=dict)  # estimate_quality of each cpu_cycles figure
     npu_layer_cycles: dict = field(default_factory=dict)
     estimates: dict = field(default_factory=dict)
     cpu_core: str = ""
@@ -99,18 +100,20 @@ def copy_bytes(g: Graph, inputs: list[str], outputs: list[str]) -> int:
     return sum(g.tensors[n].nbytes for n in inputs + outputs)
 
 
-def cpu_estimates(g: Graph, board: dict | None) -> tuple[dict[str, int], str]:
-    """Estimated CPU cycles per layer name (views: 0) and the core the estimate is for."""
+def cpu_estimates(g: Graph, board: dict | None) -> tuple[dict[str, int], dict[str, str], str]:
+    """Estimated zero-wait CPU cycles per layer name (views: none), each figure's estimate_quality, and the core the
+    estimate is for."""
     from mcucomp.perf.estimate import estimate_layers
 
     if board is None:
-        return {}, ""
-    cycles = estimate_layers(g, g.nodes, board)
+        return {}, {}, ""
+    layers = estimate_layers(g, g.nodes, board)
     core = board["core"]
-    if not cycles:
+    if not layers:
         core = FALLBACK_CORE
-        cycles = estimate_layers(g, g.nodes, {**board, "core": core})
-    return cycles, core
+        layers = estimate_layers(g, g.nodes, {**board, "core": core})
+    return ({name: e.cycles_zero_wait for name, e in layers.items()}, {name: e.quality for name, e in layers.items()},
+            core)
 
 
 class _Compiler:
@@ -272,7 +275,7 @@ def _trimmed(run: list[Node], g: Graph) -> list[list[Node]]:
 def decide(g: Graph, cfg, placement: str, board: dict | None) -> Partition:
     """The partition of `g` (lowered, graph order) for NPU config `cfg` and placement auto|max|off."""
     part = Partition()
-    part.cpu_cycles, core = cpu_estimates(g, board)
+    part.cpu_cycles, part.cpu_quality, core = cpu_estimates(g, board)
     cpu_hz = board["clock_hz"] if board else cfg.clock_hz
     costs = _Costs(g, cfg, part.cpu_cycles, cpu_hz)
     part.cpu_core = core
@@ -318,11 +321,14 @@ def decide(g: Graph, cfg, placement: str, board: dict | None) -> Partition:
 
 def _cheaper_on_cpu(node: Node, g: Graph, part: Partition, costs: _Costs, cfg, cpu_hz: int) -> str:
     """The reason of an NPU-capable layer `auto` left on the CPU, with both figures."""
+    from mcucomp.perf.estimate import CALIBRATED, marked
+
     if _is_view(node, g):
         return "a view (no code runs for it on the CPU) next to layers that are cheaper on the CPU"
     cpu = part.cpu_cycles.get(node.name, 0)
     npu = part.npu_layer_cycles.get(node.name, 0)
     entry = costs.call_overhead([node]) * cpu_hz
+    cpu = marked(str(cpu), part.cpu_quality.get(node.name, CALIBRATED))
     return (f"cheaper on CPU: {cpu} CPU cycles (estimated) vs {npu} NPU cycles (Vela-estimated, "
             f"{npu / cfg.clock_hz * 1e6:.1f} us) + {entry:.0f} CPU cycles to enter the NPU and copy data")
 
@@ -339,7 +345,8 @@ def apply(g: Graph, part: Partition, cfg) -> Graph:
             estimates = {"npu_cycles": r.vela.npu_cycles, "cpu_core": part.cpu_core,
                          "call_cycles": round(ENTRY_CYCLES + COPY_CYCLES_PER_BYTE * copy_bytes(g, r.inputs, r.outputs)),
                          "layer_npu_cycles": {n.name: part.npu_layer_cycles.get(n.name) for n in r.nodes},
-                         "layer_cpu_cycles": {n.name: part.cpu_cycles.get(n.name) for n in r.nodes}}
+                         "layer_cpu_cycles": {n.name: part.cpu_cycles.get(n.name) for n in r.nodes},
+                         "layer_cpu_quality": {n.name: part.cpu_quality.get(n.name) for n in r.nodes}}
             name = f"npu_region_{i}"
             while name in taken:  # a model layer already has that name
                 name += "_"
@@ -351,7 +358,8 @@ def apply(g: Graph, part: Partition, cfg) -> Graph:
             nodes.append(region)
         elif node.name not in members:
             node.attrs["placement_reason"] = part.reasons.get(node.name, "not placed on the NPU")
-            node.attrs["cpu_estimate"] = {"cycles": part.cpu_cycles.get(node.name), "core": part.cpu_core}
+            node.attrs["cpu_estimate"] = {"cycles": part.cpu_cycles.get(node.name), "core": part.cpu_core,
+                                          "quality": part.cpu_quality.get(node.name)}
             nodes.append(node)
     g.nodes = nodes
     g.remove_unused()

@@ -391,6 +391,8 @@ class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
     name = "conv2d_s8"
+    cost_paths = ("pointwise", "im2col", "few_channels", "depthwise", "depthwise3x3", "depthwise_ring",
+                  "depthwise3x3_ring", "general")
     #: the depthwise path lives in its own file pair (runtime_c/kernels/conv2d_s8_dw.[ch])
     depends = ("conv2d_s8_dw",)
     #: `local` is im2col with both windows on the stack, `direct` the same block dot read in place one kernel row at

@@ -15,6 +15,7 @@ class ConvTransposeS8(KernelOp):
     channel or None), rq (mcucomp.quant.Requant, per output channel); weights [c_in, c_out / group, k_h, k_w]."""
 
     name = "conv_transpose_s8"
+    cost_paths = ("gather",)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_conv_transpose_s8(params, x, w, bias|NULL, y); params.nhwc says the activations' layout."""

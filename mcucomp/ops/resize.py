@@ -270,6 +270,7 @@ class Resize(KernelOp):
     """Resize of constant geometry as a gather with precomputed per-axis taps."""
 
     name = "resize"
+    cost_paths = ("nearest", "linear_s8", "weighted_f32")
     onnx_ops = ("Resize",)
     constraints = (_operands_constant, _scales_or_sizes, _known_modes, _dtype_fits_mode, _rank_fits)
 

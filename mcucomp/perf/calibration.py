@@ -5,8 +5,12 @@ depthwise, pointwise), a residual Add, pooling and fully connected layers with a
 simulator run stays short. Every chain exists in three formats: float32, int8 QDQ and int8 QOperator (both written by
 onnxruntime's quantize_static from random calibration data, per-channel weights; every other chain with 8-bit graph
 input and output, as converted TFLite models have them), so that the lowering picks the int8 kernel paths the way it
-does for real models. bench/fit_cycle_model.py profiles every model on the simulator
-and fits each kernel path's coefficients to the per-layer cycles.
+does for real models. Beside them: fully connected stacks (QDQ and QOperator, up to an AD autoencoder's widths),
+depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied),
+data-movement chains (Transpose, Slice, Pad, Split, Concat, Gather, Tile, Expand, DepthToSpace; float and int8) and
+element-wise models (every unary function, binary ops, reductions, softmax, normalization) at three sizes.
+bench/fit_cycle_model.py profiles every model on the simulator and fits each kernel path's coefficients to the
+per-layer cycles.
 
 This file is part of the coefficients' fingerprint: changing the set makes the stored fit stale.
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +43,26 @@ DW_CHAINS = ((8, 24, 24), (12, 9, 13), (32, 10, 8), (64, 8, 6))
 #: spectrogram's) and convs over a few channels further on, the `few_channels` path's geometries (session 7)
 FEW_CHAINS = ((3, 48, 48, 2), (3, 32, 32, 1), (1, 40, 12, 1), (4, 20, 28, 2))
 MAX_CONV_MACS = 40_000
+#: Recurrent calibration models: (cell, direction, sequence length, per layer (input size, hidden size)); most
+#: layers' steps x gate rows x (input + hidden) stay near MAX_CONV_MACS, one per cell reaches a keyword-spotting
+#: model's size (up to 64 units, 49 steps; float FMAs, soft-float on the M0+).
+RNN_CHAINS = (("GRU", "forward", 6, ((12, 16), (16, 8))), ("GRU", "bidirectional", 10, ((8, 12), (24, 6))),
+              ("GRU", "forward", 3, ((40, 24), (24, 32))), ("GRU", "forward", 20, ((10, 56), (4, 4))),
+              ("GRU", "reverse", 30, ((4, 20), (6, 10))),
+              ("LSTM", "forward", 8, ((10, 12), (12, 20))), ("LSTM", "reverse", 4, ((32, 16), (16, 6))),
+              ("LSTM", "forward", 12, ((6, 8), (8, 28))), ("LSTM", "forward", 16, ((10, 48), (4, 4))),
+              ("LSTM", "bidirectional", 24, ((3, 6), (12, 10))),
+              ("RNN", "forward", 16, ((8, 24), (24, 40))), ("RNN", "bidirectional", 5, ((30, 10), (20, 16))),
+              ("RNN", "forward", 24, ((4, 6), (6, 64))), ("RNN", "forward", 49, ((10, 64), (4, 4))),
+              ("RNN", "reverse", 2, ((48, 32), (8, 12))))
+#: Data-movement calibration chains: (channels, height, width) of the float input; the int8 versions of the same
+#: chains move bytes. Transpose, Slice, Pad (three modes), Gather, Concat, Split, Tile, Expand, DepthToSpace.
+DATA_CHAINS = ((3, 24, 24), (8, 12, 20), (16, 16, 16), (4, 40, 8))
+#: Element counts of the element-wise calibration models (unary and activation functions, binary with broadcast,
+#: reductions along one axis, softmax, normalization): small to large tensors.
+ELEMENTWISE_SIZES = (24, 240, 1536)
+#: Layer widths of the wide fully connected chains (an AD autoencoder's 640 -> 128 -> 8 and back), int8 only.
+WIDE_FC_SIZES = ((640, 128, 128, 8, 128, 640), (320, 96, 16, 96, 320))
 SEED = 20261123
 
 
@@ -53,6 +78,11 @@ class _Chain:
     def _const(self, name: str, value: np.ndarray) -> str:
         """Add an initializer."""
         self.inits.append(numpy_helper.from_array(np.asarray(value, np.float32), name))
+        return name
+
+    def ints(self, name: str, values) -> str:
+        """Add an int64 initializer (shapes, axes, indices)."""
+        self.inits.append(numpy_helper.from_array(np.array(values, np.int64), name))
         return name
 
     def node(self, op: str, inputs: list[str], name: str, **attrs) -> str:
@@ -154,18 +184,141 @@ def float_chain(index: int, matmul: bool) -> onnx.ModelProto:
     return _checked(ch, f"calib{index}", in_shape, y)
 
 
-def fc_chain(index: int) -> onnx.ModelProto:
-    """Fully connected calibration chain `index` in float32: Gemm layers of random widths with Relu between (the
-    int8 versions with 8-bit I/O run the first and last layer on onnxruntime's float path)."""
+def fc_chain(index: int, matmul: bool = False, sizes: tuple[int, ...] | None = None) -> onnx.ModelProto:
+    """Fully connected calibration chain `index` in float32: Gemm layers (MatMul + Add when `matmul`, as QOperator
+    needs) of random widths, or of `sizes`, with Relu between (the int8 versions with 8-bit I/O run the first and
+    last layer on onnxruntime's float path)."""
     rng = np.random.default_rng(SEED + 1000 + index)
-    sizes = [int(rng.integers(16, 160)) for _ in range(6)]  # float weights stay well inside a 512 KB flash
+    sizes = sizes or [int(rng.integers(16, 160)) for _ in range(6)]  # float weights stay well inside a 512 KB flash
     ch = _Chain(rng, [1, sizes[0]], [], [])
     x = "input"
     for i, n_out in enumerate(sizes[1:]):
-        x = ch.fc(x, f"fc{i}", n_out, matmul=False)
+        x = ch.fc(x, f"fc{i}", n_out, matmul=matmul)
         if i < len(sizes) - 2:
             x = ch.node("Relu", [x], f"fc{i}_relu")
     return _checked(ch, f"calib_fc{index}", [1, sizes[0]], x)
+
+
+def rnn_chain(index: int) -> onnx.ModelProto:
+    """Recurrent calibration model `index` (RNN_CHAINS): two stacked layers of one cell, the first's Y (directions
+    folded into the features) feeding the second, whose Y_h is the output."""
+    rng = np.random.default_rng(SEED + 4000 + index)
+    cell, direction, seq, layers = RNN_CHAINS[index]
+    gates, dirs = {"RNN": 1, "GRU": 3, "LSTM": 4}[cell], 2 if direction == "bidirectional" else 1
+    ch = _Chain(rng, [seq, 1, layers[0][0]], [], [])
+    x = "input"
+    for i, (width, hidden) in enumerate(layers):
+        if i:  # Y [seq, dirs, 1, hidden] -> [seq, 1, dirs * hidden], and a Gemm to this layer's input width
+            y = ch.node("Transpose", [x], f"y{i}_t", perm=[0, 2, 1, 3])
+            y = ch.node("Reshape", [y, ch.ints(f"y{i}_shape", [seq, dirs * prev])], f"y{i}_r")
+            ch.shape = [seq, dirs * prev]
+            y = ch.fc(y, f"proj{i}", width, matmul=True)
+            x = ch.node("Reshape", [y, ch.ints(f"y{i}_in_shape", [seq, 1, width])], f"y{i}_in")
+        scale = 1.0 / np.sqrt(hidden)
+        w = ch._const(f"rnn{i}_w", scale * rng.standard_normal((dirs, gates * hidden, width)))
+        r = ch._const(f"rnn{i}_r", scale * rng.standard_normal((dirs, gates * hidden, hidden)))
+        b = ch._const(f"rnn{i}_b", 0.1 * rng.standard_normal((dirs, 2 * gates * hidden)))
+        outs = [f"rnn{i}_y", f"rnn{i}_h"]
+        ch.nodes.append(helper.make_node(cell, [x, w, r, b], outs, name=f"rnn{i}", hidden_size=hidden,
+                                         direction=direction))
+        x, prev = outs[0] if i < len(layers) - 1 else outs[1], hidden
+    ch.shape = [dirs, 1, prev]
+    return _checked(ch, f"calib_rnn{index}", [seq, 1, layers[0][0]], x)
+
+
+def data_chain(index: int) -> onnx.ModelProto:
+    """Data-movement calibration chain `index` in float32 (DATA_CHAINS): channels-last Transpose and back, a
+    stepped Slice, Pad in constant, reflect and edge modes, Split and Concat along channels and rows, a Gather of
+    channels, Tile, Expand and DepthToSpace, with 1x1 convs between so that the int8 versions keep every step int8."""
+    rng = np.random.default_rng(SEED + 5000 + index)
+    c, h, w = DATA_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    i64 = ch.ints
+    x = ch.node("Transpose", ["input"], "to_nhwc", perm=[0, 2, 3, 1])
+    x = ch.node("Transpose", [x], "to_nchw", perm=[0, 3, 1, 2])
+    x = ch.node("Slice", [x, i64("sl_s", [0, 1]), i64("sl_e", [h, w]), i64("sl_a", [2, 3]),
+                          i64("sl_st", [1 + index % 2, 2])], "slice")
+    h, w = len(range(0, h, 1 + index % 2)), len(range(1, w, 2))
+    x = ch.node("Pad", [x, i64("pad_c", [0, 0, 1, 2, 0, 0, 2, 1])], "pad_const")
+    h, w = h + 3, w + 3
+    x = ch.node("Pad", [x, i64("pad_r", [0, 0, 1, 1, 0, 0, 1, 1])], "pad_reflect", mode="reflect")
+    x = ch.node("Pad", [x, i64("pad_e", [0, 0, 0, 1, 0, 0, 2, 0])], "pad_edge", mode="edge")
+    h, w = h + 4, w + 3
+    ch.shape = [1, c, h, w]
+    x = ch.conv(x, "mix0", 2 * c, (1, 1), 1, [0, 0, 0, 0], relu=False)
+    half = ch.shape[1] // 2
+    ch.nodes.append(helper.make_node("Split", [x, i64("split_c", [half - 1, half + 1])], ["sc0", "sc1"],
+                                     name="split_c", axis=1))
+    x = ch.node("Concat", ["sc1", "sc0"], "concat_c", axis=1)
+    ch.nodes.append(helper.make_node("Split", [x, i64("split_h", [h // 2, h - h // 2])], ["sh0", "sh1"],
+                                     name="split_h", axis=2))
+    x = ch.node("Concat", ["sh1", "sh0"], "concat_h", axis=2)
+    picks = [int(k) for k in rng.permutation(2 * c)[: max(2, c)]]
+    x = ch.node("Gather", [x, i64("gather_i", picks)], "gather_c", axis=1)
+    ch.shape = [1, len(picks), h, w]
+    x = ch.node("Tile", [x, i64("tile_r", [1, 1, 1, 2])], "tile_w")
+    ch.shape[3] *= 2
+    x = ch.conv(x, "mix1", 4, (1, 1), 1, [0, 0, 0, 0], relu=False)
+    x = ch.node("DepthToSpace", [x], "d2s", blocksize=2, mode="DCR")
+    ch.shape = [1, 1, 2 * ch.shape[2], 2 * ch.shape[3]]
+    x = ch.node("Expand", [x, i64("expand_s", [1, 2, 1, 1])], "expand_c")
+    ch.shape[1] = 2
+    x = ch.node("Transpose", [x], "to_nhwc_out", perm=[0, 2, 3, 1])
+    ch.shape = [1, ch.shape[2], ch.shape[3], 2]
+    return _checked(ch, f"calib_data{index}", [1, c, *DATA_CHAINS[index][1:]], x)
+
+
+#: The element-wise calibration ops: (ONNX op, attributes), applied one after the other (values kept finite: the
+#: functions defined on part of the line follow an Abs or a squashing function).
+ELEMENTWISE_OPS = (("Sigmoid", {}), ("Tanh", {}), ("Exp", {}), ("Log", {}), ("Erf", {}), ("Elu", {}),
+                   ("Celu", {}), ("Selu", {}), ("Softplus", {}), ("Mish", {}), ("Gelu", {}),
+                   ("Gelu", {"approximate": "tanh"}), ("Neg", {}), ("Abs", {}), ("Sqrt", {}),
+                   ("Floor", {}), ("Ceil", {}), ("Round", {}), ("Sign", {}), ("Softsign", {}),
+                   ("HardSigmoid", {}), ("HardSwish", {}), ("Reciprocal", {}), ("Sin", {}), ("Cos", {}),
+                   ("Tan", {}), ("Atan", {}), ("Sinh", {}), ("Asinh", {}), ("Tanh", {}), ("Asin", {}), ("Acos", {}),
+                   ("Cosh", {}), ("Acosh", {}), ("Tanh", {}), ("Atanh", {}),
+                   ("LeakyRelu", {"alpha": 0.1}), ("Relu", {}), ("ThresholdedRelu", {"alpha": 0.2}),
+                   ("Shrink", {"lambd": 0.1}))
+
+
+def elementwise_chain(index: int) -> onnx.ModelProto:
+    """Element-wise calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]): every
+    ELEMENTWISE_OPS function, Clip, PRelu, the binary ops with a per-channel constant (broadcast) and a tensor of the
+    same shape, reductions along the last axis, Softmax and LogSoftmax, LayerNormalization, CumSum and ArgMax, and a
+    Reshape into the graph output (a copy)."""
+    rng = np.random.default_rng(SEED + 6000 + index)
+    n = ELEMENTWISE_SIZES[index]
+    shape = [1, 4, n // 4]
+    ch = _Chain(rng, list(shape), [], [])
+    x = ch.node("Clip", ["input", ch._const("clip_lo", -2.0), ch._const("clip_hi", 2.0)], "clip")
+    for k, (op, attrs) in enumerate(ELEMENTWISE_OPS):
+        x = ch.node(op, [x], f"{op.lower()}{k}", **attrs)
+        if op in ("Exp", "Neg", "Reciprocal"):  # keep the next function's argument in range
+            x = ch.node("Tanh", [x], f"squash{k}")
+    x = ch.node("PRelu", [x, ch._const("slope", rng.uniform(0.1, 0.3, (4, 1)))], "prelu")
+    per_channel = ch._const("per_channel", rng.uniform(0.5, 1.5, (4, 1)))
+    for op in ("Add", "Sub", "Mul", "Div", "Max", "Min"):
+        x = ch.node(op, [x, per_channel], f"{op.lower()}_bc")
+    y = ch.node("Mul", [x, ch.node("Sigmoid", [x], "gate")], "mul_same")
+    y = ch.node("Add", [y, x], "add_same")
+    y = ch.node("Sub", [y, x], "sub_same")
+    y = ch.node("Max", [y, x], "max_same")
+    y = ch.node("Div", [y, ch.node("Add", [ch.node("Abs", [x], "abs_d"), ch._const("one", 1.0)], "den")], "div_same")
+    y = ch.node("Softmax", [y], "softmax", axis=-1)
+    y = ch.node("LogSoftmax", [y], "logsoftmax", axis=-1)
+    norm = ch.node("LayerNormalization", [y, ch._const("ln_g", rng.uniform(0.5, 1.5, n // 4)),
+                                          ch._const("ln_b", 0.1 * rng.standard_normal(n // 4))], "layernorm", axis=-1)
+    y = ch.node("CumSum", [norm, ch.ints("cs_axis", -1)], "cumsum")
+    sums = [ch.node(op, [y, ch.ints(f"{op}_axes", [-1])], op.lower(), keepdims=1)
+            for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceSumSquare")]
+    total = sums[0]
+    for k, s in enumerate(sums[1:]):
+        total = ch.node("Add", [total, s], f"sum_reduce{k}")
+    am = ch.node("Cast", [ch.node("ArgMax", [y], "argmax", axis=-1, keepdims=1)], "argmax_f", to=TensorProto.FLOAT)
+    out = ch.node("Add", [total, am], "sum_argmax")
+    ch.shape = [1, 4]
+    out = ch.node("Reshape", [out, ch.ints("out_shape", ch.shape)], "out")  # into the graph output: a copy
+    return _checked(ch, f"calib_elementwise{index}", shape, out, opset=20)
 
 
 def dw_chain(index: int) -> onnx.ModelProto:
@@ -202,11 +355,11 @@ def few_chain(index: int) -> onnx.ModelProto:
     return _checked(ch, f"calib_few{index}", [1, c, h, w], y)
 
 
-def _checked(ch: _Chain, name: str, in_shape: list[int], y: str) -> onnx.ModelProto:
-    """The chain as a checked opset-13 model with input 'input' and output y."""
+def _checked(ch: _Chain, name: str, in_shape: list[int], y: str, opset: int = 13) -> onnx.ModelProto:
+    """The chain as a checked model (opset 13 unless given) with input 'input' and output y."""
     graph = helper.make_graph(ch.nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, in_shape)],
                               [helper.make_tensor_value_info(y, TensorProto.FLOAT, ch.shape)], ch.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=True)
     return model
@@ -275,8 +428,10 @@ def with_int8_io(qmodel: onnx.ModelProto) -> onnx.ModelProto:
     return qmodel
 
 
-def calibration_models() -> list[tuple[str, onnx.ModelProto]]:
-    """(name, model) of every calibration model: each chain in every format."""
+@cache
+def calibration_models() -> tuple[tuple[str, onnx.ModelProto], ...]:
+    """(name, model) of every calibration model: each chain in every format (built once per process, for the
+    fingerprint and the fit alike; the loader copies a model before it changes anything)."""
     models = []
     for i in range(CHAINS):
         for fmt in FORMATS:
@@ -295,4 +450,16 @@ def calibration_models() -> list[tuple[str, onnx.ModelProto]]:
         models.append((f"calib_dw{i}_qdq_int8io", with_int8_io(quantized(dw_chain(i), "qdq", SEED + 2000 + i))))
     for i in range(len(FEW_CHAINS)):
         models.append((f"calib_few{i}_qdq_int8io", with_int8_io(quantized(few_chain(i), "qdq", SEED + 3000 + i))))
-    return models
+    for i in range(FC_CHAINS):  # QOperator has no QGemm: MatMul + Add
+        models.append((f"calib_fc{i}_qop", quantized(fc_chain(i, matmul=True), "qop", SEED + 1000 + i)))
+    for i, sizes in enumerate(WIDE_FC_SIZES):
+        index = FC_CHAINS + i
+        models += [(f"calib_fc{index}_qop", quantized(fc_chain(index, True, sizes), "qop", SEED + 1000 + index)),
+                   (f"calib_fc{index}_qdq_int8io",
+                    with_int8_io(quantized(fc_chain(index, False, sizes), "qdq", SEED + 1000 + index)))]
+    models += [(f"calib_rnn{i}_float", rnn_chain(i)) for i in range(len(RNN_CHAINS))]
+    for i in range(len(DATA_CHAINS)):
+        base = data_chain(i)
+        models += [(f"calib_data{i}_float", base), (f"calib_data{i}_qdq", quantized(base, "qdq", SEED + 5000 + i))]
+    models += [(f"calib_elementwise{i}_float", elementwise_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    return tuple(models)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from ..npu.report import CPU_LABEL, NPU_LABEL, placement_rows, totals_text
+from ..perf.estimate import OUTSIDE_MARK
 from ..npu.report import HEADER as NPU_HEADER
 from .tables import (FIT_HEADER, LAYER_HEADER, TENSOR_HEADER, fit_rows, fit_verdict, float_layers, layer_rows,
                      summary_items, tensor_rows)
@@ -105,7 +106,9 @@ def render_report_html(report: dict, svg: str) -> str:
 <figure>{svg}</figure>
 <h2>Layers</h2>
 <p>Live RAM: bytes of arena buffers live while the layer runs (aligned sizes). Views (reshape-like) run no code.
-Est. cycles and µs: {escape(report['cycle_estimate']['label'])}, at the board clock.</p>
+Est. cycles and µs: {escape(report['cycle_estimate']['label'])}, at the board clock; {escape(OUTSIDE_MARK)} marks a
+figure whose kernel path or loop counts lie outside what the estimator was fitted on (report.json: estimate_quality).
+</p>
 {layers}
 <h2>Tensors in the arena</h2>
 {tensors}
