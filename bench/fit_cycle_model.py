@@ -1,7 +1,11 @@
 """Fit the cycle estimator's per-core coefficients to simulated cycles on the generated calibration set.
 
-    python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (about 8 min per core)
+    python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (12-20 min per core)
     python bench/fit_cycle_model.py --core cortex-m4 --cycles-dir /tmp/cycles   # keep/reuse simulated cycles
+
+The times are those of a 2-CPU machine under load (80 calibration models per core). With --cycles-dir, a refit
+whose kernels, timing tables and flags did not change simulates only the models that are new or changed (a change
+of cost terms alone: lowering and fitting, about 4 min per core).
 
 Every calibration model (mcucomp/perf/calibration.py) is compiled for the core's calibration board and profiled on
 the instruction-level simulator (mcucomp.perf.profile); each layer gives one row: its kernel path, the path's term
@@ -153,12 +157,15 @@ def _simulated_sources(core: str) -> dict[str, str]:
 
 
 def _cached_cycles(cycles_dir: Path | None, core: str) -> dict | None:
-    """Simulated cycles kept by an earlier run with the same kernels, timing and flags, else None."""
+    """Simulated cycles kept by an earlier run whose kernels, timing and flags are those of today wherever both have
+    them (a kernel file that only one of the two calibration sets links is used by no model the other simulated),
+    else None."""
     path = cycles_dir / f"{core}.json" if cycles_dir else None
     if path is None or not path.is_file():
         return None
     data = json.loads(path.read_text())
-    return data["cycles"] if data["sources"] == _simulated_sources(core) else None
+    now = _simulated_sources(core)
+    return data["cycles"] if all(now.get(k, digest) == digest for k, digest in data["sources"].items()) else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -103,10 +103,10 @@ def chunk_copy_terms(call: KernelCall, sizes_field: str) -> dict[str, int]:
 
 def walk_terms(p: dict) -> tuple[str, dict[str, int]]:
     """The path and loop counts of mcu_transpose for its params (runtime_c/kernels/transpose.c): a byte walk over two
-    dims ('bytes_2d'; 'rgb_words_2d': three contiguous word-aligned planes interleaved four pixels per three words,
-    the rest byte by byte), a deeper byte walk ('bytes': a counter step per row), one memcpy per row where the
-    innermost dim is contiguous ('rows_copy'), and element by element for wider elements ('elements'); the rows
-    (each steps the index counters) and elements or bytes moved."""
+    dims ('bytes_2d'; three columns: 'rgb_2d' two pixels per loop trip, 'rgb_words_2d' first four pixels per three
+    words from contiguous word-aligned planes), a deeper byte walk ('bytes': a counter step per row), one memcpy per
+    row where the innermost dim is contiguous ('rows_copy'), and element by element for wider elements ('elements');
+    the rows (each steps the index counters) and elements or bytes moved."""
     rank, count, es = p["rank"], p["count"], p["elem_bytes"]
     row = p["dims"][rank - 1] if rank else 1
     rows = count // row if count else 0
@@ -116,8 +116,11 @@ def walk_terms(p: dict) -> tuple[str, dict[str, int]]:
         return "elements", {"calls": 1, "elements": count, "rows": rows}
     if rank != 2:
         return "bytes", {"calls": 1, "elements": count, "rows": rows}
-    if p["dims"][1] == 3 and p["strides"][0] == 1 and p["strides"][1] % 4 == 0 and p["offset"] % 4 == 0:
-        # mcu_transpose_rgb_words (graph tensors are word-aligned in the arena and as I/O)
-        quads = rows // 4
-        return "rgb_words_2d", {"calls": 1, "quads": quads, "elements": count - 12 * quads, "rows": rows - 4 * quads}
-    return "bytes_2d", {"calls": 1, "elements": count, "rows": rows}
+    if p["dims"][1] != 3:
+        return "bytes_2d", {"calls": 1, "elements": count, "rows": rows}
+    # three columns (RGB pixels): two pixels per loop trip, and first four pixels per three words where the planes
+    # are contiguous and word-aligned (mcu_transpose_rgb_words; graph tensors are word-aligned in the arena and I/O)
+    quads = rows // 4 if p["strides"][0] == 1 and p["strides"][1] % 4 == 0 and p["offset"] % 4 == 0 else 0
+    rest = rows - 4 * quads
+    return ("rgb_words_2d" if quads else "rgb_2d"), {"calls": 1, "quads": quads, "pairs": rest // 2,
+                                                      "lone": rest % 2}

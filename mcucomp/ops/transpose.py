@@ -35,7 +35,7 @@ class Transpose(KernelOp):
     name = "transpose"
     onnx_ops = ("Transpose",)
     constraints = (_perm_matches, _rank_fits)
-    cost_paths = ("rows_copy", "elements", "bytes", "bytes_2d", "rgb_words_2d")
+    cost_paths = ("rows_copy", "elements", "bytes", "bytes_2d", "rgb_2d", "rgb_words_2d")
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_transpose(params{count, elem_bytes, offset, rank, dims, strides}, x, y)."""

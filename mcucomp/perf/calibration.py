@@ -8,7 +8,8 @@ input and output, as converted TFLite models have them), so that the lowering pi
 does for real models. Beside them: fully connected stacks (QDQ and QOperator, up to an AD autoencoder's widths),
 depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied),
 data-movement chains (Transpose, Slice, Pad, Split, Concat, Gather, Tile, Expand, DepthToSpace; float and int8) and
-element-wise models (every unary function, binary ops, reductions, softmax, normalization) at three sizes.
+element-wise models (every unary function, binary ops, reductions, softmax, normalization) at three sizes, and int8
+upsampling and transposed-convolution chains.
 bench/fit_cycle_model.py profiles every model on the simulator and fits each kernel path's coefficients to the
 per-layer cycles.
 
@@ -61,6 +62,14 @@ DATA_CHAINS = ((3, 24, 24), (8, 12, 20), (16, 16, 16), (4, 40, 8))
 #: Element counts of the element-wise calibration models (unary and activation functions, binary with broadcast,
 #: reductions along one axis, softmax, normalization): small to large tensors.
 ELEMENTWISE_SIZES = (24, 240, 1536)
+#: The int8 upsampling calibration chains: (channels, height, width) of the input, then the ConvTranspose's input
+#: channels, kernel size and stride.
+UPSAMPLE_CHAINS = ((3, 8, 8, 4, 2, 2), (4, 6, 10, 12, 3, 2), (8, 12, 12, 6, 2, 1))
+#: The int8 transposed-convolution calibration chains: (channels, height, width) of the input, then per
+#: ConvTranspose (output channels, kernel size, stride, padding).
+DECONV_CHAINS = ((16, 8, 8, ((8, 2, 2, 0), (4, 3, 1, 1), (6, 4, 2, 1))),
+                 (4, 6, 5, ((12, 3, 2, 1), (8, 2, 2, 0), (3, 1, 1, 0))),
+                 (24, 5, 7, ((6, 2, 1, 0), (10, 3, 2, 0), (4, 2, 2, 1))))
 #: Layer widths of the wide fully connected chains (an AD autoencoder's 640 -> 128 -> 8 and back), int8 only.
 WIDE_FC_SIZES = ((640, 128, 128, 8, 128, 640), (320, 96, 16, 96, 320))
 SEED = 20261123
@@ -227,7 +236,8 @@ def rnn_chain(index: int) -> onnx.ModelProto:
 
 
 def data_chain(index: int) -> onnx.ModelProto:
-    """Data-movement calibration chain `index` in float32 (DATA_CHAINS): channels-last Transpose and back, a
+    """Data-movement calibration chain `index` in float32 (DATA_CHAINS): channels-last Transpose and back, rows and
+    columns swapped and back, a
     stepped Slice, Pad in constant, reflect and edge modes, Split and Concat along channels and rows, a Gather of
     channels, Tile, Expand and DepthToSpace, with 1x1 convs between so that the int8 versions keep every step int8."""
     rng = np.random.default_rng(SEED + 5000 + index)
@@ -236,6 +246,8 @@ def data_chain(index: int) -> onnx.ModelProto:
     i64 = ch.ints
     x = ch.node("Transpose", ["input"], "to_nhwc", perm=[0, 2, 3, 1])
     x = ch.node("Transpose", [x], "to_nchw", perm=[0, 3, 1, 2])
+    x = ch.node("Transpose", [x], "swap_hw", perm=[0, 1, 3, 2])
+    x = ch.node("Transpose", [x], "swap_back", perm=[0, 1, 3, 2])
     x = ch.node("Slice", [x, i64("sl_s", [0, 1]), i64("sl_e", [h, w]), i64("sl_a", [2, 3]),
                           i64("sl_st", [1 + index % 2, 2])], "slice")
     h, w = len(range(0, h, 1 + index % 2)), len(range(1, w, 2))
@@ -355,6 +367,105 @@ def few_chain(index: int) -> onnx.ModelProto:
     return _checked(ch, f"calib_few{index}", [1, c, h, w], y)
 
 
+def misc_chain(index: int) -> onnx.ModelProto:
+    """Calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]) for the kernels the
+    other chains do not reach: BatchNormalization, LRN, Pow, Min, Hardmax, IsNaN and Where on a comparison, TopK,
+    Trilu, Resize (nearest and linear), MaxPool, LpPool, ConvTranspose, Einsum, GatherElements, GatherND,
+    ScatterElements, OneHot, and integer Abs, Add and Cast on ArgMax's indices."""
+    rng = np.random.default_rng(SEED + 7000 + index)
+    n = ELEMENTWISE_SIZES[index]
+    m = n // 4
+    ch = _Chain(rng, [1, 4, m], [], [])
+    x = ch.node("BatchNormalization", ["input", *(ch._const(f"bn_{k}", v) for k, v in (
+        ("scale", rng.uniform(0.5, 1.5, 4)), ("bias", rng.standard_normal(4)), ("mean", rng.standard_normal(4)),
+        ("var", rng.uniform(0.5, 1.5, 4))))], "bn")
+    x = ch.node("LRN", [x], "lrn", size=3)
+    x = ch.node("Pow", [ch.node("Abs", [x], "abs_p"), ch._const("exponent", 1.5)], "pow")
+    x = ch.node("Min", [x, ch.node("Hardmax", [x], "hardmax", axis=-1)], "min")
+    nan = ch.node("Cast", [ch.node("IsNaN", [x], "isnan")], "isnan_f", to=TensorProto.FLOAT)
+    x = ch.node("Where", [ch.node("Greater", [x, nan], "greater"), x, nan], "where")
+    top = ["topk_v", "topk_i"]
+    ch.nodes.append(helper.make_node("TopK", [x, ch.ints("k", [2])], top, name="topk", axis=-1))
+    x = ch.node("Trilu", [x], "trilu", upper=0)
+    up = ch.node("Resize", [x, "", ch._const("up", [1.0, 1.0, 2.0])], "resize_nearest", mode="nearest")
+    up = ch.node("Resize", [up, "", ch._const("down", [1.0, 1.0, 0.5])], "resize_linear", mode="linear")
+    pooled = ch.node("MaxPool", [up], "maxpool", kernel_shape=[2], strides=[2])
+    lp = ch.node("LpPool", [up], "lppool", kernel_shape=[3], pads=[1, 1], p=2)
+    ct_w, ct_b = ch._const("ct_w", 0.3 * rng.standard_normal((4, 4, 2))), ch._const("ct_b", rng.standard_normal(4))
+    ct = ch.node("ConvTranspose", [pooled, ct_w, ct_b], "convtranspose", kernel_shape=[2], strides=[2])
+    x = ch.node("Add", [lp, ct], "add_ct")
+    x = ch.node("Einsum", [x, ch._const("ein_w", rng.standard_normal((m, 4)) / np.sqrt(m))], "einsum",
+                equation="bij,jk->bik")
+    idx = ch.ints("ge_idx", rng.integers(0, 4, (1, 4, 4)))
+    x = ch.node("GatherElements", [x, idx], "gather_elements", axis=1)
+    x = ch.node("GatherND", [x, ch.ints("gnd_idx", [[0, 3], [0, 1]])], "gather_nd")
+    ch.shape = [2, 4]
+    x = ch.node("ScatterElements", [x, ch.ints("sc_idx", [[1, 0], [0, 2]]), ch._const("sc_v", np.ones((2, 2)))],
+                "scatter", axis=1)
+    arg = ch.node("ArgMax", [x], "argmax", axis=1, keepdims=0)
+    arg = ch.node("Add", [ch.node("Abs", [arg], "abs_int"), ch.ints("one_i", [1])], "add_int")
+    onehot = ch.node("OneHot", [arg, ch.ints("depth", [5]), ch._const("values", [0.0, 1.0])], "onehot", axis=-1)
+    x = ch.node("Add", [ch.node("ReduceSum", [onehot, ch.ints("oh_axes", [-1])], "oh_sum", keepdims=0),
+                        ch.node("Cast", [ch.node("ReduceSum", ["topk_i", ch.ints("ti_axes", [1, 2])], "topk_sum",
+                                                 keepdims=0)], "topk_f", to=TensorProto.FLOAT)], "out")
+    ch.shape = [2]
+    return _checked(ch, f"calib_misc{index}", [1, 4, m], x, opset=14)
+
+
+def upsample_chain(index: int) -> onnx.ModelProto:
+    """Upsampling calibration chain `index` in float32 (UPSAMPLE_CHAINS), for its int8 version: nearest Resize up,
+    a Sigmoid-gated Mul, ConvTranspose, linear Resize down, reflect Pad, a 3x3 AveragePool over three channels and a
+    2x2 one over 4k, a dilated conv, then a global pool and a fully connected layer (the decoder-style int8
+    kernels)."""
+    rng = np.random.default_rng(SEED + 8000 + index)
+    c, h, w, ct_in, k, s = UPSAMPLE_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    x = ch.conv("input", "c0", 8, (3, 3), 1, [1, 1, 1, 1])
+    x = ch.node("Resize", [x, "", ch._const("up", [1.0, 1.0, 2.0, 2.0])], "resize_nearest", mode="nearest")
+    ch.shape = [1, 8, 2 * h, 2 * w]
+    x = ch.conv(x, "c1", ct_in, (1, 1), 1, [0, 0, 0, 0], relu=False)
+    x = ch.node("Mul", [x, ch.node("Sigmoid", [x], "gate")], "mul_gate")
+    wt = 0.3 * rng.standard_normal((ct_in, 4, k, k))
+    x = ch.node("ConvTranspose", [x, ch._const("ct_w", wt), ch._const("ct_b", 0.1 * rng.standard_normal(4))],
+                "convtranspose", kernel_shape=[k, k], strides=[s, s])
+    x = ch.node("Resize", [x, "", ch._const("down", [1.0, 1.0, 0.25, 0.25])], "resize_linear", mode="linear")
+    h, w = [((2 * n - 1) * s + k) // 4 for n in (h, w)]
+    x = ch.node("Pad", [x, ch.ints("pads", [0, 0, 1, 1, 0, 0, 1, 1])], "pad_reflect", mode="reflect")
+    ch.shape = [1, 4, h + 2, w + 2]
+    x = ch.conv(x, "c2", 3, (1, 1), 1, [0, 0, 0, 0])
+    x = ch.node("AveragePool", [x], "avgpool", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    x = ch.conv(x, "c3", 4 * (index + 1), (1, 1), 1, [0, 0, 0, 0])
+    x = ch.node("AveragePool", [x], "avgpool_words", kernel_shape=[2, 2], pads=[0, 0, 1, 1])
+    dil_w = ch._const("dil_w", 0.3 * rng.standard_normal((6, 4 * (index + 1), 3, 3)))
+    dil_b = ch._const("dil_b", np.zeros(6))
+    x = ch.node("Conv", [x, dil_w, dil_b], "dilated", kernel_shape=[3, 3], dilations=[2, 2], pads=[2, 2, 2, 2])
+    ch.shape = [1, 6, h + 2, w + 2]
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = [1, 6]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_upsample{index}", [1, *UPSAMPLE_CHAINS[index][:3]], y)
+
+
+def deconv_chain(index: int) -> onnx.ModelProto:
+    """Transposed-convolution calibration chain `index` in float32 (DECONV_CHAINS), for its int8 version: three
+    ConvTranspose layers of varied kernels, strides, paddings and channels, then a global pool and a fully connected
+    layer."""
+    rng = np.random.default_rng(SEED + 9000 + index)
+    c, h, w, layers = DECONV_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    x = "input"
+    for i, (c_out, k, s, pad) in enumerate(layers):
+        c_in = ch.shape[1]
+        wt = ch._const(f"ct{i}_w", rng.standard_normal((c_in, c_out, k, k)) / np.sqrt(c_in * k * k / s / s))
+        x = ch.node("ConvTranspose", [x, wt, ch._const(f"ct{i}_b", 0.1 * rng.standard_normal(c_out))], f"ct{i}",
+                    kernel_shape=[k, k], strides=[s, s], pads=[pad] * 4)
+        ch.shape = [1, c_out, *((n - 1) * s + k - 2 * pad for n in ch.shape[2:])]
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = ch.shape[:2]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_deconv{index}", [1, c, h, w], y)
+
+
 def _checked(ch: _Chain, name: str, in_shape: list[int], y: str, opset: int = 13) -> onnx.ModelProto:
     """The chain as a checked model (opset 13 unless given) with input 'input' and output y."""
     graph = helper.make_graph(ch.nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, in_shape)],
@@ -462,4 +573,9 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto], ...]:
         base = data_chain(i)
         models += [(f"calib_data{i}_float", base), (f"calib_data{i}_qdq", quantized(base, "qdq", SEED + 5000 + i))]
     models += [(f"calib_elementwise{i}_float", elementwise_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    models += [(f"calib_misc{i}_float", misc_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    models += [(f"calib_upsample{i}_qdq_int8io", with_int8_io(quantized(upsample_chain(i), "qdq", SEED + 8000 + i)))
+               for i in range(len(UPSAMPLE_CHAINS))]
+    models += [(f"calib_deconv{i}_qdq_int8io", with_int8_io(quantized(deconv_chain(i), "qdq", SEED + 9000 + i)))
+               for i in range(len(DECONV_CHAINS))]
     return tuple(models)
