@@ -8,7 +8,8 @@ input and output, as converted TFLite models have them), so that the lowering pi
 does for real models. Beside them: fully connected stacks (QDQ and QOperator, up to an AD autoencoder's widths),
 depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied),
 data-movement chains (Transpose, Slice, Pad, Split, Concat, Gather, Tile, Expand, DepthToSpace; float and int8) and
-element-wise models (every unary function, binary ops, reductions, softmax, normalization) at three sizes, and int8
+element-wise models (every unary function, binary ops in float32 and float64, reductions, softmax, normalization,
+the rarer float kernels) at three sizes, and int8
 upsampling and transposed-convolution chains.
 bench/fit_cycle_model.py profiles every model on the simulator and fits each kernel path's coefficients to the
 per-layer cycles.
@@ -412,6 +413,50 @@ def misc_chain(index: int) -> onnx.ModelProto:
     return _checked(ch, f"calib_misc{index}", [1, 4, m], x, opset=14)
 
 
+def numeric_chain(index: int) -> onnx.ModelProto:
+    """Calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]) for the remaining
+    float kernels: Mod (both kinds) and Min, the float64 binary ops (broadcast and same shape), DynamicQuantizeLinear,
+    per-channel QuantizeLinear and DequantizeLinear, Pad in wrap mode, MaxPool with indices and MaxUnpool,
+    GridSample and SoftmaxCrossEntropyLoss."""
+    rng = np.random.default_rng(SEED + 10000 + index)
+    m = ELEMENTWISE_SIZES[index] // 4
+    ch = _Chain(rng, [1, 4, m], [], [])
+    per_channel = ch._const("per_channel", rng.uniform(0.5, 1.5, (4, 1)))
+    den = ch.node("Add", [ch.node("Abs", ["input"], "abs_d"), ch._const("one", 1.0)], "den")
+    x = ch.node("Mod", ["input", per_channel], "mod_bc", fmod=0)
+    x = ch.node("Mod", [x, per_channel], "fmod_bc", fmod=1)
+    x = ch.node("Mod", [x, den], "mod_same", fmod=0)
+    x = ch.node("Mod", [x, den], "fmod_same", fmod=1)
+    x = ch.node("Min", [x, den], "min_same")
+    d = ch.node("Cast", [x], "to_double", to=TensorProto.DOUBLE)
+    den64 = ch.node("Cast", [den], "den_double", to=TensorProto.DOUBLE)
+    ch.inits.append(numpy_helper.from_array(rng.uniform(0.5, 1.5, (4, 1)), "per_channel64"))
+    for op, attrs in (("Add", {}), ("Sub", {}), ("Mul", {}), ("Div", {}), ("Max", {}), ("Min", {}),
+                      ("Mod", {"fmod": 0}), ("Mod", {"fmod": 1})):
+        tag = op.lower() + ("f" if attrs.get("fmod") else "")
+        d = ch.node(op, [d, "per_channel64"], f"{tag}_bc64", **attrs)
+        d = ch.node(op, [d, den64], f"{tag}_same64", **attrs)
+    x = ch.node("Cast", [d], "to_float", to=TensorProto.FLOAT)
+    dynamic = ["dq_y", "dq_scale", "dq_zp"]
+    ch.nodes.append(helper.make_node("DynamicQuantizeLinear", [x], dynamic, name="dynamic_quantize"))
+    x = ch.node("DequantizeLinear", dynamic, "dynamic_dequantize")
+    scales = ch._const("q_scale", rng.uniform(0.01, 0.05, 4))
+    ch.inits.append(numpy_helper.from_array(np.zeros(4, np.int8), "q_zp"))
+    q = ch.node("QuantizeLinear", [x, scales, "q_zp"], "quantize_pc", axis=1)
+    x = ch.node("DequantizeLinear", [q, scales, "q_zp"], "dequantize_pc", axis=1)
+    x = ch.node("Pad", [x, ch.ints("pads", [0, 0, 1, 0, 0, 2])], "pad_wrap", mode="wrap")
+    x = ch.node("Slice", [x, ch.ints("crop_s", [0]), ch.ints("crop_e", [m]), ch.ints("crop_a", [2])], "crop")
+    x = ch.node("Reshape", [x, ch.ints("image_shape", [1, 4, 1, m])], "image")
+    ch.nodes.append(helper.make_node("MaxPool", [x], ["pool_v", "pool_i"], name="maxpool_indices",
+                                     kernel_shape=[1, 2], strides=[1, 2]))
+    x = ch.node("MaxUnpool", ["pool_v", "pool_i"], "maxunpool", kernel_shape=[1, 2], strides=[1, 2])
+    x = ch.node("GridSample", [x, ch._const("grid", rng.uniform(-1, 1, (1, 1, m, 2)))], "gridsample")
+    x = ch.node("Reshape", [x, ch.ints("logits_shape", [4, m])], "logits")
+    y = ch.node("SoftmaxCrossEntropyLoss", [x, ch.ints("labels", rng.integers(0, m, 4))], "loss")
+    ch.shape = []
+    return _checked(ch, f"calib_numeric{index}", [1, 4, m], y, opset=20)
+
+
 def upsample_chain(index: int) -> onnx.ModelProto:
     """Upsampling calibration chain `index` in float32 (UPSAMPLE_CHAINS), for its int8 version: nearest Resize up,
     a Sigmoid-gated Mul, ConvTranspose, linear Resize down, reflect Pad, a 3x3 AveragePool over three channels and a
@@ -574,6 +619,7 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto], ...]:
         models += [(f"calib_data{i}_float", base), (f"calib_data{i}_qdq", quantized(base, "qdq", SEED + 5000 + i))]
     models += [(f"calib_elementwise{i}_float", elementwise_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
     models += [(f"calib_misc{i}_float", misc_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    models += [(f"calib_numeric{i}_float", numeric_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
     models += [(f"calib_upsample{i}_qdq_int8io", with_int8_io(quantized(upsample_chain(i), "qdq", SEED + 8000 + i)))
                for i in range(len(UPSAMPLE_CHAINS))]
     models += [(f"calib_deconv{i}_qdq_int8io", with_int8_io(quantized(deconv_chain(i), "qdq", SEED + 9000 + i)))
