@@ -457,6 +457,56 @@ def numeric_chain(index: int) -> onnx.ModelProto:
     return _checked(ch, f"calib_numeric{index}", [1, 4, m], y, opset=20)
 
 
+def mixed_dtype_chain(index: int) -> onnx.ModelProto:
+    """Calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]) for the kernels
+    that take other element types inside a float model: MaxPool on int8 and uint8 data (with and without indices)
+    and a three-axis byte Transpose, Clip on ArgMax's int64 indices, Dropout with its mask, ConvInteger after
+    DynamicQuantizeLinear, and DeformConv."""
+    rng = np.random.default_rng(SEED + 11000 + index)
+    m = ELEMENTWISE_SIZES[index] // 4
+    ch = _Chain(rng, [1, 4, m], [], [])
+    sums = []
+
+    def total(x: str, name: str, axes: list[int]) -> str:
+        """Float sum of x over `axes` (kept as a [1] tensor for the final sum)."""
+        x = ch.node("Cast", [x], f"{name}_f", to=TensorProto.FLOAT)
+        x = ch.node("ReduceSum", [x, ch.ints(f"{name}_axes", axes)], f"{name}_sum", keepdims=1)
+        return ch.node("Reshape", [x, ch.ints(f"{name}_one_shape", [1])], f"{name}_one")
+
+    for dtype, name in ((np.int8, "s8"), (np.uint8, "u8")):
+        ch.inits.append(numpy_helper.from_array(np.array(3 if dtype == np.uint8 else 0, dtype), f"zp_{name}"))
+        q = ch.node("QuantizeLinear", ["input", ch._const(f"scale_{name}", 0.05), f"zp_{name}"], f"quantize_{name}")
+        ch.nodes.append(helper.make_node("MaxPool", [q], [f"pool_{name}", f"pool_{name}_i"],
+                                         name=f"maxpool_indices_{name}", kernel_shape=[2], strides=[2]))
+        sums.append(total(f"pool_{name}_i", f"indices_{name}", [0, 1, 2]))
+        p = ch.node("MaxPool", [q], f"maxpool_{name}", kernel_shape=[3], pads=[1, 1])
+        p = ch.node("Reshape", [p, ch.ints(f"rank3_{name}", [4, 2, m // 2])], f"rank3_{name}_r")
+        t = ch.node("Transpose", [p], f"transpose_{name}", perm=[2, 1, 0])
+        sums.append(total(ch.node("DequantizeLinear", [t, f"scale_{name}", f"zp_{name}"], f"dequantize_{name}"),
+                          f"bytes_{name}", [0, 1, 2]))
+    clipped = ch.node("Clip", [ch.node("ArgMax", ["input"], "argmax", axis=-1, keepdims=0), ch.ints("lo", 1),
+                               ch.ints("hi", m - 2)], "clip_int")
+    sums.append(total(clipped, "clipped", [0, 1]))
+    ch.nodes.append(helper.make_node("Dropout", ["input", ch._const("ratio", 0.5)], ["drop_y", "drop_mask"],
+                                     name="dropout"))
+    sums.append(total("drop_mask", "mask", [0, 1, 2]))
+    image = ch.node("Reshape", ["drop_y", ch.ints("image_shape", [1, 4, 1, m])], "image")
+    dynamic = ["dq_y", "dq_scale", "dq_zp"]
+    ch.nodes.append(helper.make_node("DynamicQuantizeLinear", [image], dynamic, name="dynamic_quantize"))
+    ch.inits.append(numpy_helper.from_array(rng.integers(100, 156, (4, 4, 1, 3)).astype(np.uint8), "integer_w"))
+    conv = ch.node("ConvInteger", ["dq_y", "integer_w", "dq_zp"], "conv_integer", pads=[0, 1, 0, 1])
+    sums.append(total(conv, "conv_integer", [0, 1, 2, 3]))
+    offsets = ch._const("offsets", 0.5 * rng.standard_normal((1, 6, 1, m)))
+    deform_w = ch._const("deform_w", 0.3 * rng.standard_normal((4, 4, 1, 3)))
+    deform = ch.node("DeformConv", [image, deform_w, offsets], "deform_conv", pads=[0, 1, 0, 1])
+    sums.append(total(deform, "deform", [0, 1, 2, 3]))
+    y = sums[0]
+    for k, s in enumerate(sums[1:]):
+        y = ch.node("Add", [y, s], f"total{k}")
+    ch.shape = [1]
+    return _checked(ch, f"calib_mixed{index}", [1, 4, m], y, opset=19)
+
+
 def upsample_chain(index: int) -> onnx.ModelProto:
     """Upsampling calibration chain `index` in float32 (UPSAMPLE_CHAINS), for its int8 version: nearest Resize up,
     a Sigmoid-gated Mul, ConvTranspose, linear Resize down, reflect Pad, a 3x3 AveragePool over three channels and a
@@ -620,6 +670,7 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto], ...]:
     models += [(f"calib_elementwise{i}_float", elementwise_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
     models += [(f"calib_misc{i}_float", misc_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
     models += [(f"calib_numeric{i}_float", numeric_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    models += [(f"calib_mixed{i}_float", mixed_dtype_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
     models += [(f"calib_upsample{i}_qdq_int8io", with_int8_io(quantized(upsample_chain(i), "qdq", SEED + 8000 + i)))
                for i in range(len(UPSAMPLE_CHAINS))]
     models += [(f"calib_deconv{i}_qdq_int8io", with_int8_io(quantized(deconv_chain(i), "qdq", SEED + 9000 + i)))
