@@ -152,31 +152,30 @@ def test_analyze_prints_estimates_in_every_format(tmp_path, capsys):
     assert np.isclose(report["cycle_estimate"]["estimated_ms"], report["estimated_total_cycles"] / 120e3)
 
 
-def _one_node(op: str, n: int, operand: float | None = None, **attrs):
-    """A float model of one node `op` named 'l' on a [1, n] tensor (and a scalar constant `operand`)."""
-    from onnx import TensorProto, helper, numpy_helper
+def _one_node(op: str, n: int, opset: int = 13):
+    """A float model (IR version 8 up to opset 20, else 10) of one node `op` named 'l' on a [1, n] tensor."""
+    from onnx import TensorProto, helper
 
-    inits = [] if operand is None else [numpy_helper.from_array(np.array(operand, np.float32), "c")]
-    graph = helper.make_graph([helper.make_node(op, ["x"] + ["c"] * bool(inits), ["y"], name="l", **attrs)], "g",
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], name="l")], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, n])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8 if opset <= 20 else 10
     return model
 
 
 def test_uncalibrated_paths_are_named():
-    """A kernel path the calibration set lacks (float Mod, fmod) gets the generic element estimate and is listed as
-    such, with its quality and a marked figure."""
+    """A kernel path the calibration set lacks (Swish) gets the generic element estimate and is listed as such, with
+    its quality and a marked figure."""
     from mcucomp.report.tables import cycles_text, layer_rows
 
-    report = plan_model(_one_node("Mod", 64, 3.0, fmod=1), name="m").report
+    report = plan_model(_one_node("Swish", 64, opset=24), name="m").report
     assert report["cycle_estimate"]["uncalibrated_layers"] == ["l"]
     assert report["estimated_total_cycles"] > 0
     assert "outside the calibration set" in cycles_text(report) and "(l)" in cycles_text(report)
     layer = report["layers"][0]
-    assert layer["estimate_quality"] == ("uncalibrated: kernel path binary_f32.fmod_broadcast is not in the "
-                                         "calibration set (generic element model)")
+    assert layer["estimate_quality"] == ("uncalibrated: kernel path activation_f32.swish is not in the calibration "
+                                         "set (generic element model)")
     assert report["cycle_estimate"]["estimate_quality"].startswith("uncalibrated: 1 of 1 layers")
     assert layer_rows(report)[0][7] == f"~{layer['estimated_cycles']:,}"
     assert cycles_text(report).startswith("~")
