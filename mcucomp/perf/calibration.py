@@ -71,6 +71,9 @@ UPSAMPLE_CHAINS = ((3, 8, 8, 4, 2, 2), (4, 6, 10, 12, 3, 2), (8, 12, 12, 6, 2, 1
 DECONV_CHAINS = ((16, 8, 8, ((8, 2, 2, 0), (4, 3, 1, 1), (6, 4, 2, 1))),
                  (4, 6, 5, ((12, 3, 2, 1), (8, 2, 2, 0), (3, 1, 1, 0))),
                  (24, 5, 7, ((6, 2, 1, 0), (10, 3, 2, 0), (4, 2, 2, 1))))
+#: The grouped-convolution calibration chains (uint8 activations): (channels, height, width) of the input and the
+#: groups of the grouped conv.
+GROUPED_CHAINS = ((3, 12, 10, 2), (4, 9, 14, 4), (6, 16, 8, 3))
 #: Layer widths of the wide fully connected chains (an AD autoencoder's 640 -> 128 -> 8 and back), int8 only.
 WIDE_FC_SIZES = ((640, 128, 128, 8, 128, 640), (320, 96, 16, 96, 320))
 SEED = 20261123
@@ -507,6 +510,24 @@ def mixed_dtype_chain(index: int) -> onnx.ModelProto:
     return _checked(ch, f"calib_mixed{index}", [1, 4, m], y, opset=19)
 
 
+def grouped_chain(index: int) -> onnx.ModelProto:
+    """Grouped-convolution calibration chain `index` in float32 (GROUPED_CHAINS), for its QDQ version with uint8
+    activations: a conv, a grouped 3x3 conv, a 3x3 conv, Softmax across the channels (which keeps the rest of the
+    chain channels-first), a 3x3 AveragePool, a global pool and a fully connected layer."""
+    rng = np.random.default_rng(SEED + 12000 + index)
+    c, h, w, groups = GROUPED_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    x = ch.conv("input", "c0", 4 * groups, (3, 3), 1, [1, 1, 1, 1])
+    x = ch.conv(x, "grouped", 4 * groups, (3, 3), 1, [1, 1, 1, 1], group=groups)
+    x = ch.conv(x, "c1", 8, (3, 3), 1, [1, 1, 1, 1])
+    x = ch.node("Softmax", [x], "softmax_c", axis=1)
+    x = ch.node("AveragePool", [x], "avgpool", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = [1, 8]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_grouped{index}", [1, c, h, w], y)
+
+
 def upsample_chain(index: int) -> onnx.ModelProto:
     """Upsampling calibration chain `index` in float32 (UPSAMPLE_CHAINS), for its int8 version: nearest Resize up,
     a Sigmoid-gated Mul, ConvTranspose, linear Resize down, reflect Pad, a 3x3 AveragePool over three channels and a
@@ -583,8 +604,9 @@ class _RandomReader:
         return next(self.feeds, None)
 
 
-def quantized(model: onnx.ModelProto, fmt: str, seed: int) -> onnx.ModelProto:
-    """The model quantized by onnxruntime's quantize_static (int8, per-channel weights) in QDQ or QOperator form."""
+def quantized(model: onnx.ModelProto, fmt: str, seed: int, uint8: bool = False) -> onnx.ModelProto:
+    """The model quantized by onnxruntime's quantize_static (int8 activations, or uint8 when `uint8`; per-channel int8
+    weights) in QDQ or QOperator form."""
     import logging
 
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -597,7 +619,7 @@ def quantized(model: onnx.ModelProto, fmt: str, seed: int) -> onnx.ModelProto:
         onnx.save(model, src)
         quantize_static(src, dst, _RandomReader(shape, seed),
                         quant_format=QuantFormat.QDQ if fmt == "qdq" else QuantFormat.QOperator, per_channel=True,
-                        activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+                        activation_type=QuantType.QUInt8 if uint8 else QuantType.QInt8, weight_type=QuantType.QInt8)
         return _with_contrib_shapes(onnx.load(dst), model)
 
 
@@ -673,6 +695,8 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto], ...]:
     models += [(f"calib_mixed{i}_float", mixed_dtype_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
     models += [(f"calib_upsample{i}_qdq_int8io", with_int8_io(quantized(upsample_chain(i), "qdq", SEED + 8000 + i)))
                for i in range(len(UPSAMPLE_CHAINS))]
+    models += [(f"calib_grouped{i}_qdq_u8", quantized(grouped_chain(i), "qdq", SEED + 12000 + i, uint8=True))
+               for i in range(len(GROUPED_CHAINS))]
     models += [(f"calib_deconv{i}_qdq_int8io", with_int8_io(quantized(deconv_chain(i), "qdq", SEED + 9000 + i)))
                for i in range(len(DECONV_CHAINS))]
     return tuple(models)
