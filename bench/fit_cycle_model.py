@@ -3,7 +3,7 @@
     python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (12-20 min per core)
     python bench/fit_cycle_model.py --core cortex-m4 --cycles-dir /tmp/cycles   # keep/reuse simulated cycles
 
-The times are those of a 2-CPU machine under load (80 calibration models per core). With --cycles-dir, a refit
+The times are those of a 2-CPU machine under load (92 calibration models per core). With --cycles-dir, a refit
 whose kernels, timing tables and flags did not change simulates only the models that are new or changed (a change
 of cost terms alone: lowering and fitting, about 4 min per core).
 
