@@ -3,13 +3,16 @@
     python bench/bench_cycles.py                       # the full matrix (about 30 min on a loaded machine)
     python bench/bench_cycles.py --core cortex-m4 --model kws_dscnn_qdq
     python bench/bench_cycles.py --json results.json   # also keep the raw figures
+    python bench/bench_cycles.py --estimate-error --reestimate results.json   # BENCHMARKS' "Estimator error" table
 
 Every model is compiled for the core's board (mcucomp/perf/calibration.py CALIBRATION_BOARDS) and profiled on the
 instruction-level simulator (one seeded random input). Cycles are simulated from the Arm manuals' instruction
 timings: zero-wait, and with the board's flash wait states ("board memory"). The estimator's error is its total
 against the simulator's (board memory, summed over the layers) and the worst layer among those taking >= 5% of the
 cycles. A second table
-gives simulated cycles per MAC per kernel path (layers with MACs only).
+gives simulated cycles per MAC per kernel path (layers with MACs only). `--estimate-error` prints instead the
+estimator's table: per model and core the estimated and simulated cycles, the error, the worst layer taking >= 5% of
+the cycles and the estimate's quality (whether every layer lies inside the calibrated ranges).
 """
 
 from __future__ import annotations
@@ -53,13 +56,15 @@ def estimate(row: dict) -> dict:
     """The row with today's estimator figures (board memory) and its errors against the simulated cycles."""
     board = load_board(row["board"])
     low = lower_model(CYCLE_MODELS[row["model"]](), alignment=board["alignment"], requant=default_requant(board))
-    est = {e.name: e for e in estimate_model(low.graph, low.order, board).layers}
+    estimate = estimate_model(low.graph, low.order, board)
+    est = {e.name: e for e in estimate.layers}
     for layer in row["layers"]:
         layer["path"], layer["estimated"] = est[layer["name"]].path, est[layer["name"]].cycles
     model_error, checks = check_layers([(la["name"], la["op"], la["cycles"], la["estimated"]) for la in row["layers"]])
     worst = max((c for c in checks if c.share >= BIG_LAYER_SHARE), key=lambda c: abs(c.error))
     return {**row, "estimated_cycles": sum(la["estimated"] for la in row["layers"]), "model_error": model_error,
-            "worst_layer": worst.name, "worst_layer_error": worst.error,
+            "worst_layer": worst.name, "worst_layer_op": worst.op, "worst_layer_error": worst.error,
+            "estimate_quality": estimate.quality,
             "within_tolerance": not accuracy_failures(model_error, checks)}
 
 
@@ -74,6 +79,21 @@ def model_table(rows: list[dict]) -> list[str]:
                      f"{r['cycles'] / max(r['macs'], 1):.1f} | {1e3 * r['cycles_zero_wait'] / r['clock_hz']:.2f} | "
                      f"{1e3 * r['cycles'] / r['clock_hz']:.2f} | {100 * r['model_error']:+.1f}% / "
                      f"{100 * r['worst_layer_error']:+.1f}% |")
+    return lines
+
+
+def error_table(rows: list[dict]) -> list[str]:
+    """The estimator's error per model and core (board memory), with its worst big layer, as a markdown table."""
+    lines = ["| model | core | simulated cycles | estimated cycles | error | worst layer >= 5% (op): error | within "
+             "10% / 20% | estimate quality |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | {r['core']} | {r['cycles']:,} | {r['estimated_cycles']:,} | "
+                     f"{100 * r['model_error']:+.1f}% | {r['worst_layer']} ({r['worst_layer_op']}): "
+                     f"{100 * r['worst_layer_error']:+.1f}% | {'yes' if r['within_tolerance'] else 'NO'} | "
+                     f"{r['estimate_quality']} |")
+    within = sum(r["within_tolerance"] for r in rows)
+    lines += ["", f"{within} of {len(rows)} model x core pairs within the tolerances (model 10%, layers with >= 5% "
+                  "of the cycles 20%)."]
     return lines
 
 
@@ -100,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--core", action="append", choices=sorted(CALIBRATION_BOARDS))
     parser.add_argument("--model", action="append", choices=sorted(CYCLE_MODELS))
     parser.add_argument("--json", type=Path, help="write the raw figures here")
+    parser.add_argument("--estimate-error", action="store_true",
+                        help="print the estimator's error table (BENCHMARKS' Estimator error) instead")
     parser.add_argument("--reestimate", type=Path, metavar="JSON",
                         help="take the simulated cycles from an earlier --json file (same simulator and kernels) and "
                              "only redo the estimates, e.g. after a refit")
@@ -121,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr, flush=True)
                 if args.json:  # after every model: a long run keeps what it has
                     args.json.write_text(json.dumps(rows, indent=1))
+    if args.estimate_error:
+        print("\n".join(error_table(rows)))
+        return 0
     print("\n".join(model_table(rows)))
     print()
     print("\n".join(path_table(rows)))

@@ -1,7 +1,11 @@
 """Fit the cycle estimator's per-core coefficients to simulated cycles on the generated calibration set.
 
-    python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (about 4 min per core)
+    python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (12-20 min per core)
     python bench/fit_cycle_model.py --core cortex-m4 --cycles-dir /tmp/cycles   # keep/reuse simulated cycles
+
+The times are those of a 2-CPU machine under load (92 calibration models per core). With --cycles-dir, a refit
+whose kernels, timing tables and flags did not change simulates only the models that are new or changed (a change
+of cost terms alone: lowering and fitting, about 4 min per core).
 
 Every calibration model (mcucomp/perf/calibration.py) is compiled for the core's calibration board and profiled on
 the instruction-level simulator (mcucomp.perf.profile); each layer gives one row: its kernel path, the path's term
@@ -9,13 +13,15 @@ counts (KernelOp.cost_terms) and its simulated cycles, zero-wait and with the bo
 coefficients are a non-negative least-squares fit weighted by 1/cycles, i.e. on relative error, so that small and
 large layers count alike (a negative coefficient would be a loop body that gives cycles back; Lawson-Hanson NNLS,
 numpy only). A `generic` entry fits the default element terms of the element-wise layers, for kernel paths the set
-does not cover. The result goes to mcucomp/perf/coefficients/<core>.json with the fingerprint the staleness test
-checks.
+does not cover. Each path also records the range [min, max] of every term over its calibration layers: the estimator
+calls a layer outside them extrapolated. The result goes to mcucomp/perf/coefficients/<core>.json with the
+fingerprint the staleness test checks.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
@@ -61,7 +67,8 @@ def fit_rows(rows: list[dict], terms_key: str = "terms") -> dict:
     """Coefficients per term for zero-wait and board-memory cycles, plus how well they fit these rows."""
     names = sorted({t for r in rows for t in r[terms_key]})
     a = np.array([[r[terms_key].get(t, 0) for t in names] for r in rows], float)
-    result: dict = {"layers": len(rows)}
+    result: dict = {"layers": len(rows),
+                    "ranges": {t: [int(a[:, k].min()), int(a[:, k].max())] for k, t in enumerate(names)}}
     for target in ("cycles_zero_wait", "cycles"):
         y = np.array([r[target] for r in rows], float)
         w = 1.0 / np.maximum(y, 1.0)  # relative error
@@ -74,17 +81,31 @@ def fit_rows(rows: list[dict], terms_key: str = "terms") -> dict:
     return result
 
 
-def simulate(core: str, board_id: str, log) -> dict[str, dict[str, list[int]]]:
-    """Simulated cycles of every calibration layer: {model: {layer: [zero-wait cycles, board-memory cycles]}}."""
+def model_digest(model) -> str:
+    """SHA-256 of a calibration model's bytes (which simulated cycles a kept run may reuse)."""
+    return hashlib.sha256(model.SerializeToString(deterministic=True)).hexdigest()
+
+
+def simulate(core: str, board_id: str, log, kept: dict | None = None, keep=None) -> dict[str, dict]:
+    """Simulated cycles of every calibration layer: {model: {"digest": model_digest, "layers": {layer: [zero-wait
+    cycles, board-memory cycles]}}}; a model whose digest is in `kept` (an earlier result) is not simulated again;
+    `keep(cycles so far)` after each simulated model."""
     board = load_board(board_id)
     cycles = {}
     models = calibration_models()
     for i, (name, model) in enumerate(models):
+        digest = model_digest(model)
+        if kept and kept.get(name, {}).get("digest") == digest:
+            cycles[name] = kept[name]
+            continue
         t0 = time.time()
         with tempfile.TemporaryDirectory() as tmp:
             compile_model(model, Path(tmp) / "m", name="calib", board=board_id)
             result = profile_compiled(Path(tmp) / "m", board, inputs=1)
-        cycles[name] = {layer.name: [layer.cycles_zero_wait, layer.cycles] for layer in result.layers}
+        cycles[name] = {"digest": digest,
+                        "layers": {layer.name: [layer.cycles_zero_wait, layer.cycles] for layer in result.layers}}
+        if keep:
+            keep(cycles)
         log(f"{core}: {i + 1}/{len(models)} {name}: {len(result.layers)} layers, {result.total_cycles:,} cycles "
             f"({time.time() - t0:.1f} s)")
     return cycles
@@ -100,7 +121,7 @@ def layer_rows(board_id: str, cycles: dict[str, dict[str, list[int]]]) -> list[d
     for name, model in calibration_models():
         low = lower_model(model, alignment=board["alignment"], requant=default_requant(board))
         nodes = {n.name: n for n in low.order}
-        for layer, (zero_wait, board_cycles) in cycles[name].items():
+        for layer, (zero_wait, board_cycles) in cycles[name]["layers"].items():
             key, terms = layer_terms(nodes[layer], low.graph)
             rows.append({"model": name, "layer": layer, "key": key, "terms": terms,
                          "element_terms": element_terms(nodes[layer], low.graph),
@@ -130,18 +151,22 @@ def fit_core(core: str, cycles: dict) -> dict:
 
 
 def _simulated_sources(core: str) -> dict[str, str]:
-    """The fingerprint sources that the simulated cycles depend on (all but the cost terms)."""
+    """The fingerprint sources that the simulated cycles depend on besides the models themselves (all but the cost
+    terms and the calibration set's file: each kept model is checked by its digest)."""
     return {k: v for k, v in fingerprint_sources(core, calibration_runtime_files()).items()
-            if not k.endswith("cost_terms") and "_cost" not in k}
+            if not k.endswith("cost_terms") and "_cost" not in k and not k.endswith("calibration.py")}
 
 
 def _cached_cycles(cycles_dir: Path | None, core: str) -> dict | None:
-    """Simulated cycles kept by an earlier run with the same simulation inputs, else None."""
+    """Simulated cycles kept by an earlier run whose kernels, timing and flags are those of today wherever both have
+    them (a kernel file that only one of the two calibration sets links is used by no model the other simulated),
+    else None."""
     path = cycles_dir / f"{core}.json" if cycles_dir else None
     if path is None or not path.is_file():
         return None
     data = json.loads(path.read_text())
-    return data["cycles"] if data["sources"] == _simulated_sources(core) else None
+    now = _simulated_sources(core)
+    return data["cycles"] if all(now.get(k, digest) == digest for k, digest in data["sources"].items()) else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,13 +181,15 @@ def main(argv: list[str] | None = None) -> int:
     COEFFICIENT_DIR.mkdir(exist_ok=True)
     for core in args.core or sorted(CALIBRATION_BOARDS):
         t0 = time.time()
-        cycles = _cached_cycles(args.cycles_dir, core)
-        if cycles is None:
-            cycles = simulate(core, CALIBRATION_BOARDS[core], lambda line: print(line, file=sys.stderr, flush=True))
-            if args.cycles_dir:
-                args.cycles_dir.mkdir(parents=True, exist_ok=True)
-                (args.cycles_dir / f"{core}.json").write_text(json.dumps(
-                    {"sources": _simulated_sources(core), "cycles": cycles}))
+        sources = _simulated_sources(core)
+
+        def keep(cycles: dict, core: str = core, sources: dict = sources) -> None:
+            """Write the simulated cycles so far to the cycles directory."""
+            args.cycles_dir.mkdir(parents=True, exist_ok=True)
+            (args.cycles_dir / f"{core}.json").write_text(json.dumps({"sources": sources, "cycles": cycles}))
+
+        cycles = simulate(core, CALIBRATION_BOARDS[core], lambda line: print(line, file=sys.stderr, flush=True),
+                          _cached_cycles(args.cycles_dir, core), keep if args.cycles_dir else None)
         data = fit_core(core, cycles)
         path = COEFFICIENT_DIR / f"{core}.json"
         path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")

@@ -127,7 +127,7 @@ def measure_core(core: str, board: dict, work: Path) -> dict:
                                  *(read_callgraph_info(o.with_suffix(".ci")) for o in [obj, *deps])),
                            recursion=RECURSION_BOUNDS)
         entries = defined_functions(obj)
-        kernels[src.stem] = {"code": own, "library": library, "stack": max(map(graph.depth, entries))}
+        kernels[src.stem] = {"code": own, "library": library, "stack": max(map(graph.depth, entries), default=0)}
     return {"firmware_flash": base_flash, "firmware_stack": under_run, "firmware_calls_stack": harness_calls,
             "kernels": kernels}
 

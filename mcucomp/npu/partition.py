@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from mcucomp.ir import Graph, Node
+from mcucomp.estimate_quality import CALIBRATED, marked
 from mcucomp.ops import REGISTRY
 from mcucomp.ops._layout import NHWC
 from mcucomp.ops.ethosu_region import MAX_IO
@@ -48,8 +49,9 @@ COPY_CYCLES_PER_BYTE = 0.5
 #: fitted).
 FALLBACK_CORE = "cortex-m4"
 
-#: A CPU cost function: (graph, layers, board) -> estimated cycles per layer name, empty when the board's core has
-#: no estimate (mcucomp.perf.estimate.estimate_layers, handed to the pass as options["cpu_cycles"]).
+#: A CPU cost function: (graph, layers, board) -> per layer name, an estimate with `cycles_zero_wait` and its
+#: `quality`; empty when the board's core has no estimate (mcucomp.perf.estimate.estimate_layers, handed to the
+#: pass as options["cpu_cycles"]).
 CpuCycles = Callable[[Graph, list, dict], dict]
 
 
@@ -71,6 +73,7 @@ class Partition:
     regions: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)
     cpu_cycles: dict = field(default_factory=dict)
+    cpu_quality: dict = field(default_factory=dict)  # estimate_quality of each cpu_cycles figure
     npu_layer_cycles: dict = field(default_factory=dict)
     estimates: dict = field(default_factory=dict)
     cpu_core: str = ""
@@ -104,17 +107,19 @@ def copy_bytes(g: Graph, inputs: list[str], outputs: list[str]) -> int:
     return sum(g.tensors[n].nbytes for n in inputs + outputs)
 
 
-def cpu_estimates(g: Graph, board: dict | None, cpu_cycles: CpuCycles | None) -> tuple[dict[str, int], str]:
-    """Estimated CPU cycles per layer name (views: 0) and the core the estimate is for, by the cost function
-    `cpu_cycles` (none without a board or a cost function)."""
+def cpu_estimates(g: Graph, board: dict | None, cpu_cycles: CpuCycles | None
+                  ) -> tuple[dict[str, int], dict[str, str], str]:
+    """Estimated zero-wait CPU cycles per layer name (views: none), each figure's estimate_quality, and the core the
+    estimate is for, by the cost function `cpu_cycles` (none without a board or a cost function)."""
     if board is None or cpu_cycles is None:
-        return {}, ""
-    cycles = cpu_cycles(g, g.nodes, board)
+        return {}, {}, ""
+    layers = cpu_cycles(g, g.nodes, board)
     core = board["core"]
-    if not cycles:
+    if not layers:
         core = FALLBACK_CORE
-        cycles = cpu_cycles(g, g.nodes, {**board, "core": core})
-    return cycles, core
+        layers = cpu_cycles(g, g.nodes, {**board, "core": core})
+    return ({name: e.cycles_zero_wait for name, e in layers.items()}, {name: e.quality for name, e in layers.items()},
+            core)
 
 
 class _Compiler:
@@ -277,7 +282,7 @@ def decide(g: Graph, cfg, placement: str, board: dict | None, cpu_cycles: CpuCyc
     """The partition of `g` (lowered, graph order) for NPU config `cfg` and placement auto|max|off, CPU layers
     costed by `cpu_cycles` on `board`."""
     part = Partition()
-    part.cpu_cycles, core = cpu_estimates(g, board, cpu_cycles)
+    part.cpu_cycles, part.cpu_quality, core = cpu_estimates(g, board, cpu_cycles)
     cpu_hz = board["clock_hz"] if board else cfg.clock_hz
     costs = _Costs(g, cfg, part.cpu_cycles, cpu_hz)
     part.cpu_core = core
@@ -328,6 +333,7 @@ def _cheaper_on_cpu(node: Node, g: Graph, part: Partition, costs: _Costs, cfg, c
     cpu = part.cpu_cycles.get(node.name, 0)
     npu = part.npu_layer_cycles.get(node.name, 0)
     entry = costs.call_overhead([node]) * cpu_hz
+    cpu = marked(str(cpu), part.cpu_quality.get(node.name, CALIBRATED))
     return (f"cheaper on CPU: {cpu} CPU cycles (estimated) vs {npu} NPU cycles (Vela-estimated, "
             f"{npu / cfg.clock_hz * 1e6:.1f} us) + {entry:.0f} CPU cycles to enter the NPU and copy data")
 
@@ -344,7 +350,8 @@ def apply(g: Graph, part: Partition, cfg) -> Graph:
             estimates = {"npu_cycles": r.vela.npu_cycles, "cpu_core": part.cpu_core,
                          "call_cycles": round(ENTRY_CYCLES + COPY_CYCLES_PER_BYTE * copy_bytes(g, r.inputs, r.outputs)),
                          "layer_npu_cycles": {n.name: part.npu_layer_cycles.get(n.name) for n in r.nodes},
-                         "layer_cpu_cycles": {n.name: part.cpu_cycles.get(n.name) for n in r.nodes}}
+                         "layer_cpu_cycles": {n.name: part.cpu_cycles.get(n.name) for n in r.nodes},
+                         "layer_cpu_quality": {n.name: part.cpu_quality.get(n.name) for n in r.nodes}}
             name = f"npu_region_{i}"
             while name in taken:  # a model layer already has that name
                 name += "_"
@@ -356,7 +363,8 @@ def apply(g: Graph, part: Partition, cfg) -> Graph:
             nodes.append(region)
         elif node.name not in members:
             node.attrs["placement_reason"] = part.reasons.get(node.name, "not placed on the NPU")
-            node.attrs["cpu_estimate"] = {"cycles": part.cpu_cycles.get(node.name), "core": part.cpu_core}
+            node.attrs["cpu_estimate"] = {"cycles": part.cpu_cycles.get(node.name), "core": part.cpu_core,
+                                          "quality": part.cpu_quality.get(node.name)}
             nodes.append(node)
     g.nodes = nodes
     g.remove_unused()

@@ -8,6 +8,7 @@ estimated latency.
 from __future__ import annotations
 
 from mcucomp.ir import Node
+from mcucomp.estimate_quality import CALIBRATED, marked
 
 CPU_LABEL = "estimated (Cortex-M TRM timings)"
 NPU_LABEL = "Vela-estimated"
@@ -33,6 +34,7 @@ def placement_report(order: list[Node], cfg, mode: str, cpu_hz: int) -> dict | N
             for name, op in node.attrs["layers"]:
                 rows.append({"name": name, "op": op, "placement": "npu", "region": node.name,
                              "cpu_cycles_estimated": _cycles(est.get("layer_cpu_cycles", {}).get(name)),
+                             "cpu_estimate_quality": est.get("layer_cpu_quality", {}).get(name),
                              "npu_cycles_vela_estimated": _cycles(est.get("layer_npu_cycles", {}).get(name))})
         else:
             est = node.attrs.get("cpu_estimate", {})
@@ -41,7 +43,8 @@ def placement_report(order: list[Node], cfg, mode: str, cpu_hz: int) -> dict | N
             cpu_total += cycles or 0
             rows.append({"name": node.name, "op": node.op, "placement": "cpu", "region": None,
                          "placement_reason": node.attrs.get("placement_reason", ""),
-                         "cpu_cycles_estimated": cycles, "npu_cycles_vela_estimated": None})
+                         "cpu_cycles_estimated": cycles, "cpu_estimate_quality": est.get("quality"),
+                         "npu_cycles_vela_estimated": None})
     seconds = (cpu_total + call_total) / cpu_hz + npu_total / cfg.clock_hz
     return {
         "mode": mode, "accelerator": cfg.accelerator,
@@ -50,11 +53,18 @@ def placement_report(order: list[Node], cfg, mode: str, cpu_hz: int) -> dict | N
         "cpu_layers": sum(r["placement"] == "cpu" for r in rows),
         "regions": sum(n.op == "ethosu_region" for n in order),
         "cpu_cycles_estimated": cpu_total, "cpu_label": f"{CPU_LABEL}, {core or 'no'} fit",
+        "cpu_estimate_quality": _total_quality(rows),
         "region_call_cycles_estimated": call_total,
         "npu_cycles_vela_estimated": npu_total, "npu_label": NPU_LABEL,
         "cpu_hz": cpu_hz, "npu_hz": cfg.clock_hz,
         "estimated_latency_us": 1e6 * seconds,
     }
+
+
+def _total_quality(rows: list[dict]) -> str:
+    """The CPU total's estimate quality: CALIBRATED, or how many CPU layers' figures are not."""
+    off = [r for r in rows if r["placement"] == "cpu" and r["cpu_estimate_quality"] not in (None, CALIBRATED)]
+    return CALIBRATED if not off else f"{len(off)} CPU layer figure(s) outside the estimator's calibration"
 
 
 def layer_placement(node: Node) -> dict:
@@ -64,11 +74,18 @@ def layer_placement(node: Node) -> dict:
     return {"placement": "cpu", "placement_reason": node.attrs.get("placement_reason", "")}
 
 
+def cycles_text(value, quality: str | None = None) -> str:
+    """A cycle count with thousands separators ('~' ahead when its estimate is not calibrated), '-' when there is
+    none."""
+    return "-" if value is None else marked(f"{value:,}", quality or CALIBRATED)
+
+
 def totals_text(placement: dict) -> str:
     """The totals line: CPU and NPU cycles apart, each labelled, and the estimated latency."""
     p = placement
     return (f"{p['npu_layers']} layer(s) on the NPU in {p['regions']} region(s), {p['cpu_layers']} on the CPU "
-            f"(--npu-placement {p['mode']}); CPU {p['cpu_cycles_estimated']:,} cycles + "
+            f"(--npu-placement {p['mode']}); CPU {cycles_text(p['cpu_cycles_estimated'], p.get('cpu_estimate_quality'))} "
+            f"cycles + "
             f"{p['region_call_cycles_estimated']:,} cycles of region calls ({p['cpu_label']}, "
             f"{p['cpu_hz'] / 1e6:g} MHz); NPU {p['npu_cycles_vela_estimated']:,} cycles ({p['npu_label']}, "
             f"{p['accelerator']} at {p['npu_hz'] / 1e6:g} MHz); estimated latency {p['estimated_latency_us']:,.1f} us")

@@ -82,3 +82,42 @@ def window_loop_terms(geom: dict, depth: dict | None = None) -> dict[str, int]:
     return {"outputs": planes * win.pixels, "kernel_rows": planes * win.depth_valid * geom["k_h"],
             "rows_entered": planes * win.rows_valid, "row_taps": planes * win.rows_valid * geom["k_w"],
             "valid_taps": planes * win.taps_valid}
+
+
+def copy_terms(sizes: list[int], repeats: int = 1) -> dict[str, int]:
+    """The cost of `repeats` rounds of one memcpy per size in `sizes` (bytes): the copies, and their bytes split by
+    whether a copy moves whole words (memcpy's word loop) or not (its byte tail)."""
+    words = sum(n for n in sizes if n % 4 == 0)
+    return {"calls": 1, "copies": repeats * len(sizes), "word_bytes": repeats * words,
+            "odd_bytes": repeats * (sum(sizes) - words)}
+
+
+def chunk_copy_terms(call: KernelCall, sizes_field: str) -> dict[str, int]:
+    """copy_terms of mcu_concat / mcu_split: per outer row one memcpy per chunk of the call's byte-size array."""
+    p = params_dict(call)
+    return copy_terms([int(n) for n in call.arrays[p[sizes_field].key]], p["outer"])
+
+
+def walk_terms(p: dict) -> tuple[str, dict[str, int]]:
+    """The path and loop counts of mcu_transpose for its params (runtime_c/kernels/transpose.c): a byte walk over two
+    dims ('bytes_2d'; three columns: 'rgb_2d' two pixels per loop trip, 'rgb_words_2d' first four pixels per three
+    words from contiguous word-aligned planes), a deeper byte walk ('bytes': a counter step per row), one memcpy per
+    row where the innermost dim is contiguous ('rows_copy'), and element by element for wider elements ('elements');
+    the rows (each steps the index counters) and elements or bytes moved."""
+    rank, count, es = p["rank"], p["count"], p["elem_bytes"]
+    row = p["dims"][rank - 1] if rank else 1
+    rows = count // row if count else 0
+    if p["strides"][rank - 1] == 1 if rank else True:
+        return "rows_copy", {**copy_terms([row * es], rows), "rows": rows}
+    if es != 1:
+        return "elements", {"calls": 1, "elements": count, "rows": rows}
+    if rank != 2:
+        return "bytes", {"calls": 1, "elements": count, "rows": rows}
+    if p["dims"][1] != 3:
+        return "bytes_2d", {"calls": 1, "elements": count, "rows": rows}
+    # three columns (RGB pixels): two pixels per loop trip, and first four pixels per three words where the planes
+    # are contiguous and word-aligned (mcu_transpose_rgb_words; graph tensors are word-aligned in the arena and I/O)
+    quads = rows // 4 if p["strides"][0] == 1 and p["strides"][1] % 4 == 0 and p["offset"] % 4 == 0 else 0
+    rest = rows - 4 * quads
+    return ("rgb_words_2d" if quads else "rgb_2d"), {"calls": 1, "quads": quads, "pairs": rest // 2,
+                                                      "lone": rest % 2}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import DTYPE_BYTES, Graph, Node
+from ._cost import params_dict, walk_terms
 from ._layout import all_images, is_nhwc
 from .base import DTYPE_CODES, ArrayRef, KernelCall, KernelOp, collapse_dims, contiguous_strides, numel, shape
 
@@ -68,6 +69,9 @@ class WalkCopy(KernelOp):
     """Base of the ops that copy input 0 into output 0 along one strided walk (mcu_transpose); a subclass sets
     walk_of(node, g) -> (dims, strides, offset), read from the ONNX node before lowering."""
 
+    cost_kernel = "transpose"
+    cost_paths = ()
+
     def lower(self, node: Node, g: Graph) -> None:
         """Store the walk on the node and keep only the data input (the others are constants folded into it)."""
         node.attrs["walk"] = self.walk_of(node, g)
@@ -82,6 +86,10 @@ class WalkCopy(KernelOp):
         """mcu_transpose(params{count, elem_bytes, offset, rank, dims, strides}, x, y)."""
         return KernelCall("transpose", walk_params(node, g, self.stored_walk(node, g)),
                           [node.inputs[0], node.outputs[0]])
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """mcu_transpose's path and loop counts for the walk (_cost.walk_terms)."""
+        return walk_terms(params_dict(self.call(node, g)))
 
 
 class AxisWiseWalkCopy(WalkCopy):

@@ -13,6 +13,11 @@ def attr_str(node: Node, name: str, default: str) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def _path(op_key: str) -> str:
+    """The cost path of an op key: `Gelu:tanh` -> `gelu_tanh`."""
+    return op_key.lower().replace(":", "_")
+
+
 class CodedUnaryOp(KernelOp):
     """y = f(x) element-wise where f is chosen by an op code; its float parameters come from node attributes."""
 
@@ -38,6 +43,16 @@ class CodedUnaryOp(KernelOp):
         params = [("op", node.attrs["op_code"]), ("count", g.tensors[node.outputs[0]].size)]
         params += list(zip(self.param_names, node.attrs["params"]))
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]])
+
+    @property
+    def cost_paths(self) -> tuple[str, ...]:
+        """One path per function: the op keys in lower case (':' as '_')."""
+        return tuple(dict.fromkeys(_path(key) for key in self.codes))
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """The function is the path (each has its own loop body); one call and the elements."""
+        key = next(k for k, (code, _) in self.codes.items() if code == node.attrs["op_code"])
+        return _path(key), {"calls": 1, "elements": g.tensors[node.outputs[0]].size}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: the loop reads x[i], then writes y[i]."""

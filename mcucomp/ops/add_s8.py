@@ -122,6 +122,7 @@ class AddS8(KernelOp):
     tensor, qlinear only)."""
 
     name = "add_s8"
+    cost_paths = ("linear_exact", "linear_ties", *MODES)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_add_s8(params, a, b, y)."""

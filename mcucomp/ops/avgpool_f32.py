@@ -19,6 +19,7 @@ class AvgPoolF32(KernelOp):
     """AveragePool, GlobalAveragePool, LpPool and GlobalLpPool on float32 NCW/NCHW/NCDHW tensors."""
 
     name = "avgpool_f32"
+    cost_paths = ("average", "lp")
     onnx_ops = ("AveragePool", "GlobalAveragePool", "LpPool", "GlobalLpPool")
     constraints = (all_float32, rank_1_to_3, _lp_exponent)
 

@@ -59,6 +59,8 @@ class AvgPoolS8(KernelOp):
     qmax, count (the divisor: 'valid' taps, 'kernel' size or taps inside the 'padded' input), canonical window."""
 
     name = "avgpool_s8"
+    cost_paths = ("global_words_nhwc", "window_words_nhwc", "global_int_nhwc", "window_int_nhwc", "global_int",
+                  "window_int", "float", "float_nhwc")
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_avgpool_s8(params, x, y)."""

@@ -32,6 +32,16 @@ class KernelOp(abc.ABC):
     constraints: tuple = ()
     #: Code paths that run another path's loops and so share its fitted cycle coefficients (path -> that path).
     cost_families: dict = {}
+    #: The registry op whose C function this op calls and whose fitted cycle coefficients its code paths use (empty:
+    #: its own); the estimator and the coverage test (tests/perf/test_estimate_coverage.py) look it up there.
+    cost_kernel: str = ""
+    #: The code paths `cost_terms` can name, each of which the calibration set must exercise on every core that
+    #: runs the op (tests/perf/test_estimate_coverage.py); empty: the op runs no code of its own (a view, or a
+    #: call of `cost_kernel`'s C).
+    cost_paths: tuple[str, ...] = ("default",)
+    #: Only boards with this accelerator (a board's `npu` table) run the op: the cores that take it are those of
+    #: such boards, not every core the estimator is fitted for (empty: any board, any core).
+    needs_npu: str = ""
 
     def lower(self, node: Node, g: Graph) -> None:
         """Rewrite an ONNX node's attributes into this kernel's canonical form (in place)."""

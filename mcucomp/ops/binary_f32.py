@@ -22,6 +22,8 @@ class BinaryF32(KernelOp):
     """Element-wise arithmetic on float32 tensors; same-shape operands run as one flat loop."""
 
     name = "binary_f32"
+    cost_paths = tuple(f"{code}{kind}" for code in [*(op.lower() for op in OP_CODES), "fmod"]
+                       for kind in ("", "_broadcast"))
     onnx_ops = tuple(OP_CODES)
     constraints = (_all_float32, broadcast_fits)
 

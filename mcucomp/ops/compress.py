@@ -7,7 +7,7 @@ import numpy as np
 from ..ir import Graph, Node
 from ._data import axis_view, has_dims
 from .base import KernelCall, KernelOp, numel, shape
-from .gather import gather_call
+from .gather import gather_call, gather_cost
 
 
 def _condition_constant(node: Node, g: Graph) -> bool:
@@ -22,6 +22,8 @@ class Compress(KernelOp):
     depends = ("index",)
     onnx_ops = ("Compress",)
     constraints = (has_dims, _condition_constant)
+    cost_kernel = "gather"
+    cost_paths = ()
 
     def lower(self, node: Node, g: Graph) -> None:
         """Replace the condition by the int32 positions it selects."""
@@ -37,6 +39,10 @@ class Compress(KernelOp):
         if "axis" not in node.attrs:
             return gather_call(node, g, (1, numel(dims), 1))
         return gather_call(node, g, axis_view(dims, node.attrs["axis"] % len(dims)))
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """mcu_gather's (gather_cost)."""
+        return gather_cost(self.call(node, g))
 
 
 OP = Compress()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Graph, Node
+from ._cost import chunk_copy_terms
 from ._data import elem_bytes, has_dims, int32_array
 from ._layout import all_images, is_nhwc, stored_axis
 from .base import KernelCall, KernelOp, numel, shape
@@ -24,6 +25,10 @@ class Concat(KernelOp):
         in_bytes = int32_array(arrays, f"{node.name}_in_bytes", (numel(shape(g, x)[axis:]) * esize for x in node.inputs))
         params = [("outer", numel(out[:axis])), ("n_inputs", len(node.inputs)), ("in_bytes", in_bytes)]
         return KernelCall(self.name, params, [tuple(node.inputs), node.outputs[0]], arrays)
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per outer row one memcpy of every input's chunk."""
+        return "default", chunk_copy_terms(self.call(node, g), "in_bytes")
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Either layout for runtime images: channels-last moves the axis (concat_axis), the copy is the same."""

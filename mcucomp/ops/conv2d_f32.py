@@ -17,6 +17,7 @@ class Conv2dF32(KernelOp):
     """Conv on float32 tensors."""
 
     name = "conv2d_f32"
+    cost_paths = ("pointwise", "general")
     onnx_ops = ("Conv",)
     constraints = (all_float32, rank_1_to_3)
 

@@ -179,6 +179,8 @@ class Conv2dS8(KernelOp):
     """Quantized Conv: attrs x_zp, w_zp (array or None), rq (mcucomp.quant.Requant) and canonical window."""
 
     name = "conv2d_s8"
+    cost_paths = ("pointwise", "im2col", "few_channels", "depthwise", "depthwise3x3", "depthwise_ring",
+                  "depthwise3x3_ring", "general")
     #: `local` is im2col with both windows on the stack, `direct` the same block dot read in place one kernel row at
     #: a time: both are rare in the calibration set (they run only where im2col's scratch would grow the arena), so
     #: they take im2col's fitted per-dot, per-quad and per-pixel-pair cycles.

@@ -5,9 +5,18 @@ output channel (QLinearConvTranspose's semantics; onnxruntime has no CPU kernel 
 from __future__ import annotations
 
 from ..ir import Graph, Node
+from ._cost import params_dict, requant_terms
 from ._layout import is_nhwc
 from ._window import spatial_rank, window_geom
 from .base import ArrayRef, KernelCall, KernelOp, numel, shape
+
+
+def _sources(out_len: int, k: int, stride: int, dil: int, pad: int, in_len: int) -> list[int]:
+    """Per output position along one axis: how many kernel taps have a source position (the C's src_index)."""
+    def valid(t: int) -> bool:
+        """src_index's test of o + pad - k * dil."""
+        return t >= 0 and t % stride == 0 and t // stride < in_len
+    return [sum(valid(o + pad - j * dil) for j in range(k)) for o in range(out_len)]
 
 
 class ConvTransposeS8(KernelOp):
@@ -15,6 +24,7 @@ class ConvTransposeS8(KernelOp):
     channel or None), rq (mcucomp.quant.Requant, per output channel); weights [c_in, c_out / group, k_h, k_w]."""
 
     name = "conv_transpose_s8"
+    cost_paths = ("gather",)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_conv_transpose_s8(params, x, w, bias|NULL, y); params.nhwc says the activations' layout."""
@@ -37,11 +47,18 @@ class ConvTransposeS8(KernelOp):
         return spatial_rank(node, g) <= 2
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """Per output: every kernel tap tested for a source pixel; per tap that has one, a dot over the group's
-        input channels."""
-        w = shape(g, node.inputs[1])
-        outputs = g.tensors[node.outputs[0]].size
-        return "gather", {"calls": 1, "outputs": outputs, "taps": outputs * numel(w[2:]), "macs": self.macs(node, g)}
+        """Per output a requantization and every kernel row tested for a source row (a division); per row that has
+        one every tap of the row tested; per tap that has a source pixel a dot over the group's input channels."""
+        p = params_dict(self.call(node, g))
+        geom = p["g"]
+        rows = _sources(geom["h_out"], geom["k_h"], geom["stride_h"], geom["dil_h"], geom["pad_t"], geom["h_in"])
+        cols = _sources(geom["w_out"], geom["k_w"], geom["stride_w"], geom["dil_w"], geom["pad_l"], geom["w_in"])
+        planes = geom["n"] * geom["c_out"]
+        outputs = planes * geom["h_out"] * geom["w_out"]
+        taps = planes * sum(rows) * sum(cols)
+        return "gather", {"calls": 1, "outputs": outputs, "row_checks": outputs * geom["k_h"],
+                          "tap_checks": planes * sum(rows) * geom["w_out"] * geom["k_w"], "taps": taps,
+                          "macs": taps * (geom["c_in"] // geom["group"]), **requant_terms(p["rq"], outputs)}
 
     def macs(self, node: Node, g: Graph) -> int:
         """Input elements times the kernel volume times the output channels of one group."""

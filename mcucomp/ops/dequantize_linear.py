@@ -20,6 +20,7 @@ class DequantizeLinear(KernelOp):
     """DequantizeLinear left over after QDQ lowering (e.g. at a graph boundary)."""
 
     name = "dequantize_linear"
+    cost_paths = ("per_tensor_8bit", "default")
     onnx_ops = ("DequantizeLinear",)
     constraints = (_int_to_float, scale_float32)
 

@@ -75,6 +75,8 @@ class EthosuRegion(KernelOp):
     """A subgraph compiled by Vela for the board's Ethos-U; the C calls ethosu_invoke_v3."""
 
     name = "ethosu_region"
+    cost_paths = ("invoke",)
+    needs_npu = "ethos-u"
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_ethosu_region(params{command stream, weights, sizes, I/O places}, {x...}, {y...}, scratch)."""

@@ -52,6 +52,7 @@ class FcS8(KernelOp):
     int32 bias or none."""
 
     name = "fc_s8"
+    cost_paths = ("integer",)
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Layout-free on 2-D inputs (rows × features); a batched input keeps ONNX order, its last dim the features."""

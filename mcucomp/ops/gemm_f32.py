@@ -39,6 +39,7 @@ class GemmF32(KernelOp):
     """Gemm and MatMul on float32 tensors, one strided kernel."""
 
     name = "gemm_f32"
+    cost_paths = ("gemm", "matmul")
     onnx_ops = ("Gemm", "MatMul")
     constraints = (all_float32, _gemm_inputs_2d, _batch_rank_fits)
 

@@ -29,6 +29,7 @@ class MaxPoolF32(KernelOp):
     """MaxPool and GlobalMaxPool on NCW/NCHW/NCDHW tensors."""
 
     name = "maxpool_f32"
+    cost_paths = (*(f"{t}{i}" for t in VALUE_DTYPES for i in ("", "_indices")), "int8_nhwc")
     onnx_ops = ("MaxPool", "GlobalMaxPool")
     constraints = (_values_dtype, rank_1_to_3)
 

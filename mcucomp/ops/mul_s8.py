@@ -34,6 +34,7 @@ class MulS8(KernelOp):
     as uint8: its zero point enters the float sum in that type)."""
 
     name = "mul_s8"
+    cost_paths = ("qlinear", "fixed")
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_mul_s8(params, a, b, y)."""

@@ -57,6 +57,7 @@ class Pad(KernelOp):
 
     name = "pad"
     onnx_ops = ("Pad",)
+    cost_paths = tuple(MODES)
     constraints = (_inputs_constant, _mode_supported, _rank_fits, _reflect_pads_fit)
 
     def channels_last(self, node: Node, g: Graph) -> bool:
@@ -80,6 +81,15 @@ class Pad(KernelOp):
                   ("hi", [d + min(e, 0) for d, e in zip(x.shape, end)] + fill),
                   ("value", scalar_bytes(value, x.dtype))]
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]])
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per output element a source lookup over the dims (stopping at the first padded one), one element memcpy
+        and a counter step; 'constant' and the index-mapping modes differ in the lookup."""
+        x, y = g.tensors[node.inputs[0]], g.tensors[node.outputs[0]]
+        # the outputs whose lookup runs over every dim
+        inside = min(x.size, y.size) if _mode(node) == "constant" else y.size
+        return _mode(node), {"calls": 1, "outputs": y.size, "dim_lookups": inside * len(x.shape) + y.size - inside,
+                             "bytes": y.nbytes}
 
 
 OP = Pad()

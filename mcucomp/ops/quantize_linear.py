@@ -25,6 +25,7 @@ class QuantizeLinear(KernelOp):
     """QuantizeLinear left over after QDQ lowering (e.g. at a graph boundary)."""
 
     name = "quantize_linear"
+    cost_paths = ("per_tensor_8bit", "default")
     onnx_ops = ("QuantizeLinear",)
     constraints = (_float_to_int, scale_float32, _float32_precision)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..ir import Graph, Node
 from .base import KernelCall, KernelOp
-from .copy import copy_call
+from .copy import copy_call, copy_cost
 
 
 class Reshape(KernelOp):
@@ -12,6 +12,8 @@ class Reshape(KernelOp):
 
     name = "reshape"
     onnx_ops = ("Reshape", "Flatten", "Squeeze", "Unsqueeze")
+    cost_kernel = "copy"
+    cost_paths = ()
     depends = ("copy",)
 
     def lower(self, node: Node, g: Graph) -> None:
@@ -26,6 +28,10 @@ class Reshape(KernelOp):
     def call(self, node: Node, g: Graph) -> KernelCall:
         """When the output cannot alias the input: mcu_copy of the bytes."""
         return copy_call(node, g)
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """mcu_copy's (copy_cost)."""
+        return copy_cost(node, g)
 
 
 OP = Reshape()

@@ -270,6 +270,7 @@ class Resize(KernelOp):
     """Resize of constant geometry as a gather with precomputed per-axis taps."""
 
     name = "resize"
+    cost_paths = ("nearest", "linear_s8", "weighted_f32")
     onnx_ops = ("Resize",)
     constraints = (_operands_constant, _scales_or_sizes, _known_modes, _dtype_fits_mode, _rank_fits)
 
@@ -307,14 +308,16 @@ class Resize(KernelOp):
         return KernelCall(self.name, params, [node.inputs[0], node.outputs[0]], arrays)
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """Per output element a walk over the axes; nearest copies one element, the weighted modes visit every tap
-        (float multiply-adds, or integer ones for 8-bit linear)."""
+        """Per output element two walks over the axes (bounds, then offsets or taps) and a counter step; nearest
+        copies one element (a memcpy of its bytes), the weighted modes visit every tap (float multiply-adds, or
+        integer ones for 8-bit linear)."""
         mode = _attr(node, "mode", "nearest")
-        outputs = g.tensors[node.outputs[0]].size
+        out = g.tensors[node.outputs[0]]
+        terms = {"calls": 1, "elements": out.size, "axis_steps": out.size * len(out.shape)}
         if mode == "nearest":
-            return "nearest", {"calls": 1, "elements": outputs}
+            return "nearest", {**terms, "bytes": out.nbytes}
         path = "linear_s8" if g.tensors[node.inputs[0]].dtype in ("int8", "uint8") else "weighted_f32"
-        return path, {"calls": 1, "elements": outputs, "taps": self.macs(node, g)}
+        return path, {**terms, "taps": self.macs(node, g)}
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Either layout for images: the per-axis tables follow the stored order of the axes (axis_plan)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..ir import Graph, Node
 from ._window import text_attr
+from ._cost import params_dict
 from .base import KernelCall, KernelOp, shape
 
 #: ONNX op → (MCU_RNN_CELL_* code, gates, default activations of one direction).
@@ -94,6 +95,7 @@ class RnnF32(KernelOp):
     name = "rnn_f32"
     onnx_ops = ("GRU", "LSTM", "RNN")
     constraints = (_float32, _known_direction, _known_activations)
+    cost_paths = tuple(cell.lower() for cell in CELLS)
 
     def lower(self, node: Node, g: Graph) -> None:
         """Record the cell (the ONNX op) before the op becomes the kernel name; keep only the outputs in use, with
@@ -121,6 +123,19 @@ class RnnF32(KernelOp):
         inputs = [node.inputs[0], node.inputs[1], node.inputs[2]] + [_input(node, k) for k in range(3, 8)]
         outputs = [_output(node, k) for k in range(3)]
         return KernelCall(self.name, params, inputs + outputs, scratch_bytes=4 * (2 * batch + n_gates + 1) * hidden)
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per direction, time step and batch element (a step): one dot product per gate row over the input and
+        one per recurrent row over the hidden state (their FMAs), then per hidden unit the cell's activations and
+        state updates (a fixed set per cell, so the path is the cell); per direction and batch element the state set
+        up and copied out."""
+        p = params_dict(self.call(node, g))
+        hs, n_gates = p["hidden"], CELLS[node.attrs["cell"]][1]
+        steps = p["dirs"] * p["seq"] * p["batch"]
+        rows = n_gates * hs
+        return node.attrs["cell"].lower(), {"calls": 1, "states": p["dirs"] * p["batch"] * hs, "steps": steps,
+                                            "dots": steps * 2 * rows, "macs": steps * rows * (p["input"] + hs),
+                                            "units": steps * hs}
 
     def macs(self, node: Node, g: Graph) -> int:
         """Per step, direction and batch element: the gate rows times (input + hidden)."""

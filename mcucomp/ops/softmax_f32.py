@@ -15,6 +15,7 @@ class SoftmaxF32(KernelOp):
     """Softmax-family ops on float32 tensors."""
 
     name = "softmax_f32"
+    cost_paths = tuple(mode.lower() for mode in MODES)
     onnx_ops = tuple(MODES)
     constraints = (all_float32,)
 

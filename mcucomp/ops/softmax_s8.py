@@ -26,6 +26,7 @@ class SoftmaxS8(KernelOp):
     x/y scale and zp, qmin, qmax."""
 
     name = "softmax_s8"
+    cost_paths = tuple(MODES)
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_softmax_s8(params, x, y, scratch)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Graph, Node
+from ._cost import chunk_copy_terms
 from ._data import elem_bytes, has_dims, int32_array
 from ._layout import all_images, is_nhwc, stored_axis
 from .base import KernelCall, KernelOp, numel, shape
@@ -30,6 +31,10 @@ class Split(KernelOp):
                                 (numel(shape(g, y)[axis:]) * esize for y in node.outputs))
         params = [("outer", numel(dims[:axis])), ("n_outputs", len(node.outputs)), ("out_bytes", out_bytes)]
         return KernelCall(self.name, params, [node.inputs[0], tuple(node.outputs)], arrays)
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per outer row one memcpy into every output's chunk."""
+        return "default", chunk_copy_terms(self.call(node, g), "out_bytes")
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Either layout for images: channels-last moves the axis (split_axis); a split along C then copies C_i

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..ir import Graph, Node
 from ._data import permuted_walk, walk_fits, walk_params
-from ._cost import params_dict
+from ._cost import params_dict, walk_terms
 from ._overlap import byte_transpose_2d
 from .base import KernelCall, KernelOp, OverlapMargin, shape
 
@@ -36,6 +36,7 @@ class Transpose(KernelOp):
     name = "transpose"
     onnx_ops = ("Transpose",)
     constraints = (_perm_matches, _rank_fits)
+    cost_paths = ("rows_copy", "elements", "bytes", "bytes_2d", "rgb_2d", "rgb_words_2d")
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_transpose(params{count, elem_bytes, offset, rank, dims, strides}, x, y)."""
@@ -47,22 +48,8 @@ class Transpose(KernelOp):
         return byte_transpose_2d(params_dict(self.call(node, g)), g.tensors[node.inputs[0]].nbytes)
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """Bytes in a 2-D walk ('bytes_2d': a layout conversion, one loop per output row; 'rgb_words_2d': three
-        contiguous word-aligned planes interleaved four pixels per three words, the rest byte by byte), bytes in
-        deeper walks ('bytes': a counter step per row), other element sizes ('default'); the rows and elements
-        copied (and the four-pixel quads)."""
-        p = params_dict(self.call(node, g))
-        rank, count = p["rank"], p["count"]
-        rows = count // p["dims"][rank - 1] if count else 0
-        strided = p["strides"][rank - 1] != 1
-        path = "default" if p["elem_bytes"] != 1 or not strided else ("bytes_2d" if rank == 2 else "bytes")
-        if path == "bytes_2d" and p["dims"][1] == 3 and p["strides"][0] == 1 and p["strides"][1] % 4 == 0 \
-                and p["offset"] % 4 == 0:
-            # mcu_transpose_rgb_words (graph tensors are word-aligned in the arena and as I/O)
-            quads = rows // 4
-            return "rgb_words_2d", {"calls": 1, "quads": quads, "elements": count - 12 * quads,
-                                    "rows": rows - 4 * quads}
-        return path, {"calls": 1, "elements": count, "rows": rows}
+        """The walk's path and loop counts (_cost.walk_terms)."""
+        return walk_terms(params_dict(self.call(node, g)))
 
 
 OP = Transpose()

@@ -5,8 +5,14 @@ depthwise, pointwise), a residual Add, pooling and fully connected layers with a
 simulator run stays short. Every chain exists in three formats: float32, int8 QDQ and int8 QOperator (both written by
 onnxruntime's quantize_static from random calibration data, per-channel weights; every other chain with 8-bit graph
 input and output, as converted TFLite models have them), so that the lowering picks the int8 kernel paths the way it
-does for real models. bench/fit_cycle_model.py profiles every model on the simulator
-and fits each kernel path's coefficients to the per-layer cycles.
+does for real models. Beside them: fully connected stacks (QDQ and QOperator, up to an AD autoencoder's widths),
+depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied),
+data-movement chains (Transpose, Slice, Pad, Split, Concat, Gather, Tile, Expand, DepthToSpace; float and int8) and
+element-wise models (every unary function, binary ops in float32 and float64, reductions, softmax, normalization,
+the rarer float kernels) at three sizes, and int8
+upsampling and transposed-convolution chains.
+bench/fit_cycle_model.py profiles every model on the simulator and fits each kernel path's coefficients to the
+per-layer cycles.
 
 This file is part of the coefficients' fingerprint: changing the set makes the stored fit stale.
 """
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +45,37 @@ DW_CHAINS = ((8, 24, 24), (12, 9, 13), (32, 10, 8), (64, 8, 6))
 #: spectrogram's) and convs over a few channels further on, the `few_channels` path's geometries (session 7)
 FEW_CHAINS = ((3, 48, 48, 2), (3, 32, 32, 1), (1, 40, 12, 1), (4, 20, 28, 2))
 MAX_CONV_MACS = 40_000
+#: Recurrent calibration models: (cell, direction, sequence length, per layer (input size, hidden size)); most
+#: layers' steps x gate rows x (input + hidden) stay near MAX_CONV_MACS, one per cell reaches a keyword-spotting
+#: model's size (up to 64 units, 49 steps; float FMAs, soft-float on the M0+).
+RNN_CHAINS = (("GRU", "forward", 6, ((12, 16), (16, 8))), ("GRU", "bidirectional", 10, ((8, 12), (24, 6))),
+              ("GRU", "forward", 3, ((40, 24), (24, 32))), ("GRU", "forward", 20, ((10, 56), (4, 4))),
+              ("GRU", "reverse", 30, ((4, 20), (6, 10))),
+              ("LSTM", "forward", 8, ((10, 12), (12, 20))), ("LSTM", "reverse", 4, ((32, 16), (16, 6))),
+              ("LSTM", "forward", 12, ((6, 8), (8, 28))), ("LSTM", "forward", 16, ((10, 48), (4, 4))),
+              ("LSTM", "bidirectional", 24, ((3, 6), (12, 10))),
+              ("RNN", "forward", 16, ((8, 24), (24, 40))), ("RNN", "bidirectional", 5, ((30, 10), (20, 16))),
+              ("RNN", "forward", 24, ((4, 6), (6, 64))), ("RNN", "forward", 49, ((10, 64), (4, 4))),
+              ("RNN", "reverse", 2, ((48, 32), (8, 12))))
+#: Data-movement calibration chains: (channels, height, width) of the float input; the int8 versions of the same
+#: chains move bytes. Transpose, Slice, Pad (three modes), Gather, Concat, Split, Tile, Expand, DepthToSpace.
+DATA_CHAINS = ((3, 24, 24), (8, 12, 20), (16, 16, 16), (4, 40, 8))
+#: Element counts of the element-wise calibration models (unary and activation functions, binary with broadcast,
+#: reductions along one axis, softmax, normalization): small to large tensors.
+ELEMENTWISE_SIZES = (24, 240, 1536)
+#: The int8 upsampling calibration chains: (channels, height, width) of the input, then the ConvTranspose's input
+#: channels, kernel size and stride.
+UPSAMPLE_CHAINS = ((3, 8, 8, 4, 2, 2), (4, 6, 10, 12, 3, 2), (8, 12, 12, 6, 2, 1))
+#: The int8 transposed-convolution calibration chains: (channels, height, width) of the input, then per
+#: ConvTranspose (output channels, kernel size, stride, padding).
+DECONV_CHAINS = ((16, 8, 8, ((8, 2, 2, 0), (4, 3, 1, 1), (6, 4, 2, 1))),
+                 (4, 6, 5, ((12, 3, 2, 1), (8, 2, 2, 0), (3, 1, 1, 0))),
+                 (24, 5, 7, ((6, 2, 1, 0), (10, 3, 2, 0), (4, 2, 2, 1))))
+#: The grouped-convolution calibration chains (uint8 activations): (channels, height, width) of the input and the
+#: groups of the grouped conv.
+GROUPED_CHAINS = ((3, 12, 10, 2), (4, 9, 14, 4), (6, 16, 8, 3))
+#: Layer widths of the wide fully connected chains (an AD autoencoder's 640 -> 128 -> 8 and back), int8 only.
+WIDE_FC_SIZES = ((640, 128, 128, 8, 128, 640), (320, 96, 16, 96, 320))
 SEED = 20261123
 
 
@@ -53,6 +91,11 @@ class _Chain:
     def _const(self, name: str, value: np.ndarray) -> str:
         """Add an initializer."""
         self.inits.append(numpy_helper.from_array(np.asarray(value, np.float32), name))
+        return name
+
+    def ints(self, name: str, values) -> str:
+        """Add an int64 initializer (shapes, axes, indices)."""
+        self.inits.append(numpy_helper.from_array(np.array(values, np.int64), name))
         return name
 
     def node(self, op: str, inputs: list[str], name: str, **attrs) -> str:
@@ -154,18 +197,144 @@ def float_chain(index: int, matmul: bool) -> onnx.ModelProto:
     return _checked(ch, f"calib{index}", in_shape, y)
 
 
-def fc_chain(index: int) -> onnx.ModelProto:
-    """Fully connected calibration chain `index` in float32: Gemm layers of random widths with Relu between (the
-    int8 versions with 8-bit I/O run the first and last layer on onnxruntime's float path)."""
+def fc_chain(index: int, matmul: bool = False, sizes: tuple[int, ...] | None = None) -> onnx.ModelProto:
+    """Fully connected calibration chain `index` in float32: Gemm layers (MatMul + Add when `matmul`, as QOperator
+    needs) of random widths, or of `sizes`, with Relu between (the int8 versions with 8-bit I/O run the first and
+    last layer on onnxruntime's float path)."""
     rng = np.random.default_rng(SEED + 1000 + index)
-    sizes = [int(rng.integers(16, 160)) for _ in range(6)]  # float weights stay well inside a 512 KB flash
+    sizes = sizes or [int(rng.integers(16, 160)) for _ in range(6)]  # float weights stay well inside a 512 KB flash
     ch = _Chain(rng, [1, sizes[0]], [], [])
     x = "input"
     for i, n_out in enumerate(sizes[1:]):
-        x = ch.fc(x, f"fc{i}", n_out, matmul=False)
+        x = ch.fc(x, f"fc{i}", n_out, matmul=matmul)
         if i < len(sizes) - 2:
             x = ch.node("Relu", [x], f"fc{i}_relu")
     return _checked(ch, f"calib_fc{index}", [1, sizes[0]], x)
+
+
+def rnn_chain(index: int) -> onnx.ModelProto:
+    """Recurrent calibration model `index` (RNN_CHAINS): two stacked layers of one cell, the first's Y (directions
+    folded into the features) feeding the second, whose Y_h is the output."""
+    rng = np.random.default_rng(SEED + 4000 + index)
+    cell, direction, seq, layers = RNN_CHAINS[index]
+    gates, dirs = {"RNN": 1, "GRU": 3, "LSTM": 4}[cell], 2 if direction == "bidirectional" else 1
+    ch = _Chain(rng, [seq, 1, layers[0][0]], [], [])
+    x = "input"
+    for i, (width, hidden) in enumerate(layers):
+        if i:  # Y [seq, dirs, 1, hidden] -> [seq, 1, dirs * hidden], and a Gemm to this layer's input width
+            y = ch.node("Transpose", [x], f"y{i}_t", perm=[0, 2, 1, 3])
+            y = ch.node("Reshape", [y, ch.ints(f"y{i}_shape", [seq, dirs * prev])], f"y{i}_r")
+            ch.shape = [seq, dirs * prev]
+            y = ch.fc(y, f"proj{i}", width, matmul=True)
+            x = ch.node("Reshape", [y, ch.ints(f"y{i}_in_shape", [seq, 1, width])], f"y{i}_in")
+        scale = 1.0 / np.sqrt(hidden)
+        w = ch._const(f"rnn{i}_w", scale * rng.standard_normal((dirs, gates * hidden, width)))
+        r = ch._const(f"rnn{i}_r", scale * rng.standard_normal((dirs, gates * hidden, hidden)))
+        b = ch._const(f"rnn{i}_b", 0.1 * rng.standard_normal((dirs, 2 * gates * hidden)))
+        outs = [f"rnn{i}_y", f"rnn{i}_h"]
+        ch.nodes.append(helper.make_node(cell, [x, w, r, b], outs, name=f"rnn{i}", hidden_size=hidden,
+                                         direction=direction))
+        x, prev = outs[0] if i < len(layers) - 1 else outs[1], hidden
+    ch.shape = [dirs, 1, prev]
+    return _checked(ch, f"calib_rnn{index}", [seq, 1, layers[0][0]], x)
+
+
+def data_chain(index: int) -> onnx.ModelProto:
+    """Data-movement calibration chain `index` in float32 (DATA_CHAINS): channels-last Transpose and back, rows and
+    columns swapped and back, a
+    stepped Slice, Pad in constant, reflect and edge modes, Split and Concat along channels and rows, a Gather of
+    channels, Tile, Expand and DepthToSpace, with 1x1 convs between so that the int8 versions keep every step int8."""
+    rng = np.random.default_rng(SEED + 5000 + index)
+    c, h, w = DATA_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    i64 = ch.ints
+    x = ch.node("Transpose", ["input"], "to_nhwc", perm=[0, 2, 3, 1])
+    x = ch.node("Transpose", [x], "to_nchw", perm=[0, 3, 1, 2])
+    x = ch.node("Transpose", [x], "swap_hw", perm=[0, 1, 3, 2])
+    x = ch.node("Transpose", [x], "swap_back", perm=[0, 1, 3, 2])
+    x = ch.node("Slice", [x, i64("sl_s", [0, 1]), i64("sl_e", [h, w]), i64("sl_a", [2, 3]),
+                          i64("sl_st", [1 + index % 2, 2])], "slice")
+    h, w = len(range(0, h, 1 + index % 2)), len(range(1, w, 2))
+    x = ch.node("Pad", [x, i64("pad_c", [0, 0, 1, 2, 0, 0, 2, 1])], "pad_const")
+    h, w = h + 3, w + 3
+    x = ch.node("Pad", [x, i64("pad_r", [0, 0, 1, 1, 0, 0, 1, 1])], "pad_reflect", mode="reflect")
+    x = ch.node("Pad", [x, i64("pad_e", [0, 0, 0, 1, 0, 0, 2, 0])], "pad_edge", mode="edge")
+    h, w = h + 4, w + 3
+    ch.shape = [1, c, h, w]
+    x = ch.conv(x, "mix0", 2 * c, (1, 1), 1, [0, 0, 0, 0], relu=False)
+    half = ch.shape[1] // 2
+    ch.nodes.append(helper.make_node("Split", [x, i64("split_c", [half - 1, half + 1])], ["sc0", "sc1"],
+                                     name="split_c", axis=1))
+    x = ch.node("Concat", ["sc1", "sc0"], "concat_c", axis=1)
+    ch.nodes.append(helper.make_node("Split", [x, i64("split_h", [h // 2, h - h // 2])], ["sh0", "sh1"],
+                                     name="split_h", axis=2))
+    x = ch.node("Concat", ["sh1", "sh0"], "concat_h", axis=2)
+    picks = [int(k) for k in rng.permutation(2 * c)[: max(2, c)]]
+    x = ch.node("Gather", [x, i64("gather_i", picks)], "gather_c", axis=1)
+    ch.shape = [1, len(picks), h, w]
+    x = ch.node("Tile", [x, i64("tile_r", [1, 1, 1, 2])], "tile_w")
+    ch.shape[3] *= 2
+    x = ch.conv(x, "mix1", 4, (1, 1), 1, [0, 0, 0, 0], relu=False)
+    x = ch.node("DepthToSpace", [x], "d2s", blocksize=2, mode="DCR")
+    ch.shape = [1, 1, 2 * ch.shape[2], 2 * ch.shape[3]]
+    x = ch.node("Expand", [x, i64("expand_s", [1, 2, 1, 1])], "expand_c")
+    ch.shape[1] = 2
+    x = ch.node("Transpose", [x], "to_nhwc_out", perm=[0, 2, 3, 1])
+    ch.shape = [1, ch.shape[2], ch.shape[3], 2]
+    return _checked(ch, f"calib_data{index}", [1, c, *DATA_CHAINS[index][1:]], x)
+
+
+#: The element-wise calibration ops: (ONNX op, attributes), applied one after the other (values kept finite: the
+#: functions defined on part of the line follow an Abs or a squashing function).
+ELEMENTWISE_OPS = (("Sigmoid", {}), ("Tanh", {}), ("Exp", {}), ("Log", {}), ("Erf", {}), ("Elu", {}),
+                   ("Celu", {}), ("Selu", {}), ("Softplus", {}), ("Mish", {}), ("Gelu", {}),
+                   ("Gelu", {"approximate": "tanh"}), ("Neg", {}), ("Abs", {}), ("Sqrt", {}),
+                   ("Floor", {}), ("Ceil", {}), ("Round", {}), ("Sign", {}), ("Softsign", {}),
+                   ("HardSigmoid", {}), ("HardSwish", {}), ("Reciprocal", {}), ("Sin", {}), ("Cos", {}),
+                   ("Tan", {}), ("Atan", {}), ("Sinh", {}), ("Asinh", {}), ("Tanh", {}), ("Asin", {}), ("Acos", {}),
+                   ("Cosh", {}), ("Acosh", {}), ("Tanh", {}), ("Atanh", {}),
+                   ("LeakyRelu", {"alpha": 0.1}), ("Relu", {}), ("ThresholdedRelu", {"alpha": 0.2}),
+                   ("Shrink", {"lambd": 0.1}))
+
+
+def elementwise_chain(index: int) -> onnx.ModelProto:
+    """Element-wise calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]): every
+    ELEMENTWISE_OPS function, Clip, PRelu, the binary ops with a per-channel constant (broadcast) and a tensor of the
+    same shape, reductions along the last axis, Softmax and LogSoftmax, LayerNormalization, CumSum and ArgMax, and a
+    Reshape into the graph output (a copy)."""
+    rng = np.random.default_rng(SEED + 6000 + index)
+    n = ELEMENTWISE_SIZES[index]
+    shape = [1, 4, n // 4]
+    ch = _Chain(rng, list(shape), [], [])
+    x = ch.node("Clip", ["input", ch._const("clip_lo", -2.0), ch._const("clip_hi", 2.0)], "clip")
+    for k, (op, attrs) in enumerate(ELEMENTWISE_OPS):
+        x = ch.node(op, [x], f"{op.lower()}{k}", **attrs)
+        if op in ("Exp", "Neg", "Reciprocal"):  # keep the next function's argument in range
+            x = ch.node("Tanh", [x], f"squash{k}")
+    x = ch.node("PRelu", [x, ch._const("slope", rng.uniform(0.1, 0.3, (4, 1)))], "prelu")
+    per_channel = ch._const("per_channel", rng.uniform(0.5, 1.5, (4, 1)))
+    for op in ("Add", "Sub", "Mul", "Div", "Max", "Min"):
+        x = ch.node(op, [x, per_channel], f"{op.lower()}_bc")
+    y = ch.node("Mul", [x, ch.node("Sigmoid", [x], "gate")], "mul_same")
+    y = ch.node("Add", [y, x], "add_same")
+    y = ch.node("Sub", [y, x], "sub_same")
+    y = ch.node("Max", [y, x], "max_same")
+    y = ch.node("Div", [y, ch.node("Add", [ch.node("Abs", [x], "abs_d"), ch._const("one", 1.0)], "den")], "div_same")
+    y = ch.node("Softmax", [y], "softmax", axis=-1)
+    y = ch.node("LogSoftmax", [y], "logsoftmax", axis=-1)
+    norm = ch.node("LayerNormalization", [y, ch._const("ln_g", rng.uniform(0.5, 1.5, n // 4)),
+                                          ch._const("ln_b", 0.1 * rng.standard_normal(n // 4))], "layernorm", axis=-1)
+    y = ch.node("CumSum", [norm, ch.ints("cs_axis", -1)], "cumsum")
+    sums = [ch.node(op, [y, ch.ints(f"{op}_axes", [-1])], op.lower(), keepdims=1)
+            for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceSumSquare")]
+    total = sums[0]
+    for k, s in enumerate(sums[1:]):
+        total = ch.node("Add", [total, s], f"sum_reduce{k}")
+    am = ch.node("Cast", [ch.node("ArgMax", [y], "argmax", axis=-1, keepdims=1)], "argmax_f", to=TensorProto.FLOAT)
+    out = ch.node("Add", [total, am], "sum_argmax")
+    ch.shape = [1, 4]
+    out = ch.node("Reshape", [out, ch.ints("out_shape", ch.shape)], "out")  # into the graph output: a copy
+    return _checked(ch, f"calib_elementwise{index}", shape, out, opset=20)
 
 
 def dw_chain(index: int) -> onnx.ModelProto:
@@ -202,11 +371,222 @@ def few_chain(index: int) -> onnx.ModelProto:
     return _checked(ch, f"calib_few{index}", [1, c, h, w], y)
 
 
-def _checked(ch: _Chain, name: str, in_shape: list[int], y: str) -> onnx.ModelProto:
-    """The chain as a checked opset-13 model with input 'input' and output y."""
+def misc_chain(index: int) -> onnx.ModelProto:
+    """Calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]) for the kernels the
+    other chains do not reach: BatchNormalization, LRN, Pow, Min, Hardmax, IsNaN and Where on a comparison, TopK,
+    Trilu, Resize (nearest and linear), MaxPool, LpPool, ConvTranspose, Einsum, GatherElements, GatherND,
+    ScatterElements, OneHot, and integer Abs, Add and Cast on ArgMax's indices."""
+    rng = np.random.default_rng(SEED + 7000 + index)
+    n = ELEMENTWISE_SIZES[index]
+    m = n // 4
+    ch = _Chain(rng, [1, 4, m], [], [])
+    x = ch.node("BatchNormalization", ["input", *(ch._const(f"bn_{k}", v) for k, v in (
+        ("scale", rng.uniform(0.5, 1.5, 4)), ("bias", rng.standard_normal(4)), ("mean", rng.standard_normal(4)),
+        ("var", rng.uniform(0.5, 1.5, 4))))], "bn")
+    x = ch.node("LRN", [x], "lrn", size=3)
+    x = ch.node("Pow", [ch.node("Abs", [x], "abs_p"), ch._const("exponent", 1.5)], "pow")
+    x = ch.node("Min", [x, ch.node("Hardmax", [x], "hardmax", axis=-1)], "min")
+    nan = ch.node("Cast", [ch.node("IsNaN", [x], "isnan")], "isnan_f", to=TensorProto.FLOAT)
+    x = ch.node("Where", [ch.node("Greater", [x, nan], "greater"), x, nan], "where")
+    top = ["topk_v", "topk_i"]
+    ch.nodes.append(helper.make_node("TopK", [x, ch.ints("k", [2])], top, name="topk", axis=-1))
+    x = ch.node("Trilu", [x], "trilu", upper=0)
+    up = ch.node("Resize", [x, "", ch._const("up", [1.0, 1.0, 2.0])], "resize_nearest", mode="nearest")
+    up = ch.node("Resize", [up, "", ch._const("down", [1.0, 1.0, 0.5])], "resize_linear", mode="linear")
+    pooled = ch.node("MaxPool", [up], "maxpool", kernel_shape=[2], strides=[2])
+    lp = ch.node("LpPool", [up], "lppool", kernel_shape=[3], pads=[1, 1], p=2)
+    ct_w, ct_b = ch._const("ct_w", 0.3 * rng.standard_normal((4, 4, 2))), ch._const("ct_b", rng.standard_normal(4))
+    ct = ch.node("ConvTranspose", [pooled, ct_w, ct_b], "convtranspose", kernel_shape=[2], strides=[2])
+    x = ch.node("Add", [lp, ct], "add_ct")
+    x = ch.node("Einsum", [x, ch._const("ein_w", rng.standard_normal((m, 4)) / np.sqrt(m))], "einsum",
+                equation="bij,jk->bik")
+    idx = ch.ints("ge_idx", rng.integers(0, 4, (1, 4, 4)))
+    x = ch.node("GatherElements", [x, idx], "gather_elements", axis=1)
+    x = ch.node("GatherND", [x, ch.ints("gnd_idx", [[0, 3], [0, 1]])], "gather_nd")
+    ch.shape = [2, 4]
+    x = ch.node("ScatterElements", [x, ch.ints("sc_idx", [[1, 0], [0, 2]]), ch._const("sc_v", np.ones((2, 2)))],
+                "scatter", axis=1)
+    arg = ch.node("ArgMax", [x], "argmax", axis=1, keepdims=0)
+    arg = ch.node("Add", [ch.node("Abs", [arg], "abs_int"), ch.ints("one_i", [1])], "add_int")
+    onehot = ch.node("OneHot", [arg, ch.ints("depth", [5]), ch._const("values", [0.0, 1.0])], "onehot", axis=-1)
+    x = ch.node("Add", [ch.node("ReduceSum", [onehot, ch.ints("oh_axes", [-1])], "oh_sum", keepdims=0),
+                        ch.node("Cast", [ch.node("ReduceSum", ["topk_i", ch.ints("ti_axes", [1, 2])], "topk_sum",
+                                                 keepdims=0)], "topk_f", to=TensorProto.FLOAT)], "out")
+    ch.shape = [2]
+    return _checked(ch, f"calib_misc{index}", [1, 4, m], x, opset=14)
+
+
+def numeric_chain(index: int) -> onnx.ModelProto:
+    """Calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]) for the remaining
+    float kernels: Mod (both kinds) and Min, the float64 binary ops (broadcast and same shape), DynamicQuantizeLinear,
+    per-channel QuantizeLinear and DequantizeLinear, Pad in wrap mode, MaxPool with indices and MaxUnpool,
+    GridSample and SoftmaxCrossEntropyLoss."""
+    rng = np.random.default_rng(SEED + 10000 + index)
+    m = ELEMENTWISE_SIZES[index] // 4
+    ch = _Chain(rng, [1, 4, m], [], [])
+    per_channel = ch._const("per_channel", rng.uniform(0.5, 1.5, (4, 1)))
+    den = ch.node("Add", [ch.node("Abs", ["input"], "abs_d"), ch._const("one", 1.0)], "den")
+    x = ch.node("Mod", ["input", per_channel], "mod_bc", fmod=0)
+    x = ch.node("Mod", [x, per_channel], "fmod_bc", fmod=1)
+    x = ch.node("Mod", [x, den], "mod_same", fmod=0)
+    x = ch.node("Mod", [x, den], "fmod_same", fmod=1)
+    x = ch.node("Min", [x, den], "min_same")
+    d = ch.node("Cast", [x], "to_double", to=TensorProto.DOUBLE)
+    den64 = ch.node("Cast", [den], "den_double", to=TensorProto.DOUBLE)
+    ch.inits.append(numpy_helper.from_array(rng.uniform(0.5, 1.5, (4, 1)), "per_channel64"))
+    for op, attrs in (("Add", {}), ("Sub", {}), ("Mul", {}), ("Div", {}), ("Max", {}), ("Min", {}),
+                      ("Mod", {"fmod": 0}), ("Mod", {"fmod": 1})):
+        tag = op.lower() + ("f" if attrs.get("fmod") else "")
+        d = ch.node(op, [d, "per_channel64"], f"{tag}_bc64", **attrs)
+        d = ch.node(op, [d, den64], f"{tag}_same64", **attrs)
+    x = ch.node("Cast", [d], "to_float", to=TensorProto.FLOAT)
+    dynamic = ["dq_y", "dq_scale", "dq_zp"]
+    ch.nodes.append(helper.make_node("DynamicQuantizeLinear", [x], dynamic, name="dynamic_quantize"))
+    x = ch.node("DequantizeLinear", dynamic, "dynamic_dequantize")
+    scales = ch._const("q_scale", rng.uniform(0.01, 0.05, 4))
+    ch.inits.append(numpy_helper.from_array(np.zeros(4, np.int8), "q_zp"))
+    q = ch.node("QuantizeLinear", [x, scales, "q_zp"], "quantize_pc", axis=1)
+    x = ch.node("DequantizeLinear", [q, scales, "q_zp"], "dequantize_pc", axis=1)
+    x = ch.node("Pad", [x, ch.ints("pads", [0, 0, 1, 0, 0, 2])], "pad_wrap", mode="wrap")
+    x = ch.node("Slice", [x, ch.ints("crop_s", [0]), ch.ints("crop_e", [m]), ch.ints("crop_a", [2])], "crop")
+    x = ch.node("Reshape", [x, ch.ints("image_shape", [1, 4, 1, m])], "image")
+    ch.nodes.append(helper.make_node("MaxPool", [x], ["pool_v", "pool_i"], name="maxpool_indices",
+                                     kernel_shape=[1, 2], strides=[1, 2]))
+    x = ch.node("MaxUnpool", ["pool_v", "pool_i"], "maxunpool", kernel_shape=[1, 2], strides=[1, 2])
+    x = ch.node("GridSample", [x, ch._const("grid", rng.uniform(-1, 1, (1, 1, m, 2)))], "gridsample")
+    x = ch.node("Reshape", [x, ch.ints("logits_shape", [4, m])], "logits")
+    y = ch.node("SoftmaxCrossEntropyLoss", [x, ch.ints("labels", rng.integers(0, m, 4))], "loss")
+    ch.shape = []
+    return _checked(ch, f"calib_numeric{index}", [1, 4, m], y, opset=20)
+
+
+def mixed_dtype_chain(index: int) -> onnx.ModelProto:
+    """Calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]) for the kernels
+    that take other element types inside a float model: MaxPool on int8 and uint8 data (with and without indices)
+    and a three-axis byte Transpose, Clip on ArgMax's int64 indices, Dropout with its mask, ConvInteger after
+    DynamicQuantizeLinear, and DeformConv."""
+    rng = np.random.default_rng(SEED + 11000 + index)
+    m = ELEMENTWISE_SIZES[index] // 4
+    ch = _Chain(rng, [1, 4, m], [], [])
+    sums = []
+
+    def total(x: str, name: str, axes: list[int]) -> str:
+        """Float sum of x over `axes` (kept as a [1] tensor for the final sum)."""
+        x = ch.node("Cast", [x], f"{name}_f", to=TensorProto.FLOAT)
+        x = ch.node("ReduceSum", [x, ch.ints(f"{name}_axes", axes)], f"{name}_sum", keepdims=1)
+        return ch.node("Reshape", [x, ch.ints(f"{name}_one_shape", [1])], f"{name}_one")
+
+    for dtype, name in ((np.int8, "s8"), (np.uint8, "u8")):
+        ch.inits.append(numpy_helper.from_array(np.array(3 if dtype == np.uint8 else 0, dtype), f"zp_{name}"))
+        q = ch.node("QuantizeLinear", ["input", ch._const(f"scale_{name}", 0.05), f"zp_{name}"], f"quantize_{name}")
+        ch.nodes.append(helper.make_node("MaxPool", [q], [f"pool_{name}", f"pool_{name}_i"],
+                                         name=f"maxpool_indices_{name}", kernel_shape=[2], strides=[2]))
+        sums.append(total(f"pool_{name}_i", f"indices_{name}", [0, 1, 2]))
+        p = ch.node("MaxPool", [q], f"maxpool_{name}", kernel_shape=[3], pads=[1, 1])
+        p = ch.node("Reshape", [p, ch.ints(f"rank3_{name}", [4, 2, m // 2])], f"rank3_{name}_r")
+        t = ch.node("Transpose", [p], f"transpose_{name}", perm=[2, 1, 0])
+        sums.append(total(ch.node("DequantizeLinear", [t, f"scale_{name}", f"zp_{name}"], f"dequantize_{name}"),
+                          f"bytes_{name}", [0, 1, 2]))
+    clipped = ch.node("Clip", [ch.node("ArgMax", ["input"], "argmax", axis=-1, keepdims=0), ch.ints("lo", 1),
+                               ch.ints("hi", m - 2)], "clip_int")
+    sums.append(total(clipped, "clipped", [0, 1]))
+    ch.nodes.append(helper.make_node("Dropout", ["input", ch._const("ratio", 0.5)], ["drop_y", "drop_mask"],
+                                     name="dropout"))
+    sums.append(total("drop_mask", "mask", [0, 1, 2]))
+    image = ch.node("Reshape", ["drop_y", ch.ints("image_shape", [1, 4, 1, m])], "image")
+    dynamic = ["dq_y", "dq_scale", "dq_zp"]
+    ch.nodes.append(helper.make_node("DynamicQuantizeLinear", [image], dynamic, name="dynamic_quantize"))
+    ch.inits.append(numpy_helper.from_array(rng.integers(100, 156, (4, 4, 1, 3)).astype(np.uint8), "integer_w"))
+    conv = ch.node("ConvInteger", ["dq_y", "integer_w", "dq_zp"], "conv_integer", pads=[0, 1, 0, 1])
+    sums.append(total(conv, "conv_integer", [0, 1, 2, 3]))
+    offsets = ch._const("offsets", 0.5 * rng.standard_normal((1, 6, 1, m)))
+    deform_w = ch._const("deform_w", 0.3 * rng.standard_normal((4, 4, 1, 3)))
+    deform = ch.node("DeformConv", [image, deform_w, offsets], "deform_conv", pads=[0, 1, 0, 1])
+    sums.append(total(deform, "deform", [0, 1, 2, 3]))
+    y = sums[0]
+    for k, s in enumerate(sums[1:]):
+        y = ch.node("Add", [y, s], f"total{k}")
+    ch.shape = [1]
+    return _checked(ch, f"calib_mixed{index}", [1, 4, m], y, opset=19)
+
+
+def grouped_chain(index: int) -> onnx.ModelProto:
+    """Grouped-convolution calibration chain `index` in float32 (GROUPED_CHAINS), for its QDQ version with uint8
+    activations: a conv, a grouped 3x3 conv, a 3x3 conv, Softmax across the channels (which keeps the rest of the
+    chain channels-first), a 3x3 AveragePool, a global pool and a fully connected layer."""
+    rng = np.random.default_rng(SEED + 12000 + index)
+    c, h, w, groups = GROUPED_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    x = ch.conv("input", "c0", 4 * groups, (3, 3), 1, [1, 1, 1, 1])
+    x = ch.conv(x, "grouped", 4 * groups, (3, 3), 1, [1, 1, 1, 1], group=groups)
+    x = ch.conv(x, "c1", 8, (3, 3), 1, [1, 1, 1, 1])
+    x = ch.node("Softmax", [x], "softmax_c", axis=1)
+    x = ch.node("AveragePool", [x], "avgpool", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = [1, 8]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_grouped{index}", [1, c, h, w], y)
+
+
+def upsample_chain(index: int) -> onnx.ModelProto:
+    """Upsampling calibration chain `index` in float32 (UPSAMPLE_CHAINS), for its int8 version: nearest Resize up,
+    a Sigmoid-gated Mul, ConvTranspose, linear Resize down, reflect Pad, a 3x3 AveragePool over three channels and a
+    2x2 one over 4k, a dilated conv, then a global pool and a fully connected layer (the decoder-style int8
+    kernels)."""
+    rng = np.random.default_rng(SEED + 8000 + index)
+    c, h, w, ct_in, k, s = UPSAMPLE_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    x = ch.conv("input", "c0", 8, (3, 3), 1, [1, 1, 1, 1])
+    x = ch.node("Resize", [x, "", ch._const("up", [1.0, 1.0, 2.0, 2.0])], "resize_nearest", mode="nearest")
+    ch.shape = [1, 8, 2 * h, 2 * w]
+    x = ch.conv(x, "c1", ct_in, (1, 1), 1, [0, 0, 0, 0], relu=False)
+    x = ch.node("Mul", [x, ch.node("Sigmoid", [x], "gate")], "mul_gate")
+    wt = 0.3 * rng.standard_normal((ct_in, 4, k, k))
+    x = ch.node("ConvTranspose", [x, ch._const("ct_w", wt), ch._const("ct_b", 0.1 * rng.standard_normal(4))],
+                "convtranspose", kernel_shape=[k, k], strides=[s, s])
+    x = ch.node("Resize", [x, "", ch._const("down", [1.0, 1.0, 0.25, 0.25])], "resize_linear", mode="linear")
+    h, w = [((2 * n - 1) * s + k) // 4 for n in (h, w)]
+    x = ch.node("Pad", [x, ch.ints("pads", [0, 0, 1, 1, 0, 0, 1, 1])], "pad_reflect", mode="reflect")
+    ch.shape = [1, 4, h + 2, w + 2]
+    x = ch.conv(x, "c2", 3, (1, 1), 1, [0, 0, 0, 0])
+    x = ch.node("AveragePool", [x], "avgpool", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    x = ch.conv(x, "c3", 4 * (index + 1), (1, 1), 1, [0, 0, 0, 0])
+    x = ch.node("AveragePool", [x], "avgpool_words", kernel_shape=[2, 2], pads=[0, 0, 1, 1])
+    dil_w = ch._const("dil_w", 0.3 * rng.standard_normal((6, 4 * (index + 1), 3, 3)))
+    dil_b = ch._const("dil_b", np.zeros(6))
+    x = ch.node("Conv", [x, dil_w, dil_b], "dilated", kernel_shape=[3, 3], dilations=[2, 2], pads=[2, 2, 2, 2])
+    ch.shape = [1, 6, h + 2, w + 2]
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = [1, 6]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_upsample{index}", [1, *UPSAMPLE_CHAINS[index][:3]], y)
+
+
+def deconv_chain(index: int) -> onnx.ModelProto:
+    """Transposed-convolution calibration chain `index` in float32 (DECONV_CHAINS), for its int8 version: three
+    ConvTranspose layers of varied kernels, strides, paddings and channels, then a global pool and a fully connected
+    layer."""
+    rng = np.random.default_rng(SEED + 9000 + index)
+    c, h, w, layers = DECONV_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    x = "input"
+    for i, (c_out, k, s, pad) in enumerate(layers):
+        c_in = ch.shape[1]
+        wt = ch._const(f"ct{i}_w", rng.standard_normal((c_in, c_out, k, k)) / np.sqrt(c_in * k * k / s / s))
+        x = ch.node("ConvTranspose", [x, wt, ch._const(f"ct{i}_b", 0.1 * rng.standard_normal(c_out))], f"ct{i}",
+                    kernel_shape=[k, k], strides=[s, s], pads=[pad] * 4)
+        ch.shape = [1, c_out, *((n - 1) * s + k - 2 * pad for n in ch.shape[2:])]
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = ch.shape[:2]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_deconv{index}", [1, c, h, w], y)
+
+
+def _checked(ch: _Chain, name: str, in_shape: list[int], y: str, opset: int = 13) -> onnx.ModelProto:
+    """The chain as a checked model (opset 13 unless given) with input 'input' and output y."""
     graph = helper.make_graph(ch.nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, in_shape)],
                               [helper.make_tensor_value_info(y, TensorProto.FLOAT, ch.shape)], ch.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=True)
     return model
@@ -224,8 +604,9 @@ class _RandomReader:
         return next(self.feeds, None)
 
 
-def quantized(model: onnx.ModelProto, fmt: str, seed: int) -> onnx.ModelProto:
-    """The model quantized by onnxruntime's quantize_static (int8, per-channel weights) in QDQ or QOperator form."""
+def quantized(model: onnx.ModelProto, fmt: str, seed: int, uint8: bool = False) -> onnx.ModelProto:
+    """The model quantized by onnxruntime's quantize_static (int8 activations, or uint8 when `uint8`; per-channel int8
+    weights) in QDQ or QOperator form."""
     import logging
 
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -238,7 +619,7 @@ def quantized(model: onnx.ModelProto, fmt: str, seed: int) -> onnx.ModelProto:
         onnx.save(model, src)
         quantize_static(src, dst, _RandomReader(shape, seed),
                         quant_format=QuantFormat.QDQ if fmt == "qdq" else QuantFormat.QOperator, per_channel=True,
-                        activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+                        activation_type=QuantType.QUInt8 if uint8 else QuantType.QInt8, weight_type=QuantType.QInt8)
         return _with_contrib_shapes(onnx.load(dst), model)
 
 
@@ -275,8 +656,10 @@ def with_int8_io(qmodel: onnx.ModelProto) -> onnx.ModelProto:
     return qmodel
 
 
-def calibration_models() -> list[tuple[str, onnx.ModelProto]]:
-    """(name, model) of every calibration model: each chain in every format."""
+@cache
+def calibration_models() -> tuple[tuple[str, onnx.ModelProto], ...]:
+    """(name, model) of every calibration model: each chain in every format (built once per process, for the
+    fingerprint and the fit alike; the loader copies a model before it changes anything)."""
     models = []
     for i in range(CHAINS):
         for fmt in FORMATS:
@@ -295,4 +678,25 @@ def calibration_models() -> list[tuple[str, onnx.ModelProto]]:
         models.append((f"calib_dw{i}_qdq_int8io", with_int8_io(quantized(dw_chain(i), "qdq", SEED + 2000 + i))))
     for i in range(len(FEW_CHAINS)):
         models.append((f"calib_few{i}_qdq_int8io", with_int8_io(quantized(few_chain(i), "qdq", SEED + 3000 + i))))
-    return models
+    for i in range(FC_CHAINS):  # QOperator has no QGemm: MatMul + Add
+        models.append((f"calib_fc{i}_qop", quantized(fc_chain(i, matmul=True), "qop", SEED + 1000 + i)))
+    for i, sizes in enumerate(WIDE_FC_SIZES):
+        index = FC_CHAINS + i
+        models += [(f"calib_fc{index}_qop", quantized(fc_chain(index, True, sizes), "qop", SEED + 1000 + index)),
+                   (f"calib_fc{index}_qdq_int8io",
+                    with_int8_io(quantized(fc_chain(index, False, sizes), "qdq", SEED + 1000 + index)))]
+    models += [(f"calib_rnn{i}_float", rnn_chain(i)) for i in range(len(RNN_CHAINS))]
+    for i in range(len(DATA_CHAINS)):
+        base = data_chain(i)
+        models += [(f"calib_data{i}_float", base), (f"calib_data{i}_qdq", quantized(base, "qdq", SEED + 5000 + i))]
+    models += [(f"calib_elementwise{i}_float", elementwise_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    models += [(f"calib_misc{i}_float", misc_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    models += [(f"calib_numeric{i}_float", numeric_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    models += [(f"calib_mixed{i}_float", mixed_dtype_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    models += [(f"calib_upsample{i}_qdq_int8io", with_int8_io(quantized(upsample_chain(i), "qdq", SEED + 8000 + i)))
+               for i in range(len(UPSAMPLE_CHAINS))]
+    models += [(f"calib_grouped{i}_qdq_u8", quantized(grouped_chain(i), "qdq", SEED + 12000 + i, uint8=True))
+               for i in range(len(GROUPED_CHAINS))]
+    models += [(f"calib_deconv{i}_qdq_int8io", with_int8_io(quantized(deconv_chain(i), "qdq", SEED + 9000 + i)))
+               for i in range(len(DECONV_CHAINS))]
+    return tuple(models)

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import OptionError, VerifyError
+from ..estimate_quality import CALIBRATED, OUTSIDE_MARK, marked
 from .estimate import ESTIMATE_LABEL
 from .profile import ProfileResult, profile_compiled
 
@@ -43,6 +44,7 @@ def _layer_rows(result: ProfileResult) -> list[dict]:
                      "cycles_per_mac": layer.cycles / layer.macs if layer.macs else None,
                      "share": layer.cycles / result.total_cycles if result.total_cycles else 0.0,
                      "us": _us(layer.cycles, result.clock_hz), "estimated_cycles": layer.estimated_cycles,
+                     "estimate_quality": layer.estimate_quality,
                      "estimate_error": _error(layer.estimated_cycles, measured)})
     return rows
 
@@ -65,7 +67,8 @@ def format_text(result: ProfileResult) -> str:
              f"({result.timing_source}){approx}",
              f"  {result.inputs} input(s) (seed {result.seed}), {match}; {result.memory_model}",
              f"  {ESTIMATE_LABEL}: "
-             + (f"{result.estimated_memory} figure, error = (estimated - simulated) / simulated"
+             + (f"{result.estimated_memory} figure, error = (estimated - simulated) / simulated; {OUTSIDE_MARK} marks "
+                "an estimate outside the estimator's calibration"
                 if result.estimated_total_cycles is not None else f"no cycle model fitted for {result.core}")]
     header = ["#", "layer", "op", "MACs", "instructions", "cycles", "cycles/MAC", "share", "µs", "estimated",
               "error"]
@@ -74,7 +77,9 @@ def format_text(result: ProfileResult) -> str:
         table.append([str(r["index"]), r["layer"], r["op"], f"{r['macs']:,}", f"{r['instructions']:,}",
                       f"{r['cycles']:,}", "-" if r["cycles_per_mac"] is None else f"{r['cycles_per_mac']:.2f}",
                       f"{100 * r['share']:.1f}%", f"{r['us']:,.1f}",
-                      "n/a" if r["estimated_cycles"] is None else f"{r['estimated_cycles']:,}", r["estimate_error"]])
+                      "n/a" if r["estimated_cycles"] is None
+                      else marked(f"{r['estimated_cycles']:,}", r["estimate_quality"] or CALIBRATED),
+                      r["estimate_error"]])
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     right = {0, 3, 4, 5, 6, 7, 8, 9, 10}
     for row in table:
@@ -87,7 +92,9 @@ def format_text(result: ProfileResult) -> str:
                  f"{result.total_instructions:,} instructions"
                  + (f"; {result.total_cycles / macs:.2f} cycles/MAC" if macs else ""))
     if result.estimated_total_cycles is not None:
-        lines.append(f"estimated per inference: {result.estimated_total_cycles:,} cycles "
+        outside = any((layer.estimate_quality or CALIBRATED) != CALIBRATED for layer in result.layers)
+        total = f"{result.estimated_total_cycles:,}"
+        lines.append(f"estimated per inference: {OUTSIDE_MARK + total if outside else total} cycles "
                      f"({_error(result.estimated_total_cycles, result.measured_for_estimate(result))} vs. simulated)")
     lines.append("top kernels: " + ", ".join(f"{op} {c:,} ({100 * s:.1f}%)" for op, c, s in top_kernels(result)))
     if result.untimed_instructions:

@@ -8,6 +8,11 @@ fingerprint no longer matches (tests/perf/test_estimate_coefficients.py).
 
 Two figures per layer: zero-wait (core cycles, every memory access at zero wait states) and board memory (fitted on
 the simulator's figure for one board's flash wait states; given only for boards with that core and memory).
+
+Each figure carries its estimate_quality: "calibrated" when the fit saw the kernel path with every term inside the
+range it was fitted on (the coefficients json records each path's term ranges), "extrapolated: ..." naming the terms
+outside, or "uncalibrated: ..." for a path the calibration set never ran. Wherever a figure that is not calibrated
+is printed, OUTSIDE_MARK stands in front of it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Iterable
 from runtime_c import kernel_files
 
 from ..boards import load_board
+from ..estimate_quality import CALIBRATED, EXTRAPOLATED, UNCALIBRATED
 from ..ir import Graph, Node
 from ..ops import REGISTRY, KernelCall
 from ..ops._cost import element_terms
@@ -46,6 +52,12 @@ class LayerEstimate:
     cycles_zero_wait: int
     cycles: int  # board memory when the coefficients cover this board's memory, else the zero-wait figure
     calibrated: bool  # False: the path is not in the calibration set, the generic element model was used
+    quality: str  # estimate_quality: "calibrated", "extrapolated: ..." or "uncalibrated: ..."
+
+    @property
+    def fitted(self) -> bool:
+        """True when the fit saw this path with every term inside the range it was fitted on."""
+        return self.quality == CALIBRATED
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,19 @@ class CycleEstimate:
         """Core cycles per inference at zero wait states."""
         return sum(layer.cycles_zero_wait for layer in self.layers)
 
+    @property
+    def quality(self) -> str:
+        """The model's estimate_quality: "calibrated" when every layer is, else how many layers (and what share of
+        the estimated cycles) are uncalibrated or extrapolated."""
+        parts = []
+        total = max(self.total_cycles, 1)
+        for kind in (UNCALIBRATED, EXTRAPOLATED):
+            off = [layer for layer in self.layers if layer.quality.startswith(kind)]
+            if off:
+                share = 100 * sum(layer.cycles for layer in off) / total
+                parts.append(f"{kind}: {len(off)} of {len(self.layers)} layers, {share:.0f}% of the estimated cycles")
+        return "; ".join(parts) or CALIBRATED
+
 
 def path_key(op: str, path: str) -> str:
     """The coefficients key of a kernel path: `conv2d_s8.depthwise`."""
@@ -74,10 +99,25 @@ def path_key(op: str, path: str) -> str:
 
 
 def layer_terms(node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-    """(coefficients key, term counts) of one lowered, non-alias node."""
+    """(coefficients key, term counts) of one lowered, non-alias node (keyed by the op whose C it runs)."""
     op = REGISTRY[node.op]
     path, terms = op.cost_terms(node, g)
-    return path_key(node.op, op.cost_families.get(path, path)), terms
+    return path_key(op.cost_kernel or node.op, op.cost_families.get(path, path)), terms
+
+
+def estimate_quality(key: str, entry: dict | None, terms: dict[str, int]) -> str:
+    """CALIBRATED, "extrapolated: term X = N outside fitted range [a, b]" (every such term), or "uncalibrated: ..."
+    when the calibration set never ran the path (`entry` None). A zero count is never outside: a loop that does not
+    run costs nothing whatever its coefficient."""
+    if entry is None:
+        return f"{UNCALIBRATED}: kernel path {key} is not in the calibration set (generic element model)"
+    ranges = entry.get("ranges", {})  # a fit that recorded no ranges vouches for none
+    outside = []
+    for term, n in sorted(terms.items()):
+        low, high = ranges.get(term, (0, 0))
+        if n and not low <= n <= high:
+            outside.append(f"term {term} = {n:,} outside fitted range [{low:,}, {high:,}]")
+    return f"{EXTRAPOLATED}: " + "; ".join(outside) if outside else CALIBRATED
 
 
 def shown_path(node: Node, g: Graph) -> str:
@@ -121,19 +161,21 @@ def estimate_model(graph: Graph, order: list[Node], board: dict | str) -> CycleE
         key, terms = layer_terms(node, graph)
         entry = coeffs["paths"].get(key)
         calibrated = entry is not None
+        quality = estimate_quality(key, entry, terms)
         if not calibrated:
             entry, terms = coeffs["paths"][GENERIC], element_terms(node, graph)
         zero_wait = round(apply(entry["zero_wait"], terms))
         # wait states only add cycles: the two fits are independent, so clamp where they cross by a hair
         cycles = max(round(apply(entry["board_memory"], terms)), zero_wait) if with_memory and not no_wait else zero_wait
-        layers.append(LayerEstimate(node.name, node.op, shown_path(node, graph), terms, zero_wait, cycles, calibrated))
+        layers.append(LayerEstimate(node.name, node.op, shown_path(node, graph), terms, zero_wait, cycles, calibrated,
+                                    quality))
     return CycleEstimate(board["core"], board["clock_hz"], with_memory, layers)
 
 
-def estimate_layers(graph: Graph, order: list[Node], board: dict | str) -> dict[str, int]:
-    """Estimated zero-wait core cycles per layer name (empty when the core has no fit)."""
+def estimate_layers(graph: Graph, order: list[Node], board: dict | str) -> dict[str, LayerEstimate]:
+    """The estimate of every layer that runs code, by name (empty when the core has no fit)."""
     est = estimate_model(graph, order, board)
-    return {} if est is None else {layer.name: layer.cycles_zero_wait for layer in est.layers}
+    return {} if est is None else {layer.name: layer for layer in est.layers}
 
 
 def runtime_files(lowered: Iterable[tuple[list[Node], dict[str, KernelCall]]]) -> list[str]:

@@ -45,6 +45,7 @@ class LayerProfile:
     cycles_zero_wait: int
     estimated_cycles: int | None = None            # the estimator's figure for `estimated_memory`
     estimated_cycles_zero_wait: int | None = None
+    estimate_quality: str | None = None  # estimate.estimate_quality of the estimated figures
 
 
 @dataclass
@@ -237,7 +238,7 @@ def profile_compiled(model_dir: Path, board: dict | str | None = None, inputs: l
     for layer, (cyc, ins, stall) in zip(calls, counter.totals):
         layers.append(LayerProfile(layer["call_index"], layer["name"], layer["op"], layer["macs"], round(ins / n),
                                    round((cyc + stall) / n), round(cyc / n), layer.get("estimated_cycles"),
-                                   layer.get("estimated_cycles_zero_wait")))
+                                   layer.get("estimated_cycles_zero_wait"), layer.get("estimate_quality")))
     cyc, ins, stall = counter.run_totals
     return ProfileResult(
         model=report["name"], board=board["id"], core=board["core"], clock_hz=board["clock_hz"], inputs=n, seed=seed,

@@ -13,7 +13,7 @@ from .tables import FIT_HEADER, LAYER_HEADER, display_text, fit_rows, layer_rows
 #: Marks the peak step in the text table (ASCII, so any terminal encoding prints it).
 PEAK_MARK = "<- peak"
 CSV_HEADER = ["step", "layer", "op", "output_shape", "macs", "weight_bytes", "live_bytes", "call_index",
-              "estimated_cycles", "estimated_us", "peak"]
+              "estimated_cycles", "estimated_us", "estimate_quality", "peak"]
 
 
 def fixed_table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
@@ -66,5 +66,6 @@ def format_csv(report: dict) -> str:
                          "" if layer["call_index"] is None else layer["call_index"],
                          "" if layer["estimated_cycles"] is None else layer["estimated_cycles"],
                          "" if layer["estimated_us"] is None else f"{layer['estimated_us']:.3f}",
+                         layer.get("estimate_quality") or "",
                          int(layer["step"] == report["peak_step"])])
     return buf.getvalue().rstrip("\n")

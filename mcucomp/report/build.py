@@ -15,6 +15,7 @@ from ..intref._checks import INT8_KERNELS, is_int8_model
 from ..ir import Graph, Node
 from ..memory import MemoryLayout
 from ..ops import REGISTRY
+from ..estimate_quality import CALIBRATED
 from ..perf.estimate import ESTIMATE_LABEL, CycleEstimate, shown_path
 from ..schedule import model_order
 from ..version import __version__
@@ -74,7 +75,8 @@ def _schedule(g: Graph, order: list[Node], layout: MemoryLayout) -> dict:
 
 
 def _cycle_fields(cycles: CycleEstimate | None, board: dict) -> dict:
-    """The estimate's summary: label, core, clock, which memory the figures include, totals, uncalibrated layers."""
+    """The estimate's summary: label, core, clock, which memory the figures include, totals, uncalibrated and
+    extrapolated layers, the model's estimate quality."""
     if cycles is None:
         return {"estimated_total_cycles": None, "estimated_total_cycles_zero_wait": None,
                 "cycle_estimate": {"label": ESTIMATE_LABEL, "core": board["core"], "clock_hz": board["clock_hz"],
@@ -87,16 +89,19 @@ def _cycle_fields(cycles: CycleEstimate | None, board: dict) -> dict:
             "cycle_estimate": {"label": ESTIMATE_LABEL, "core": cycles.core, "clock_hz": cycles.clock_hz,
                                "memory": memory, "note": note,
                                "estimated_ms": 1e3 * cycles.total_cycles / cycles.clock_hz,
-                               "uncalibrated_layers": [e.name for e in cycles.layers if not e.calibrated]}}
+                               "uncalibrated_layers": [e.name for e in cycles.layers if not e.calibrated],
+                               "extrapolated_layers": [e.name for e in cycles.layers if e.calibrated and not e.fitted],
+                               "estimate_quality": cycles.quality}}
 
 
 def _layer_cycles(cycles: CycleEstimate | None, clock_hz: int) -> dict[str, dict]:
-    """Per layer name: estimated cycles (board memory or zero wait, as the summary says), zero-wait cycles, µs and
-    the kernel path."""
+    """Per layer name: estimated cycles (board memory or zero wait, as the summary says), zero-wait cycles, µs, the
+    kernel path and the estimate's quality (estimate.estimate_quality)."""
     if cycles is None:
         return {}
     return {e.name: {"estimated_cycles": e.cycles, "estimated_cycles_zero_wait": e.cycles_zero_wait,
-                     "estimated_us": 1e6 * e.cycles / clock_hz, "kernel_path": e.path} for e in cycles.layers}
+                     "estimated_us": 1e6 * e.cycles / clock_hz, "kernel_path": e.path, "estimate_quality": e.quality}
+            for e in cycles.layers}
 
 
 def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, calls: dict, name: str,
@@ -108,7 +113,8 @@ def build_report(g: Graph, order: list[Node], layout: MemoryLayout, program, cal
     call_index = 0
     per_layer = _layer_cycles(cycles, board["clock_hz"])
     no_code = {"estimated_cycles": 0 if cycles else None, "estimated_cycles_zero_wait": 0 if cycles else None,
-               "estimated_us": 0.0 if cycles else None, "kernel_path": None}
+               "estimated_us": 0.0 if cycles else None, "kernel_path": None,
+               "estimate_quality": CALIBRATED if cycles else None}
     for step, node in enumerate(order):
         op = REGISTRY[node.op]
         alias = op.aliases_input(node, g)

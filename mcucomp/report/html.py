@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
+from ..estimate_quality import OUTSIDE_MARK
 from ..npu.report import CPU_LABEL, NPU_LABEL, totals_text
 from ..npu.report import HEADER as NPU_HEADER
 from .sensitivity_svg import render_sensitivity_svg
@@ -131,7 +132,9 @@ def render_report_html(report: dict, svg: str) -> str:
 <figure>{svg}</figure>
 <h2>Layers</h2>
 <p>Live RAM: bytes of arena buffers live while the layer runs (aligned sizes). Views (reshape-like) run no code.
-Est. cycles and µs: {escape(report['cycle_estimate']['label'])}, at the board clock.</p>
+Est. cycles and µs: {escape(report['cycle_estimate']['label'])}, at the board clock; {escape(OUTSIDE_MARK)} marks a
+figure whose kernel path or loop counts lie outside what the estimator was fitted on (report.json: estimate_quality).
+</p>
 {layers}
 <h2>Tensors in the arena</h2>
 {tensors}

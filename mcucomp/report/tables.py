@@ -6,6 +6,9 @@ import unicodedata
 
 from emit_c.escape import visible_escape
 
+from ..estimate_quality import CALIBRATED, OUTSIDE_MARK, marked
+from ..npu.report import cycles_text
+
 LAYER_HEADER = ["step", "layer", "op", "output shape", "MACs", "weight B", "live RAM B", "est. cycles", "est. us",
                 "peak"]
 TENSOR_HEADER = ["tensor", "kind", "dtype", "shape", "bytes", "offset", "end", "first step", "last step", "alias of"]
@@ -36,9 +39,10 @@ def _shape(dims: list[int]) -> str:
     return "x".join(map(str, dims)) or "scalar"
 
 
-def _estimated(value, fmt: str) -> str:
-    """An estimated figure, or 'n/a' when the board's core has no cycle model."""
-    return "n/a" if value is None else format(value, fmt)
+def _estimated(value, fmt: str, quality: str | None) -> str:
+    """An estimated figure ('~' ahead when the fit never saw the layer's path or shape: estimate_quality), or 'n/a'
+    when the board's core has no cycle model."""
+    return "n/a" if value is None else marked(format(value, fmt), quality or CALIBRATED)
 
 
 def layer_rows(report: dict, peak_mark: str = "peak") -> list[list[str]]:
@@ -46,8 +50,9 @@ def layer_rows(report: dict, peak_mark: str = "peak") -> list[list[str]]:
     microseconds, the peak mark."""
     return [[str(layer["step"]), display_text(layer["name"]), layer["op"] + (" (view)" if layer["alias"] else ""),
              _shape(layer["output_shape"]), f"{layer['macs']:,}", f"{layer['weight_bytes']:,}",
-             f"{layer['live_bytes']:,}", _estimated(layer["estimated_cycles"], ","),
-             _estimated(layer["estimated_us"], ",.1f"), peak_mark if layer["step"] == report["peak_step"] else ""]
+             f"{layer['live_bytes']:,}", _estimated(layer["estimated_cycles"], ",", layer.get("estimate_quality")),
+             _estimated(layer["estimated_us"], ",.1f", layer.get("estimate_quality")),
+             peak_mark if layer["step"] == report["peak_step"] else ""]
             for layer in report["layers"]]
 
 
@@ -62,7 +67,12 @@ def cycles_text(report: dict) -> str:
     shown = ", ".join(display_text(name) for name in rough[:3]) + (", ..." if len(rough) > 3 else "")
     caveat = (f"; {len(rough)} layer(s) of kernel paths outside the calibration set estimated from element counts "
               f"only ({shown})" if rough else "")
-    return f"{total:,} cycles = {est['estimated_ms']:.2f} ms at {mhz:g} MHz ({est['note']}); {est['label']}{caveat}"
+    quality = est.get("estimate_quality", CALIBRATED)
+    if quality != CALIBRATED:
+        caveat += (f"; {OUTSIDE_MARK} marks figures outside the calibration (estimate quality: {quality}; "
+                   "report.json gives each layer's estimate_quality)")
+    return (f"{marked(f'{total:,}', quality)} cycles = {marked(format(est['estimated_ms'], '.2f'), quality)} ms at "
+            f"{mhz:g} MHz ({est['note']}); {est['label']}{caveat}")
 
 
 def tensor_rows(report: dict) -> list[list[str]]:
@@ -148,14 +158,10 @@ def summary_items(report: dict) -> list[tuple[str, str]]:
     ]
 
 
-def _fmt(value) -> str:
-    """A cycle count with thousands separators, '-' when there is none."""
-    return "-" if value is None else f"{value:,}"
-
-
 def placement_rows(placement: dict) -> list[list[str]]:
     """The per-layer placement table of an NPU build as text cells (mcucomp.npu.report.HEADER's columns; model
     text through display_text)."""
     return [[display_text(r["name"]), r["op"], r["placement"].upper(), r["region"] or "",
-             _fmt(r["cpu_cycles_estimated"]), _fmt(r["npu_cycles_vela_estimated"]),
+             cycles_text(r["cpu_cycles_estimated"], r.get("cpu_estimate_quality")),
+             cycles_text(r["npu_cycles_vela_estimated"]),
              display_text(r.get("placement_reason", ""))] for r in placement["layers"]]

@@ -1,6 +1,7 @@
 """The cycle estimator against the simulator: within 10% per model and 20% per layer taking >= 5% of the
 cycles, zero-wait and with the board's memory. A CI-sized subset of bench/bench_cycles.py's matrix: models of every
-kind on the Cortex-M4 board, two per other fitted core; none of them is in the calibration set."""
+kind on the Cortex-M4 board (recurrent, QOperator FC and data-movement models included), a few per other fitted core;
+none of them is in the calibration set."""
 
 from __future__ import annotations
 
@@ -17,10 +18,17 @@ CASES = [
     ("cortex-m4", "ad_fc_int8"),
     ("cortex-m4", "vww_mbnet_int8"),
     ("cortex-m4", "ic_resnet8_qop"),
+    ("cortex-m4", "kws_gru_f32"),
+    ("cortex-m4", "kws_lstm_f32"),
+    ("cortex-m4", "ad_fc_qop"),
+    ("cortex-m4", "zoo_data_moves"),
+    ("cortex-m7", "kws_gru_f32"),
+    ("cortex-m7", "zoo_decoder"),
     ("cortex-m33", "kws_dscnn_qop"),
     ("cortex-m33", "ad_fc_int8"),
     ("cortex-m0plus", "kws_dscnn_qdq"),
     ("cortex-m0plus", "vww_mbnet_int8"),  # the AD float-path weights do not fit its 512 KB flash
+    ("cortex-m0plus", "kws_lstm_f32"),
 ]
 
 

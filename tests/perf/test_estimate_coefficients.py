@@ -13,7 +13,7 @@ from mcucomp.pipeline import calibration_runtime_files, plan_model
 
 from shared_models import shared_model
 
-REFIT = "run `python bench/fit_cycle_model.py --core {core}` (about 5 minutes per core) and commit the result"
+REFIT = "run `python bench/fit_cycle_model.py --core {core}` (12-20 minutes per core) and commit the result"
 
 
 @pytest.mark.parametrize("core", sorted(CALIBRATION_BOARDS))

@@ -152,18 +152,74 @@ def test_analyze_prints_estimates_in_every_format(tmp_path, capsys):
     assert np.isclose(report["cycle_estimate"]["estimated_ms"], report["estimated_total_cycles"] / 120e3)
 
 
-def test_uncalibrated_paths_are_named():
-    """A kernel path the calibration set lacks (Sigmoid) gets the generic element estimate and is listed as such."""
+def _one_node(op: str, n: int, opset: int = 13):
+    """A float model (IR version 8 up to opset 20, else 10) of one node `op` named 'l' on a [1, n] tensor."""
     from onnx import TensorProto, helper
 
-    from mcucomp.report.tables import cycles_text
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], name="l")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, n])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8 if opset <= 20 else 10
+    return model
 
-    graph = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["y"], name="sig")], "g",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    report = plan_model(model, name="m").report
-    assert report["cycle_estimate"]["uncalibrated_layers"] == ["sig"]
+
+def test_uncalibrated_paths_are_named():
+    """A kernel path the calibration set lacks (Swish) gets the generic element estimate and is listed as such, with
+    its quality and a marked figure."""
+    from mcucomp.report.tables import cycles_text, layer_rows
+
+    report = plan_model(_one_node("Swish", 64, opset=24), name="m").report
+    assert report["cycle_estimate"]["uncalibrated_layers"] == ["l"]
     assert report["estimated_total_cycles"] > 0
-    assert "outside the calibration set" in cycles_text(report) and "(sig)" in cycles_text(report)
+    assert "outside the calibration set" in cycles_text(report) and "(l)" in cycles_text(report)
+    layer = report["layers"][0]
+    assert layer["estimate_quality"] == ("uncalibrated: kernel path activation_f32.swish is not in the calibration "
+                                         "set (generic element model)")
+    assert report["cycle_estimate"]["estimate_quality"].startswith("uncalibrated: 1 of 1 layers")
+    assert layer_rows(report)[0][7] == f"~{layer['estimated_cycles']:,}"
+    assert cycles_text(report).startswith("~")
+
+
+def test_shapes_outside_the_fitted_ranges_are_marked(tmp_path, capsys):
+    """A Sigmoid inside the calibrated element counts is 'calibrated' and printed bare; one far larger is
+    'extrapolated', naming the term and the range, in report.json, analyze's text and CSV, and report.html."""
+    inside = plan_model(_one_node("Sigmoid", 64), name="m").report
+    assert inside["layers"][0]["estimate_quality"] == "calibrated"
+    assert inside["cycle_estimate"]["estimate_quality"] == "calibrated"
+    assert not cli.main(["analyze", str(save(_one_node("Sigmoid", 64), tmp_path / "in.onnx"))])
+    assert "~" not in capsys.readouterr().out
+
+    path = save(_one_node("Sigmoid", 20000), tmp_path / "out.onnx")
+    outside = plan_model(str(path), name="m").report
+    quality = outside["layers"][0]["estimate_quality"]
+    assert quality.startswith("extrapolated: term ") and "= 20,000 outside fitted range [" in quality, quality
+    assert outside["cycle_estimate"]["extrapolated_layers"] == ["l"]
+    assert outside["cycle_estimate"]["estimate_quality"].startswith("extrapolated: 1 of 1 layers, 100%")
+    assert cli.main(["analyze", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert f"~{outside['layers'][0]['estimated_cycles']:,}" in text and "~ marks figures outside" in text
+    assert cli.main(["analyze", str(path), "--csv"]) == 0
+    assert list(csv.DictReader(io.StringIO(capsys.readouterr().out)))[0]["estimate_quality"] == quality
+    assert cli.main(["compile", str(path), "-o", str(tmp_path / "c"), "--name", "m"]) == 0
+    html = (tmp_path / "c" / "report.html").read_text()
+    assert f"~{outside['layers'][0]['estimated_cycles']:,}" in html and "estimate_quality" in html
+    assert json.loads((tmp_path / "c" / "report.json").read_text())["layers"][0]["estimate_quality"] == quality
+
+
+def test_npu_placement_marks_cpu_figures_outside_the_calibration():
+    """The NPU placement table and totals put '~' before a CPU estimate that is not calibrated, and only there."""
+    from mcucomp.npu.report import _total_quality, placement_rows, totals_text
+
+    rows = [{"name": "a", "op": "conv2d_s8", "placement": "cpu", "region": None, "placement_reason": "r",
+             "cpu_cycles_estimated": 1200, "cpu_estimate_quality": "calibrated", "npu_cycles_vela_estimated": None},
+            {"name": "b", "op": "rnn_f32", "placement": "cpu", "region": None, "placement_reason": "r",
+             "cpu_cycles_estimated": 3400, "cpu_estimate_quality": "extrapolated: term macs = 9 outside fitted range "
+             "[1, 2]", "npu_cycles_vela_estimated": None}]
+    assert [r[4] for r in placement_rows({"layers": rows})] == ["1,200", "~3,400"]
+    placement = {"layers": rows, "npu_layers": 0, "regions": 0, "cpu_layers": 2, "mode": "auto",
+                 "cpu_cycles_estimated": 4600, "cpu_estimate_quality": _total_quality(rows),
+                 "region_call_cycles_estimated": 0, "cpu_label": "x", "cpu_hz": 1e8, "npu_cycles_vela_estimated": 0,
+                 "npu_label": "y", "accelerator": "ethos-u55-128", "npu_hz": 5e8, "estimated_latency_us": 46.0}
+    assert "CPU ~4,600 cycles" in totals_text(placement)
+    assert _total_quality(rows[:1]) == "calibrated"
