@@ -221,7 +221,7 @@ def fingerprint(core: str, calibration_files: list[str]) -> str:
     return hashlib.sha256(json.dumps(fingerprint_sources(core, calibration_files), sort_keys=True).encode()).hexdigest()
 
 
-#: The accuracy the estimator is held to against the simulator (issue 10): per model, and per layer that takes at
+#: The accuracy the estimator is held to against the simulator: per model, and per layer that takes at
 #: least BIG_LAYER_SHARE of the model's simulated cycles.
 MODEL_TOLERANCE = 0.10
 LAYER_TOLERANCE = 0.20
