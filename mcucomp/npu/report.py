@@ -74,7 +74,7 @@ def layer_placement(node: Node) -> dict:
     return {"placement": "cpu", "placement_reason": node.attrs.get("placement_reason", "")}
 
 
-def cycles_text(value, quality: str | None = None) -> str:
+def cycle_cell(value, quality: str | None = None) -> str:
     """A cycle count with thousands separators ('~' ahead when its estimate is not calibrated), '-' when there is
     none."""
     return "-" if value is None else marked(f"{value:,}", quality or CALIBRATED)
@@ -84,7 +84,7 @@ def totals_text(placement: dict) -> str:
     """The totals line: CPU and NPU cycles apart, each labelled, and the estimated latency."""
     p = placement
     return (f"{p['npu_layers']} layer(s) on the NPU in {p['regions']} region(s), {p['cpu_layers']} on the CPU "
-            f"(--npu-placement {p['mode']}); CPU {cycles_text(p['cpu_cycles_estimated'], p.get('cpu_estimate_quality'))} "
+            f"(--npu-placement {p['mode']}); CPU {cycle_cell(p['cpu_cycles_estimated'], p.get('cpu_estimate_quality'))} "
             f"cycles + "
             f"{p['region_call_cycles_estimated']:,} cycles of region calls ({p['cpu_label']}, "
             f"{p['cpu_hz'] / 1e6:g} MHz); NPU {p['npu_cycles_vela_estimated']:,} cycles ({p['npu_label']}, "

@@ -7,7 +7,7 @@ import unicodedata
 from emit_c.escape import visible_escape
 
 from ..estimate_quality import CALIBRATED, OUTSIDE_MARK, marked
-from ..npu.report import cycles_text
+from ..npu.report import cycle_cell
 
 LAYER_HEADER = ["step", "layer", "op", "output shape", "MACs", "weight B", "live RAM B", "est. cycles", "est. us",
                 "peak"]
@@ -162,6 +162,6 @@ def placement_rows(placement: dict) -> list[list[str]]:
     """The per-layer placement table of an NPU build as text cells (mcucomp.npu.report.HEADER's columns; model
     text through display_text)."""
     return [[display_text(r["name"]), r["op"], r["placement"].upper(), r["region"] or "",
-             cycles_text(r["cpu_cycles_estimated"], r.get("cpu_estimate_quality")),
-             cycles_text(r["npu_cycles_vela_estimated"]),
+             cycle_cell(r["cpu_cycles_estimated"], r.get("cpu_estimate_quality")),
+             cycle_cell(r["npu_cycles_vela_estimated"]),
              display_text(r.get("placement_reason", ""))] for r in placement["layers"]]
