@@ -123,6 +123,8 @@ class AddS8(KernelOp):
 
     name = "add_s8"
     cost_paths = ("linear_exact", "linear_ties", *MODES)
+    unlowered_paths = {"float": "lowered_mode gives QLinearAdd's arithmetic ('qlinear') or TFLite's ('fixed'); the "
+                                "C's float mode (dequantize, add, quantize) is given by no lowering"}
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_add_s8(params, a, b, y)."""
