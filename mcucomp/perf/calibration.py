@@ -87,6 +87,8 @@ BINARY_SCALES = ((0.05, 0.05, 0.1), (0.5, 0.4, 0.004))
 #: The requantization modes every core's int8 binary and pooling calibration models are compiled with (the
 #: `requant` compile option: its default follows the core's FPU, the other one is chosen with --requant).
 REQUANT_MODES = ("float", "fixed")
+#: Time steps of the sequence calibration models (four channels): Attention's work grows with their square.
+SEQUENCE_STEPS = (6, 20, 48)
 SEED = 20261123
 
 
@@ -667,12 +669,12 @@ def binary_qdq_chain(index: int) -> onnx.ModelProto:
 
 
 def sequence_chain(index: int) -> onnx.ModelProto:
-    """Calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]) for the sequence
+    """Calibration model `index` in float32 on SEQUENCE_STEPS[index] steps of four channels ([1, 4, m]) for the sequence
     kernels and the compile-time outputs: Swish, CausalConvWithState (SiLU, a past state), a two-head Attention over
     the time steps (causal), EyeLike of its [steps, 4] result added to it, and the input's Shape as a second graph
     output (a constant copied out)."""
     rng = np.random.default_rng(SEED + 16000 + index)
-    m = ELEMENTWISE_SIZES[index] // 4
+    m = SEQUENCE_STEPS[index]
     ch = _Chain(rng, [1, 4, m], [], [])
     x = ch.node("Swish", ["input"], "swish", alpha=1.2)
     conv = [x, ch._const("cc_w", 0.5 * rng.standard_normal((4, 1, 3))), ch._const("cc_b", rng.standard_normal(4)),
@@ -820,7 +822,7 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto, dict], ...]:
                for i in range(len(GROUPED_CHAINS))]
     models += [(f"calib_ring{i}_qdq_int8io", with_int8_io(quantized(ring_chain(i), "qdq", SEED + 13000 + i)))
                for i in range(len(RING_CHAINS))]
-    models += [(f"calib_sequence{i}_float", sequence_chain(i)) for i in range(len(ELEMENTWISE_SIZES))]
+    models += [(f"calib_sequence{i}_float", sequence_chain(i)) for i in range(len(SEQUENCE_STEPS))]
     chosen = [(f"calib_avgpool{i}_qop_float", quantized(avgpool_chain(i), "qop", SEED + 14000 + i),
                {"requant": "float"}) for i in range(len(ELEMENTWISE_SIZES))]
     chosen += [(f"calib_binary{i}_qdq_{mode}", binary_qdq_chain(i), {"requant": mode})
