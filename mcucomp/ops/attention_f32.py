@@ -166,9 +166,17 @@ class AttentionF32(KernelOp):
 
     def macs(self, node: Node, g: Graph) -> int:
         """Q K^T and P V."""
+        return self.cost_terms(node, g)[1]["macs"]
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per query row (batch, query head, step) a softmax's set-up and the output row; per score (every key,
+        past and new: masked ones too) its mask rules, exponential and division; per score the dot products' steps
+        over the key and value head sizes (`macs`)."""
         d = _dims(node, g)
-        rows = d["batch"] * d["q_heads"] * d["q_len"] * (d["past_len"] + d["new_len"])
-        return rows * (d["head_size"] + d["v_head_size"])
+        rows = d["batch"] * d["q_heads"] * d["q_len"]
+        scores = rows * (d["past_len"] + d["new_len"])
+        return "default", {"calls": 1, "rows": rows, "scores": scores,
+                           "macs": scores * (d["head_size"] + d["v_head_size"])}
 
 
 OP = AttentionF32()

@@ -81,14 +81,17 @@ WIDE_FC_SIZES = ((640, 128, 128, 8, 128, 640), (320, 96, 16, 96, 320))
 #: The in-place depthwise calibration chains: (channels, height, width) of the 8-bit input and the kernel of the
 #: stride-1, same-grid depthwise conv that the chain's peak is (its overlap margin would grow the arena).
 RING_CHAINS = ((16, 20, 20, (5, 5)), (8, 24, 12, (3, 1)), (24, 10, 14, (1, 5)))
-#: (a scale, b scale, y scale) of the int8 binary calibration layers: a linear form with a tie test (halves), and
-#: output scales so fine that no linear form fits, where the C runs the requantization mode's arithmetic.
-BINARY_SCALES = ((0.05, 0.05, 0.1), (0.5, 0.4, 0.004))
+#: (a scale, b scale, y scale) of the int8 binary calibration layers: a linear form with a tie test (a ratio of one
+#: half, elements near a tie rare as in real models), and output scales so fine that no linear form fits, where the
+#: C runs the requantization mode's arithmetic.
+BINARY_SCALES = ((0.05, 0.0371, 0.1), (0.5, 0.4, 0.004))
 #: The requantization modes every core's int8 binary and pooling calibration models are compiled with (the
 #: `requant` compile option: its default follows the core's FPU, the other one is chosen with --requant).
 REQUANT_MODES = ("float", "fixed")
 #: Time steps of the sequence calibration models (four channels): Attention's work grows with their square.
 SEQUENCE_STEPS = (6, 20, 48)
+#: Heads of each sequence model's causal Attention over its four channels (a one-head Attention follows it).
+SEQUENCE_HEADS = (2, 4, 1)
 SEED = 20261123
 
 
@@ -669,10 +672,10 @@ def binary_qdq_chain(index: int) -> onnx.ModelProto:
 
 
 def sequence_chain(index: int) -> onnx.ModelProto:
-    """Calibration model `index` in float32 on SEQUENCE_STEPS[index] steps of four channels ([1, 4, m]) for the sequence
-    kernels and the compile-time outputs: Swish, CausalConvWithState (SiLU, a past state), a two-head Attention over
-    the time steps (causal), EyeLike of its [steps, 4] result added to it, and the input's Shape as a second graph
-    output (a constant copied out)."""
+    """Calibration model `index` in float32 on SEQUENCE_STEPS[index] steps of four channels ([1, 4, m]) for the
+    sequence kernels and the compile-time outputs: Swish, CausalConvWithState (SiLU, a past state), a causal
+    Attention over the time steps (SEQUENCE_HEADS) and a one-head one, EyeLike of the [steps, 4] result added to it,
+    and the input's Shape as a second graph output (a constant copied out)."""
     rng = np.random.default_rng(SEED + 16000 + index)
     m = SEQUENCE_STEPS[index]
     ch = _Chain(rng, [1, 4, m], [], [])
@@ -682,7 +685,9 @@ def sequence_chain(index: int) -> onnx.ModelProto:
     ch.nodes.append(helper.make_node("CausalConvWithState", conv, ["causal_conv", "causal_conv_state"],
                                      name="causal_conv", activation="silu"))
     steps = ch.node("Transpose", ["causal_conv"], "steps", perm=[0, 2, 1])
-    x = ch.node("Attention", [steps, steps, steps], "attention", q_num_heads=2, kv_num_heads=2, is_causal=1)
+    heads = SEQUENCE_HEADS[index]
+    x = ch.node("Attention", [steps, steps, steps], "attention", q_num_heads=heads, kv_num_heads=heads, is_causal=1)
+    x = ch.node("Attention", [x, x, x], "attention_one_head", q_num_heads=1, kv_num_heads=1)
     x = ch.node("Reshape", [x, ch.ints("matrix_shape", [m, 4])], "matrix")
     y = ch.node("Add", [x, ch.node("EyeLike", [x], "eyelike")], "out")
     shape = ch.node("Shape", ["input"], "shape")
