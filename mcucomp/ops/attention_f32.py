@@ -170,12 +170,16 @@ class AttentionF32(KernelOp):
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """Per query row (batch, query head, step) a softmax's set-up and the output row; per score (every key,
-        past and new: masked ones too) its mask rules, exponential and division; per score the dot products' steps
-        over the key and value head sizes (`macs`)."""
+        past and new: masked ones too) its mask rules, and per score that is_causal leaves (`attended`: no key after
+        the query's position) the full exponential and division; per score the dot products' steps over the key and
+        value head sizes (`macs`)."""
         d = _dims(node, g)
         rows = d["batch"] * d["q_heads"] * d["q_len"]
-        scores = rows * (d["past_len"] + d["new_len"])
-        return "default", {"calls": 1, "rows": rows, "scores": scores,
+        kv_len = d["past_len"] + d["new_len"]
+        scores = rows * kv_len
+        masked = d["batch"] * d["q_heads"] * sum(max(0, kv_len - d["past_len"] - i - 1) for i in range(d["q_len"])) \
+            if int(node.attrs.get("is_causal", 0)) else 0
+        return "default", {"calls": 1, "rows": rows, "scores": scores, "attended": scores - masked,
                            "macs": scores * (d["head_size"] + d["v_head_size"])}
 
 

@@ -637,7 +637,7 @@ def avgpool_chain(index: int) -> onnx.ModelProto:
 def binary_qdq_chain(index: int) -> onnx.ModelProto:
     """Int8 QDQ calibration model `index` on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]) with chosen scales
     (BINARY_SCALES): per scale triple an Add and a Mul of two quantized copies of the input and of the input and its
-    per-channel mean (broadcast), each quantized to the triple's output scale, and a Softmax from int8 to uint8
+    per-channel maximum (broadcast), each quantized to the triple's output scale, and a Softmax from int8 to uint8
     codes (onnxruntime's 1/256 output scale); every result is a graph output."""
     rng = np.random.default_rng(SEED + 15000 + index)
     m = ELEMENTWISE_SIZES[index] // 4
@@ -650,11 +650,11 @@ def binary_qdq_chain(index: int) -> onnx.ModelProto:
         q = ch.node("QuantizeLinear", [x, f"{name}_s", f"{name}_zp"], f"{name}_q")
         return ch.node("DequantizeLinear", [q, f"{name}_s", f"{name}_zp"], name)
 
-    mean = ch.node("ReduceMean", ["input"], "mean", axes=[-1], keepdims=1)
+    peak = ch.node("ReduceMax", ["input"], "peak", axes=[-1], keepdims=1)
     outputs = []
     for k, (sa, sb, sy) in enumerate(BINARY_SCALES):
         a, b = qdq("input", f"a{k}", sa), qdq("input", f"b{k}", sb)
-        b_bc = qdq(mean, f"b{k}_bc", sb)
+        b_bc = qdq(peak, f"b{k}_bc", sb)
         for op in ("Add", "Mul"):
             y_scale = sy if op == "Add" else sa * sb / sy * 2  # Mul: the product's scale at the same fineness
             outputs += [qdq(ch.node(op, [a, b], f"{op.lower()}{k}"), f"{op.lower()}{k}_y", y_scale),
