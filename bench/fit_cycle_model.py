@@ -3,7 +3,7 @@
     python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (12-20 min per core)
     python bench/fit_cycle_model.py --core cortex-m4 --cycles-dir /tmp/cycles   # keep/reuse simulated cycles
 
-The times are those of a 2-CPU machine under load (92 calibration models per core). With --cycles-dir, a refit
+The times are those of a 2-CPU machine under load (110 calibration models per core). With --cycles-dir, a refit
 whose kernels, timing tables and flags did not change simulates only the models that are new or changed (a change
 of cost terms alone: lowering and fitting, about 4 min per core).
 
@@ -81,9 +81,11 @@ def fit_rows(rows: list[dict], terms_key: str = "terms") -> dict:
     return result
 
 
-def model_digest(model) -> str:
-    """SHA-256 of a calibration model's bytes (which simulated cycles a kept run may reuse)."""
-    return hashlib.sha256(model.SerializeToString(deterministic=True)).hexdigest()
+def model_digest(model, options: dict) -> str:
+    """SHA-256 of a calibration model's bytes and compile options, if any (which simulated cycles a kept run may
+    reuse)."""
+    extra = json.dumps(options, sort_keys=True).encode() if options else b""
+    return hashlib.sha256(model.SerializeToString(deterministic=True) + extra).hexdigest()
 
 
 def simulate(core: str, board_id: str, log, kept: dict | None = None, keep=None) -> dict[str, dict]:
@@ -93,14 +95,14 @@ def simulate(core: str, board_id: str, log, kept: dict | None = None, keep=None)
     board = load_board(board_id)
     cycles = {}
     models = calibration_models()
-    for i, (name, model) in enumerate(models):
-        digest = model_digest(model)
+    for i, (name, model, options) in enumerate(models):
+        digest = model_digest(model, options)
         if kept and kept.get(name, {}).get("digest") == digest:
             cycles[name] = kept[name]
             continue
         t0 = time.time()
         with tempfile.TemporaryDirectory() as tmp:
-            compile_model(model, Path(tmp) / "m", name="calib", board=board_id)
+            compile_model(model, Path(tmp) / "m", name="calib", board=board_id, **options)
             result = profile_compiled(Path(tmp) / "m", board, inputs=1)
         cycles[name] = {"digest": digest,
                         "layers": {layer.name: [layer.cycles_zero_wait, layer.cycles] for layer in result.layers}}
@@ -114,12 +116,12 @@ def simulate(core: str, board_id: str, log, kept: dict | None = None, keep=None)
 def layer_rows(board_id: str, cycles: dict[str, dict[str, list[int]]]) -> list[dict]:
     """One row per calibration layer that runs code: model, layer, path key, terms, element terms, cycles.
 
-    The models are lowered as compile_model lowers them for the board (its alignment and default requantization),
-    so the terms describe the code that was simulated."""
+    The models are lowered as compile_model lowers them for the board (its alignment, and the model's compile
+    options over the board's default requantization), so the terms describe the code that was simulated."""
     board = load_board(board_id)
     rows = []
-    for name, model in calibration_models():
-        low = lower_model(model, alignment=board["alignment"], requant=default_requant(board))
+    for name, model, options in calibration_models():
+        low = lower_model(model, alignment=board["alignment"], **{"requant": default_requant(board), **options})
         nodes = {n.name: n for n in low.order}
         for layer, (zero_wait, board_cycles) in cycles[name]["layers"].items():
             key, terms = layer_terms(nodes[layer], low.graph)

@@ -311,6 +311,7 @@ def profile_model(model, board: dict | str | None = None, inputs: list[dict] | i
 
 def calibration_runtime_files() -> list[str]:
     """The runtime_c files the cycle estimator's calibration models link (perf.estimate.runtime_files of their
-    lowered graphs and kernel calls): the kernel sources in the coefficients' fingerprint."""
-    lowered = (lower_model(model) for _, model in calibration_models())
+    lowered graphs and kernel calls, each lowered with its compile options): the kernel sources in the
+    coefficients' fingerprint."""
+    lowered = (lower_model(model, **options) for _, model, options in calibration_models())
     return runtime_files((low.order, kernel_calls(low.graph, low.order)) for low in lowered)

@@ -123,6 +123,8 @@ class AddS8(KernelOp):
 
     name = "add_s8"
     cost_paths = ("linear_exact", "linear_ties", *MODES)
+    unlowered_paths = {"float": "lowered_mode gives QLinearAdd's arithmetic ('qlinear') or TFLite's ('fixed'); the "
+                                "C's float mode (dequantize, add, quantize) is given by no lowering"}
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_add_s8(params, a, b, y)."""
@@ -150,12 +152,18 @@ class AddS8(KernelOp):
         """Per element: the linear form's two multiply-adds ('linear_exact'; 'linear_ties' adds a tie test, the rare
         elements near a tie are not counted), else the mode's arithmetic: two FMAs ('qlinear'), two products and a
         division ('float'), three 32-bit rescales ('fixed'); per run of the innermost collapsed dim (one run when
-        the shapes are equal) a dispatch and a broadcast counter step."""
+        the shapes are equal) a dispatch and a broadcast counter step. The linear forms count the elements of runs
+        that the C specialises (both inputs contiguous, the full int8 range: word loads, constant bounds) apart
+        from the others (`strided_elements`: an input broadcast along the run, or a fused activation's bounds)."""
         form = linear_form(node, g)
         path = f"linear_{form.kind}" if form is not None else node.attrs["mode"]
         bc = dict(broadcast_params(g, node))
         elements = g.tensors[node.outputs[0]].size
-        return path, {"calls": 1, "elements": elements, "runs": elements // bc["dims"][bc["rank"] - 1]}
+        last = bc["rank"] - 1
+        flat = bc["a_strides"][last] == 1 and bc["b_strides"][last] == 1 and \
+            (node.attrs["qmin"], node.attrs["qmax"]) == (-128, 127)
+        counted = "elements" if form is None or flat else "strided_elements"
+        return path, {"calls": 1, counted: elements, "runs": elements // bc["dims"][last]}
 
     def channels_last(self, node: Node, g: Graph) -> bool:
         """Either layout when both inputs are runtime images of the output's rank: the broadcast walks the stored

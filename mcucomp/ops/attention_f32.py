@@ -166,9 +166,21 @@ class AttentionF32(KernelOp):
 
     def macs(self, node: Node, g: Graph) -> int:
         """Q K^T and P V."""
+        return self.cost_terms(node, g)[1]["macs"]
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """Per query row (batch, query head, step) a softmax's set-up and the output row; per score (every key,
+        past and new: masked ones too) its mask rules, and per score that is_causal leaves (`attended`: no key after
+        the query's position) the full exponential and division; per score the dot products' steps over the key and
+        value head sizes (`macs`)."""
         d = _dims(node, g)
-        rows = d["batch"] * d["q_heads"] * d["q_len"] * (d["past_len"] + d["new_len"])
-        return rows * (d["head_size"] + d["v_head_size"])
+        rows = d["batch"] * d["q_heads"] * d["q_len"]
+        kv_len = d["past_len"] + d["new_len"]
+        scores = rows * kv_len
+        masked = d["batch"] * d["q_heads"] * sum(max(0, kv_len - d["past_len"] - i - 1) for i in range(d["q_len"])) \
+            if int(node.attrs.get("is_causal", 0)) else 0
+        return "default", {"calls": 1, "rows": rows, "scores": scores, "attended": scores - masked,
+                           "macs": scores * (d["head_size"] + d["v_head_size"])}
 
 
 OP = AttentionF32()

@@ -39,6 +39,9 @@ class KernelOp(abc.ABC):
     #: runs the op (tests/perf/test_estimate_coverage.py); empty: the op runs no code of its own (a view, or a
     #: call of `cost_kernel`'s C).
     cost_paths: tuple[str, ...] = ("default",)
+    #: Declared code paths that no lowering gives a node (path -> why), so that no calibration model can run them:
+    #: the coverage test leaves them out, and an estimate of such a node falls back to the generic element model.
+    unlowered_paths: dict = {}
     #: Only boards with this accelerator (a board's `npu` table) run the op: the cores that take it are those of
     #: such boards, not every core the estimator is fitted for (empty: any board, any core).
     needs_npu: str = ""

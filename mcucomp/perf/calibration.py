@@ -9,8 +9,10 @@ does for real models. Beside them: fully connected stacks (QDQ and QOperator, up
 depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied),
 data-movement chains (Transpose, Slice, Pad, Split, Concat, Gather, Tile, Expand, DepthToSpace; float and int8) and
 element-wise models (every unary function, binary ops in float32 and float64, reductions, softmax, normalization,
-the rarer float kernels) at three sizes, and int8
-upsampling and transposed-convolution chains.
+the rarer float kernels) at three sizes, sequence models (Swish, CausalConvWithState, Attention, EyeLike, a constant
+output), int8 upsampling, transposed-convolution and in-place depthwise chains, uint8 chains with uint8 graph input
+and output, and int8 binary and windowed-pooling models compiled with each requantization mode (the compile options
+a calibration model carries, so that every core also fits the paths of its non-default `--requant`).
 bench/fit_cycle_model.py profiles every model on the simulator and fits each kernel path's coefficients to the
 per-layer cycles.
 
@@ -76,6 +78,20 @@ DECONV_CHAINS = ((16, 8, 8, ((8, 2, 2, 0), (4, 3, 1, 1), (6, 4, 2, 1))),
 GROUPED_CHAINS = ((3, 12, 10, 2), (4, 9, 14, 4), (6, 16, 8, 3))
 #: Layer widths of the wide fully connected chains (an AD autoencoder's 640 -> 128 -> 8 and back), int8 only.
 WIDE_FC_SIZES = ((640, 128, 128, 8, 128, 640), (320, 96, 16, 96, 320))
+#: The in-place depthwise calibration chains: (channels, height, width) of the 8-bit input and the kernel of the
+#: stride-1, same-grid depthwise conv that the chain's peak is (its overlap margin would grow the arena).
+RING_CHAINS = ((16, 20, 20, (5, 5)), (8, 24, 12, (3, 1)), (24, 10, 14, (1, 5)))
+#: (a scale, b scale, y scale) of the int8 binary calibration layers: a linear form with a tie test (a ratio of one
+#: half, elements near a tie rare as in real models), and output scales so fine that no linear form fits, where the
+#: C runs the requantization mode's arithmetic.
+BINARY_SCALES = ((0.05, 0.0371, 0.1), (0.5, 0.4, 0.004))
+#: The requantization modes every core's int8 binary and pooling calibration models are compiled with (the
+#: `requant` compile option: its default follows the core's FPU, the other one is chosen with --requant).
+REQUANT_MODES = ("float", "fixed")
+#: Time steps of the sequence calibration models (four channels): Attention's work grows with their square.
+SEQUENCE_STEPS = (6, 20, 48)
+#: Heads of each sequence model's causal Attention over its four channels (a one-head Attention follows it).
+SEQUENCE_HEADS = (2, 4, 1)
 SEED = 20261123
 
 
@@ -582,6 +598,109 @@ def deconv_chain(index: int) -> onnx.ModelProto:
     return _checked(ch, f"calib_deconv{index}", [1, c, h, w], y)
 
 
+def ring_chain(index: int) -> onnx.ModelProto:
+    """In-place depthwise calibration chain `index` in float32 (RING_CHAINS), for its int8 version with 8-bit input
+    and output: a stride-1 depthwise conv that keeps the grid (the chain's largest layer, so that the depthwise
+    path's overlap margin would grow the arena and the conv runs in place with a ring), a global pool and a fully
+    connected layer."""
+    rng = np.random.default_rng(SEED + 13000 + index)
+    c, h, w, kernel = RING_CHAINS[index]
+    ch = _Chain(rng, [1, c, h, w], [], [])
+    pads = [kernel[0] // 2, kernel[1] // 2, kernel[0] // 2, kernel[1] // 2]
+    x = ch.conv("input", "dw", c, kernel, 1, pads, c)
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = ch.shape[:2]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_ring{index}", [1, c, h, w], y)
+
+
+def avgpool_chain(index: int) -> onnx.ModelProto:
+    """Windowed average-pool calibration chain `index` in float32 on ELEMENTWISE_SIZES[index] pixels of four
+    channels, for its QOperator version (QLinearAveragePool, run in float with --requant float): a 3x3 conv, a 3x3
+    pool padded all round, a pointwise conv, a 2x2 pool with the bottom and right padding, Softmax across the
+    channels (the rest stays channels-first), a strided 3x3 pool, then a global pool and a fully connected layer."""
+    rng = np.random.default_rng(SEED + 14000 + index)
+    side = int(np.sqrt(ELEMENTWISE_SIZES[index])) + 2
+    ch = _Chain(rng, [1, 4, side, side], [], [])
+    x = ch.conv("input", "c0", 8, (3, 3), 1, [1, 1, 1, 1])
+    x = ch.node("AveragePool", [x], "avgpool3", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    x = ch.conv(x, "c1", 12, (1, 1), 1, [0, 0, 0, 0])
+    x = ch.node("AveragePool", [x], "avgpool2", kernel_shape=[2, 2], pads=[0, 0, 1, 1])
+    x = ch.node("Softmax", [x], "softmax_c", axis=1)
+    x = ch.node("AveragePool", [x], "avgpool_strided", kernel_shape=[3, 3], strides=[2, 2])
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = [1, 12]
+    y = ch.fc(x, "fc", 4, matmul=False)
+    return _checked(ch, f"calib_avgpool{index}", [1, 4, side, side], y)
+
+
+def binary_qdq_chain(index: int) -> onnx.ModelProto:
+    """Int8 QDQ calibration model `index` on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]) with chosen scales
+    (BINARY_SCALES): per scale triple an Add and a Mul of two quantized copies of the input and of the input and its
+    per-channel maximum (broadcast), each quantized to the triple's output scale, and a Softmax from int8 to uint8
+    codes (onnxruntime's 1/256 output scale); every result is a graph output."""
+    rng = np.random.default_rng(SEED + 15000 + index)
+    m = ELEMENTWISE_SIZES[index] // 4
+    ch = _Chain(rng, [1, 4, m], [], [])
+
+    def qdq(x: str, name: str, scale: float, zp_type=np.int8) -> str:
+        """x through QuantizeLinear and DequantizeLinear with the given scale and zero point 0."""
+        ch._const(f"{name}_s", scale)
+        ch.inits.append(numpy_helper.from_array(np.array(0, zp_type), f"{name}_zp"))
+        q = ch.node("QuantizeLinear", [x, f"{name}_s", f"{name}_zp"], f"{name}_q")
+        return ch.node("DequantizeLinear", [q, f"{name}_s", f"{name}_zp"], name)
+
+    peak = ch.node("ReduceMax", ["input"], "peak", axes=[-1], keepdims=1)
+    outputs = []
+    for k, (sa, sb, sy) in enumerate(BINARY_SCALES):
+        a, b = qdq("input", f"a{k}", sa), qdq("input", f"b{k}", sb)
+        b_bc = qdq(peak, f"b{k}_bc", sb)
+        for op in ("Add", "Mul"):
+            y_scale = sy if op == "Add" else sa * sb / sy * 2  # Mul: the product's scale at the same fineness
+            outputs += [qdq(ch.node(op, [a, b], f"{op.lower()}{k}"), f"{op.lower()}{k}_y", y_scale),
+                        qdq(ch.node(op, [a, b_bc], f"{op.lower()}{k}_bc"), f"{op.lower()}{k}_bc_y", y_scale)]
+    soft = ch.node("Softmax", [qdq("input", "logits", 0.05)], "softmax", axis=-1)
+    outputs.append(qdq(soft, "softmax_y", 1 / 256, np.uint8))
+    graph = helper.make_graph(ch.nodes, f"calib_binary{index}",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 4, m])],
+                              [helper.make_tensor_value_info(y, TensorProto.FLOAT, [1, 4, m]) for y in outputs],
+                              ch.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def sequence_chain(index: int) -> onnx.ModelProto:
+    """Calibration model `index` in float32 on SEQUENCE_STEPS[index] steps of four channels ([1, 4, m]) for the
+    sequence kernels and the compile-time outputs: Swish, CausalConvWithState (SiLU, a past state), a causal
+    Attention over the time steps (SEQUENCE_HEADS) and a one-head one, EyeLike of the [steps, 4] result added to it,
+    and the input's Shape as a second graph output (a constant copied out)."""
+    rng = np.random.default_rng(SEED + 16000 + index)
+    m = SEQUENCE_STEPS[index]
+    ch = _Chain(rng, [1, 4, m], [], [])
+    x = ch.node("Swish", ["input"], "swish", alpha=1.2)
+    conv = [x, ch._const("cc_w", 0.5 * rng.standard_normal((4, 1, 3))), ch._const("cc_b", rng.standard_normal(4)),
+            ch._const("cc_state", rng.standard_normal((1, 4, 2)))]
+    ch.nodes.append(helper.make_node("CausalConvWithState", conv, ["causal_conv", "causal_conv_state"],
+                                     name="causal_conv", activation="silu"))
+    steps = ch.node("Transpose", ["causal_conv"], "steps", perm=[0, 2, 1])
+    heads = SEQUENCE_HEADS[index]
+    x = ch.node("Attention", [steps, steps, steps], "attention", q_num_heads=heads, kv_num_heads=heads, is_causal=1)
+    x = ch.node("Attention", [x, x, x], "attention_one_head", q_num_heads=1, kv_num_heads=1)
+    x = ch.node("Reshape", [x, ch.ints("matrix_shape", [m, 4])], "matrix")
+    y = ch.node("Add", [x, ch.node("EyeLike", [x], "eyelike")], "out")
+    shape = ch.node("Shape", ["input"], "shape")
+    graph = helper.make_graph(ch.nodes, f"calib_sequence{index}",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 4, m])],
+                              [helper.make_tensor_value_info(y, TensorProto.FLOAT, [m, 4]),
+                               helper.make_tensor_value_info(shape, TensorProto.INT64, [3])], ch.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 27)])
+    model.ir_version = 11
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
 def _checked(ch: _Chain, name: str, in_shape: list[int], y: str, opset: int = 13) -> onnx.ModelProto:
     """The chain as a checked model (opset 13 unless given) with input 'input' and output y."""
     graph = helper.make_graph(ch.nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, in_shape)],
@@ -640,9 +759,11 @@ def _with_contrib_shapes(qmodel: onnx.ModelProto, fmodel: onnx.ModelProto) -> on
 
 
 def with_int8_io(qmodel: onnx.ModelProto) -> onnx.ModelProto:
-    """The quantized model with 8-bit graph input and output, as converted TFLite models have them: the input's
-    QuantizeLinear and the output's DequantizeLinear removed (onnxruntime then fuses other groups)."""
+    """The quantized model with 8-bit graph input and output (int8, or uint8 for uint8 activations), as converted
+    TFLite models have them: the input's QuantizeLinear and the output's DequantizeLinear removed (onnxruntime then
+    fuses other groups)."""
     g = qmodel.graph
+    zero_points = {t.name: t.data_type for t in g.initializer}
     q = next(n for n in g.node if n.op_type == "QuantizeLinear" and n.input[0] == g.input[0].name)
     dq = next(n for n in g.node if n.op_type == "DequantizeLinear" and n.output[0] == g.output[0].name)
     shapes = [[d.dim_value for d in v.type.tensor_type.shape.dim] for v in (g.input[0], g.output[0])]
@@ -651,15 +772,17 @@ def with_int8_io(qmodel: onnx.ModelProto) -> onnx.ModelProto:
     g.node.remove(dq)
     del g.input[:]
     del g.output[:]
-    g.input.append(helper.make_tensor_value_info(new_in, TensorProto.INT8, shapes[0]))
-    g.output.append(helper.make_tensor_value_info(new_out, TensorProto.INT8, shapes[1]))
+    g.input.append(helper.make_tensor_value_info(new_in, zero_points.get(q.input[2], TensorProto.INT8), shapes[0]))
+    g.output.append(helper.make_tensor_value_info(new_out, zero_points.get(dq.input[2], TensorProto.INT8),
+                                                  shapes[1]))
     return qmodel
 
 
 @cache
-def calibration_models() -> tuple[tuple[str, onnx.ModelProto], ...]:
-    """(name, model) of every calibration model: each chain in every format (built once per process, for the
-    fingerprint and the fit alike; the loader copies a model before it changes anything)."""
+def calibration_models() -> tuple[tuple[str, onnx.ModelProto, dict], ...]:
+    """(name, model, compile options) of every calibration model: each chain in every format, the options those
+    compiled with a chosen requantization mode take (`requant`; empty: the board's default). Built once per process,
+    for the fingerprint and the fit alike; the loader copies a model before it changes anything."""
     models = []
     for i in range(CHAINS):
         for fmt in FORMATS:
@@ -699,4 +822,14 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto], ...]:
                for i in range(len(GROUPED_CHAINS))]
     models += [(f"calib_deconv{i}_qdq_int8io", with_int8_io(quantized(deconv_chain(i), "qdq", SEED + 9000 + i)))
                for i in range(len(DECONV_CHAINS))]
-    return tuple(models)
+    models += [(f"calib_grouped{i}_qdq_u8io",
+                with_int8_io(quantized(grouped_chain(i), "qdq", SEED + 12000 + i, uint8=True)))
+               for i in range(len(GROUPED_CHAINS))]
+    models += [(f"calib_ring{i}_qdq_int8io", with_int8_io(quantized(ring_chain(i), "qdq", SEED + 13000 + i)))
+               for i in range(len(RING_CHAINS))]
+    models += [(f"calib_sequence{i}_float", sequence_chain(i)) for i in range(len(SEQUENCE_STEPS))]
+    chosen = [(f"calib_avgpool{i}_qop_float", quantized(avgpool_chain(i), "qop", SEED + 14000 + i),
+               {"requant": "float"}) for i in range(len(ELEMENTWISE_SIZES))]
+    chosen += [(f"calib_binary{i}_qdq_{mode}", binary_qdq_chain(i), {"requant": mode})
+               for i in range(len(ELEMENTWISE_SIZES)) for mode in REQUANT_MODES]
+    return tuple((name, model, {}) for name, model in models) + tuple(chosen)

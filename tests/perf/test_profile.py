@@ -116,5 +116,5 @@ def test_m33_runs_on_past_a_stale_it_block_state():
     from mcucomp.perf.calibration import calibration_models
     from mcucomp.pipeline import profile_model
 
-    model = dict(calibration_models())["calib2_qdq"]
+    model = next(model for name, model, _ in calibration_models() if name == "calib2_qdq")
     assert profile_model(model, "nucleo-u575zi", inputs=1, name="m").outputs_match_host
