@@ -44,7 +44,7 @@ FC_CHAINS = 3
 #: (channels, height, width) of each depthwise calibration chain: narrow and wide, large and small maps.
 DW_CHAINS = ((8, 24, 24), (12, 9, 13), (32, 10, 8), (64, 8, 6))
 #: Few-channels chains (channels, height, width of the input, first stride): first convs (an image's or a
-#: spectrogram's) and convs over a few channels further on, the `few_channels` path's geometries (session 7)
+#: spectrogram's) and convs over a few channels further on, the `few_channels` path's geometries
 FEW_CHAINS = ((3, 48, 48, 2), (3, 32, 32, 1), (1, 40, 12, 1), (4, 20, 28, 2))
 MAX_CONV_MACS = 40_000
 #: Recurrent calibration models: (cell, direction, sequence length, per layer (input size, hidden size)); most

@@ -219,7 +219,8 @@ def test_shapes_outside_the_fitted_ranges_are_marked(tmp_path, capsys):
 
 def test_npu_placement_marks_cpu_figures_outside_the_calibration():
     """The NPU placement table and totals put '~' before a CPU estimate that is not calibrated, and only there."""
-    from mcucomp.npu.report import _total_quality, placement_rows, totals_text
+    from mcucomp.npu.report import _total_quality, totals_text
+    from mcucomp.report.tables import placement_rows
 
     rows = [{"name": "a", "op": "conv2d_s8", "placement": "cpu", "region": None, "placement_reason": "r",
              "cpu_cycles_estimated": 1200, "cpu_estimate_quality": "calibrated", "npu_cycles_vela_estimated": None},
