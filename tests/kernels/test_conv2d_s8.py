@@ -20,13 +20,12 @@ from mcucomp.ops._conv2d_s8.depthwise import DW_DEFER
 from mcucomp.ops._overlap import descending, pixel_pairs
 from mcucomp.ops._window import window_geom
 from mcucomp.ops.conv2d_s8 import conv_path, ring_rows_staged
-from mcucomp.pipeline import lower_model
+from mcucomp.pipeline import lower_model, verify_model
 from mcucomp.show import format_node
 from mcucomp.target.verify import verify_on_target
-from mcucomp.verify import verify_model
 
 from conv2d_s8_cases import CASES, add_qlinearconv, deny_scratch, qdq_model, qlinearconv_model
-from qmodels import QModel, add_qdq_conv, check_qmodel, conv_acc, conv_fixed_reference, pick_scale
+from qmodels import ConvCase, QModel, add_qdq_conv, check_qmodel, conv_acc, conv_fixed_reference, pick_scale
 from target_boards import CORE_BOARDS
 
 

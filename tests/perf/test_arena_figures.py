@@ -23,7 +23,9 @@ ZOO_ARENA = {
 BENCH_ARENA = {
     "ad_fc_int8": 768, "ic_f32": 196_608, "ic_resnet8_qdq": 33_328, "ic_resnet8_qop": 33_328,
     "kws_dscnn_qdq": 8_384, "kws_dscnn_qop": 8_384, "kws_f32": 33_968, "vww96_mbnet_int8": 46_080,
-    "vww_mbnet_int8": 11_520,
+    "vww_mbnet_int8": 11_520, "ad_fc_qop": 2_560, "kws_gru_f32": 3_760, "kws_lstm_f32": 4_016,
+    "zoo_autoencoder": 2_560, "zoo_data_moves": 16_384, "zoo_decoder": 40_960, "zoo_ic_f32_bn": 196_608,
+    "zoo_kws_f32_bn": 33_968, "zoo_mobilenet_v2": 81_952, "zoo_pools_adds_concats": 1_728, "zoo_unet": 196_608,
 }
 SHARED_INT8_IO_ARENA = {"ic_resnet8_qdq": 33_328, "ic_resnet8_qop": 33_328, "kws_dscnn_qdq": 8_384,
                         "kws_dscnn_qop": 8_384}
