@@ -71,14 +71,12 @@ def estimate(row: dict) -> dict:
 def model_table(rows: list[dict]) -> list[str]:
     """The model x core markdown table."""
     lines = ["| model | core (board, MHz) | MACs | simulated cycles/inference | cycles/MAC | ms zero-wait | ms board memory "
-             "| estimate error (model / worst layer >= 5%) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "|", "|---|---|---|---|---|---|---|"]
     for r in rows:
         mhz = r["clock_hz"] / 1e6
         lines.append(f"| {r['model']} | {r['core']} ({r['board']}, {mhz:g}) | {r['macs']:,} | {r['cycles']:,} | "
                      f"{r['cycles'] / max(r['macs'], 1):.1f} | {1e3 * r['cycles_zero_wait'] / r['clock_hz']:.2f} | "
-                     f"{1e3 * r['cycles'] / r['clock_hz']:.2f} | {100 * r['model_error']:+.1f}% / "
-                     f"{100 * r['worst_layer_error']:+.1f}% |")
+                     f"{1e3 * r['cycles'] / r['clock_hz']:.2f} |")
     return lines
 
 
