@@ -177,7 +177,8 @@ def _quantized_input(args: argparse.Namespace):
                                         ("--calib-samples", getattr(args, "calib_samples", None)),
                                         ("--keep-float", getattr(args, "keep_float", None))) if value]
         if given and args.command != "quantize":
-            raise OptionError(f"{', '.join(given)} only appl{'y' if len(given) > 1 else 'ies'} with --quantize CALIB.npz (quantize the float model "
+            verb = "apply" if len(given) > 1 else "applies"
+            raise OptionError(f"{', '.join(given)} only {verb} with --quantize CALIB.npz (quantize the float model "
                               "first): add it, or drop the option.")
         yield
         return
@@ -302,7 +303,7 @@ def _int8_guidance(args: argparse.Namespace, report: dict) -> list[str]:
     if cycles is None or cycles <= 0:
         return []
     core = report["cycle_estimate"]["core"]
-    outside = len(report["cycle_estimate"]["uncalibrated_layers"] + int8.report["cycle_estimate"]["uncalibrated_layers"])
+    outside = sum(len(r["cycle_estimate"]["uncalibrated_layers"]) for r in (report, int8.report))
     if outside:
         core += f", {outside} layer{'s' * (outside != 1)} on kernel paths outside the estimator's fit"
     command = f"mcucomp compile {args.model} --quantize CALIB.npz -o OUTDIR"

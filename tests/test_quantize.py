@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
@@ -247,3 +248,12 @@ def test_verify_with_quantize_compares_with_the_float_model(float_models, tmp_pa
     assert result["reference"] == str(path) and result["layers"]
     figures = result["outputs"]["logits"]
     assert figures["top1_agreement"] >= TOP1_BAR and figures["cosine"] >= COSINE_BAR
+
+
+def test_quantize_options_without_quantize_are_refused(tmp_path, capsys):
+    """--method and the other quantization options need --quantize: exit 1, one paragraph naming them, no OUTDIR."""
+    out = tmp_path / "out"
+    example = Path(__file__).resolve().parents[1] / "examples" / "tiny_cnn.onnx"
+    status, _, err = _run(["compile", str(example), "-o", str(out), "--method", "entropy", "--per-tensor"], capsys)
+    assert status == 1 and err.count("\n") == 1 and "--method, --per-tensor only apply with --quantize" in err, err
+    assert not out.exists()
