@@ -92,6 +92,7 @@ class Program:
     copies_in: list[tuple[str, int, int]] = field(default_factory=list)   # (c_name, offset, bytes)
     copies_out: list[tuple[str, int, int]] = field(default_factory=list)
     npu: NpuInfo | None = None  # set when the program calls an Ethos-U NPU
+    float_mac: str = "fused"  # the float dot products' form, "fused" or "separate" (MCU_F32_MAC in mcu_rt.h)
 
     def run_frame_bytes(self) -> int:
         """Upper bound of the stack <name>_run takes while a kernel runs: the registers it saves, its pointer arrays

@@ -90,6 +90,17 @@ def runtime_source(rel: str) -> str:
     return resources.files("runtime_c").joinpath(rel).read_text()
 
 
+#: mcu_rt.h's default float form, which the emitted copy replaces by the program's (Program.float_mac).
+_FUSED_DEFAULT = "#ifndef MCU_F32_FUSED\n#define MCU_F32_FUSED 1\n#endif\n"
+
+
+def with_float_mac(rt_text: str, float_mac: str) -> str:
+    """mcu_rt.h's text with MCU_F32_FUSED fixed to the form `float_mac` ("fused" or "separate")."""
+    if _FUSED_DEFAULT not in rt_text:
+        raise ValueError("runtime_c/mcu_rt.h lost its MCU_F32_FUSED default block")
+    return rt_text.replace(_FUSED_DEFAULT, f"#define MCU_F32_FUSED {int(float_mac == 'fused')}\n")
+
+
 def write_program(prog: Program, out_dir: Path) -> list[str]:
     """Write every file of the program into out_dir; return the file names written."""
     ctx = {"p": prog, "NAME": prog.name.upper(), "c_value": c_value, "c_float": c_float, "c_array_body": c_array_body}
@@ -101,7 +112,9 @@ def write_program(prog: Program, out_dir: Path) -> list[str]:
     }
     for rel in prog.runtime_files:
         stem = rel.split("/")[-1]
-        files[f"{prog.name}_{stem}"] = prefix_runtime_text(runtime_source(rel), prog.name)
+        text = runtime_source(rel)
+        files[f"{prog.name}_{stem}"] = prefix_runtime_text(
+            with_float_mac(text, prog.float_mac) if rel == "mcu_rt.h" else text, prog.name)
     for fname, text in files.items():
         (out_dir / fname).write_text(text)
     return sorted(files)

@@ -73,8 +73,8 @@ def _constants(items: list[str] | None) -> dict:
 
 def _options(args: argparse.Namespace) -> dict:
     """The keyword options for compile_model/lower_model that were given on the command line."""
-    options = {key: getattr(args, key) for key in ("requant", "io", "io_dtype", "io_layout", "arena_region",
-                                                      "weights_region", "npu", "npu_placement")
+    options = {key: getattr(args, key) for key in ("requant", "float_mac", "io", "io_dtype", "io_layout",
+                                                      "arena_region", "weights_region", "npu", "npu_placement")
                if getattr(args, key, None) is not None}
     if getattr(args, "const", None):
         options["constants"] = _constants(args.const)
@@ -106,6 +106,11 @@ def _add_lowering_args(p: argparse.ArgumentParser) -> None:
                    help="int8 requantization: 'float' multiplies by a float32 scale and rounds half to even "
                         "(onnxruntime's integer kernels; default on cores with an FPU), 'fixed' by a Q31 integer "
                         "multiplier and shift in TFLite's arithmetic (default on cores without an FPU)")
+    p.add_argument("--float-mac", dest="float_mac", choices=("fused", "separate"),
+                   help="float dot products (conv, GEMM, RNN gates): 'fused' rounds each multiply-add once (fmaf, "
+                        "VFMA; default on the Cortex-M7, M55 and M85, where it issues every cycle), 'separate' "
+                        "rounds the product and the sum (VMUL + VADD; default elsewhere, 2 cycles against VFMA's 3 "
+                        "on the Cortex-M4 and M33). The host build computes the same form")
     p.add_argument("--io-dtype", dest="io_dtype", choices=("float", "int8"),
                    help="'int8' drops a QDQ model's leading QuantizeLinear and trailing DequantizeLinear: the "
                         "firmware feeds and reads the quantized tensors (scale and zero point in the header); "
@@ -230,7 +235,16 @@ def _compile_summary(report: dict, out_dir) -> list[str]:
         f"  regions: arena in {report['fit']['arena_region']} ({report['fit']['arena_region_why']}); weights in "
         f"{report['fit']['weights_region']} ({report['fit']['weights_region_why']})",
         f"  MACs:  {report['macs']:,}",
-    ] + _int8_lines(report)
+    ] + _float_mac_lines(report) + _int8_lines(report)
+
+
+def _float_mac_lines(report: dict) -> list[str]:
+    """For models with float dot products: the multiply-accumulate form the C computes, and why."""
+    if not {layer["op"] for layer in report["layers"]} & set(_FLOAT_MAC_OPS):
+        return []
+    form = report["float_mac"]
+    what = "fused multiply-add, one rounding" if form["form"] == "fused" else "multiply then add, two roundings"
+    return [f"  float MAC: {form['form']} ({what}; {form['why']})"]
 
 
 def _int8_lines(report: dict) -> list[str]:

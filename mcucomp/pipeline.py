@@ -39,10 +39,14 @@ from .schedule import schedule
 from .verify import VerifyResult, check_run_options, data_arrays, verify_compiled
 from .version import __version__
 
-DEFAULT_OPTIONS = {"requant": "float", "io": "arena", "io_dtype": "float", "io_layout": "nchw",
-                   "npu_placement": "auto"}
-ALLOWED = {"requant": ("float", "fixed"), "io": ("arena", "caller"), "io_dtype": ("float", "int8"),
-           "io_layout": ("nchw", "nhwc"), "npu_placement": ("auto", "max", "off")}
+DEFAULT_OPTIONS = {"requant": "float", "float_mac": "fused", "io": "arena", "io_dtype": "float",
+                   "io_layout": "nchw", "npu_placement": "auto"}
+ALLOWED = {"requant": ("float", "fixed"), "float_mac": ("fused", "separate"), "io": ("arena", "caller"),
+           "io_dtype": ("float", "int8"), "io_layout": ("nchw", "nhwc"), "npu_placement": ("auto", "max", "off")}
+#: Cores whose FPU issues a fused multiply-add every cycle (Cortex-M7: VFMA pipelined beside a load; Cortex-M55 and
+#: M85: the FPU's multiply-accumulate pipe). Elsewhere VFMA takes 3 cycles against 1 + 1 for VMUL and VADD
+#: (Cortex-M4 TRM Table 7-1; the M33 keeps those timings), and without an FPU fmaf is a long library call.
+FUSED_MAC_CORES = ("cortex-m7", "cortex-m55", "cortex-m85")
 #: Options the passes read that are not command-line strings (kept out of the generated header's option line).
 PASS_CONTEXT = ("npu", "board", "cpu_cycles")
 
@@ -51,6 +55,12 @@ def default_requant(board: dict) -> str:
     """The requantization a board's core runs best: `float` (float32 scale) with an FPU, `fixed` (Q31 multiplier
     and shift, integer only) without one, where a float multiply is a library call."""
     return "fixed" if board["fpu"] == "none" else "float"
+
+
+def default_float_mac(board: dict) -> str:
+    """The float multiply-accumulate form a board's core runs fastest: `fused` (fmaf, one rounding) where VFMA
+    issues every cycle, `separate` (a multiply then an add, two roundings) elsewhere."""
+    return "fused" if board["core"] in FUSED_MAC_CORES else "separate"
 
 
 @dataclass
@@ -175,17 +185,22 @@ def plan_model(model, name: str | None = None, board: str | None = None, shapes:
                           "(e.g. --npu ethos-u55-128), or choose a board with an [npu] table (corstone-300).")
     on_npu = npu_cfg is not None and options.get("npu_placement", "auto") != "off"
     options.setdefault("requant", "fixed" if on_npu else default_requant(board_info))
+    mac_why = "--float-mac option" if "float_mac" in options else \
+        f"default for {board_info['core']}: " + ("VFMA issues every cycle" if default_float_mac(board_info) == "fused"
+                                               else "a multiply and an add are cheaper than a fused multiply-add")
+    options.setdefault("float_mac", default_float_mac(board_info))
     lowered = lower_model(model, shapes, alignment=board_info["alignment"], npu=npu_cfg, board=board_info,
                           **options)
     source = os.path.basename(os.fspath(model)) if not hasattr(model, "graph") else "<ModelProto>"
     requant_why = "--requant option" if requant_given else \
         f"default with an NPU: the Ethos-U's integer arithmetic ({npu_cfg.accelerator})" if on_npu else \
         f"default for {board_info['core']}, {'no FPU' if board_info['fpu'] == 'none' else 'has an FPU'}"
-    return plan_lowered(lowered, name, board_info, source, requant_why, arena_region, weights_region)
+    return plan_lowered(lowered, name, board_info, source, requant_why, arena_region, weights_region, mac_why)
 
 
 def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str, requant_why: str,
-                 arena_region: str | None = None, weights_region: str | None = None) -> PlannedModel:
+                 arena_region: str | None = None, weights_region: str | None = None,
+                 float_mac_why: str = "") -> PlannedModel:
     """plan_model after lowering: memory plan, C program and report of a lowered graph (source names the model
     file in the generated comments; options["npu"] is the NpuConfig or None)."""
     g, order, sha256, opts = lowered
@@ -200,11 +215,13 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
         f"options: name={name} board={board_info['id']} " + " ".join(f"{k}={v}" for k, v in sorted(opts.items())),
     ] + ([f"npu: {npu_cfg.label}"] if npu_cfg else [])
     program = build_program(g, order, calls, layout, name, header)
+    program.float_mac = opts["float_mac"]
     cycles = estimate_model(g, order, board_info)
     report = build_report(g, order, layout, program, calls, name, board_info, opts, sha256, cycles)
     report["npu"] = npu_report(npu_cfg, order, g, name)
     report["fit"] = estimate_fit(report, board_info, arena_region, weights_region)
     report["requant"] = {"mode": opts["requant"], "why": requant_why}
+    report["float_mac"] = {"form": opts["float_mac"], "why": float_mac_why}
     report["float_layers"] = float_layers(g, order)
     report["npu_placement"] = placement_report(order, npu_cfg, opts.get("npu_placement", "auto"),
                                                board_info["clock_hz"])

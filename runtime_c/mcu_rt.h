@@ -4,9 +4,25 @@
 #ifndef MCU_RT_H
 #define MCU_RT_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* The float multiply-accumulate of the dot-product kernels (conv, GEMM, RNN gates): fused, one rounding (fmaf, VFMA
+ * on an FPU), when MCU_F32_FUSED is 1; else a multiply then an add, two roundings (VMUL + VADD; the build passes
+ * -ffp-contract=off so no compiler fuses them). Each core gets the form it runs fastest: VFMA takes 3 cycles on the
+ * Cortex-M4 and M33 against 1 + 1 for VMUL and VADD, and issues every cycle on the M7 and M55. The compiler writes
+ * the target's form into the emitted copy of this file (option float_mac, report.json "float_mac"), so the host build
+ * of the same C computes the target's bits. */
+#ifndef MCU_F32_FUSED
+#define MCU_F32_FUSED 1
+#endif
+#if MCU_F32_FUSED
+#define MCU_F32_MAC(acc, a, b) fmaf((a), (b), (acc))
+#else
+#define MCU_F32_MAC(acc, a, b) ((acc) + (a) * (b))
+#endif
 
 /* 1.5 * 2^23: adding and subtracting it rounds a float with |v| < 2^22 to an integer, half to even,
  * in the default rounding mode, exactly as onnxruntime's MLAS requantization does. */

@@ -11,7 +11,7 @@ static float mcu_causal_conv_f32_at(const float *xc, const float *pc, int32_t k,
     return pc ? pc[i] : 0.0f;
 }
 
-/* Each output accumulates its k taps from zero with fused multiply-adds, then adds the bias (as conv2d_f32). */
+/* Each output accumulates its k taps from zero with MCU_F32_MAC, then adds the bias (as conv2d_f32). */
 void mcu_causal_conv_f32(const mcu_causal_conv_f32_params *p, const float *x, const float *w, const float *bias,
                          const float *past, float *y, float *present)
 {
@@ -26,7 +26,7 @@ void mcu_causal_conv_f32(const mcu_causal_conv_f32_params *p, const float *x, co
             for (t = 0; t < p->length; ++t) {
                 float acc = 0.0f;
                 for (j = 0; j < k; ++j) {
-                    acc = fmaf(wc[j], mcu_causal_conv_f32_at(xc, pc, k, t + j), acc);
+                    acc = MCU_F32_MAC(acc, wc[j], mcu_causal_conv_f32_at(xc, pc, k, t + j));
                 }
                 if (bias) {
                     acc += bias[c];

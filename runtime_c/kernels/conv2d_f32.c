@@ -17,7 +17,7 @@ static void mcu_conv2d_f32_pointwise(const mcu_conv2d_f32_params *p, const float
             const float *wk = w + (size_t)oc * p->g.c_in;
             float acc = 0.0f;
             for (ic = 0; ic < p->g.c_in; ++ic) {
-                acc = fmaf(wk[ic], col[ic], acc);
+                acc = MCU_F32_MAC(acc, wk[ic], col[ic]);
             }
             if (bias) {
                 acc += bias[oc];
@@ -27,8 +27,8 @@ static void mcu_conv2d_f32_pointwise(const mcu_conv2d_f32_params *p, const float
     }
 }
 
-/* Accumulates from zero over (input channel, kernel depth, row, column) with fused multiply-adds and adds the
- * bias last: the order of onnxruntime's im2col + SGEMM, so results usually agree to the bit. Planes (n, oc) go in
+/* Accumulates from zero over (input channel, kernel depth, row, column) with MCU_F32_MAC and adds the bias last:
+ * the order of onnxruntime's im2col + SGEMM, so in the fused form results usually agree to the bit. Planes (n, oc) go in
  * order, each in row-major output order (the depthwise overlap margin in mcucomp/ops/_overlap.py relies on it). */
 void mcu_conv2d_f32(const mcu_conv2d_f32_params *p, const float *x, const float *w, const float *bias, float *y,
                     void *scratch)
@@ -70,7 +70,7 @@ void mcu_conv2d_f32(const mcu_conv2d_f32_params *p, const float *x, const float 
                                     for (kx = 0; kx < g->k_w; ++kx) {
                                         const int32_t ix = ox * g->stride_w - g->pad_l + kx * g->dil_w;
                                         if (ix >= 0 && ix < g->w_in) {
-                                            acc = fmaf(wz[ky * g->k_w + kx], xz[iy * g->w_in + ix], acc);
+                                            acc = MCU_F32_MAC(acc, wz[ky * g->k_w + kx], xz[iy * g->w_in + ix]);
                                         }
                                     }
                                 }

@@ -58,8 +58,8 @@ void mcu_conv_transpose_f32(const mcu_conv_transpose_f32_params *p, const float 
                                     tap = (size_t)(kz * g->k_h + ky) * g->k_w + kx;
                                     at = ((size_t)iz * g->h_in + iy) * g->w_in + ix;
                                     for (ic = 0; ic < cin_g; ++ic) {
-                                        s = fmaf(wm[(size_t)ic * cout_g * k_vol + tap], xn[(size_t)ic * plane_in + at],
-                                                 s);
+                                        s = MCU_F32_MAC(s, wm[(size_t)ic * cout_g * k_vol + tap],
+                                                        xn[(size_t)ic * plane_in + at]);
                                     }
                                     acc += s;
                                 }

@@ -28,7 +28,7 @@ static float mcu_deform_conv_f32_sample(const float *xc, int32_t h, int32_t w, f
     return v;
 }
 
-/* Accumulates from zero over (input channel, kernel row, kernel column) with fused multiply-adds, then adds the
+/* Accumulates from zero over (input channel, kernel row, kernel column) with MCU_F32_MAC, then adds the
  * bias, like conv2d_f32. */
 void mcu_deform_conv_f32(const mcu_deform_conv_f32_params *p, const float *x, const float *w, const float *offset,
                          const float *bias, const float *mask, float *y)
@@ -60,7 +60,7 @@ void mcu_deform_conv_f32(const mcu_deform_conv_f32_params *p, const float *x, co
                                 if (mask) {
                                     v *= mask[(lane * taps + k) * plane_out + at];
                                 }
-                                acc = fmaf(wk[k], v, acc);
+                                acc = MCU_F32_MAC(acc, wk[k], v);
                             }
                         }
                     }

@@ -1,7 +1,7 @@
 #include "gemm_f32.h"
 #include <math.h>
 
-/* Each output accumulates from zero in k order with fused multiply-adds, is then scaled by alpha (when not 1) and
+/* Each output accumulates from zero in k order with MCU_F32_MAC, is then scaled by alpha (when not 1) and
  * gets beta * C added last: the order of onnxruntime's SGEMM for K up to its block depth. */
 void mcu_gemm_f32(const mcu_gemm_f32_params *p, const float *a, const float *b, const float *c, float *y)
 {
@@ -18,7 +18,7 @@ void mcu_gemm_f32(const mcu_gemm_f32_params *p, const float *a, const float *b, 
             for (j = 0; j < p->n; ++j) {
                 float acc = 0.0f;
                 for (kk = 0; kk < p->k; ++kk) {
-                    acc = fmaf(ab[i * p->a_rs + kk * p->a_ks], bb[kk * p->b_ks + j * p->b_cs], acc);
+                    acc = MCU_F32_MAC(acc, ab[i * p->a_rs + kk * p->a_ks], bb[kk * p->b_ks + j * p->b_cs]);
                 }
                 if (p->alpha != 1.0f) {
                     acc *= p->alpha;

@@ -42,13 +42,13 @@ static float mcu_rnn_f32_gate(const mcu_rnn_f32_params *p, int32_t d, int32_t k,
     return mcu_rnn_f32_apply(p, d, k, p->clip > 0.0f ? mcu_clampf(pre, -p->clip, p->clip) : pre);
 }
 
-/* Row `row` of an [rows, n] matrix times vector v, fused multiply-adds from `acc` in column order. */
+/* Row `row` of an [rows, n] matrix times vector v, MCU_F32_MAC from `acc` in column order. */
 static float mcu_rnn_f32_dot(const float *m, int32_t row, int32_t n, const float *v, float acc)
 {
     const float *mr = m + (size_t)row * n;
     int32_t k;
     for (k = 0; k < n; ++k) {
-        acc = fmaf(mr[k], v[k], acc);
+        acc = MCU_F32_MAC(acc, mr[k], v[k]);
     }
     return acc;
 }
