@@ -15,7 +15,8 @@ CODE_BASE = 0x0800_0000
 RAM_BASE = 0x2000_0000
 #: -mcpu per simulated core for the assembler.
 AS_CPU = {"cortex-m4": ["-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16"], "cortex-m0plus": ["-mcpu=cortex-m0plus"],
-          "cortex-m33": ["-mcpu=cortex-m33", "-mfpu=fpv5-sp-d16"]}
+          "cortex-m33": ["-mcpu=cortex-m33", "-mfpu=fpv5-sp-d16"],
+          "cortex-m7": ["-mcpu=cortex-m7", "-mfpu=fpv5-sp-d16"]}
 
 
 def assemble(source: str, core: str) -> tuple[bytes, int]:
