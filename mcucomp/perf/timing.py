@@ -29,7 +29,7 @@ from ..errors import McucompError
 _PC = arm_const.ARM_REG_PC
 _FIELDS = ("cycles", "kind", "per_register", "registers_per_cycle", "taken_extra", "pc_extra", "core_transfer_cycles",
            "min_cycles", "max_cycles", "latency", "accumulate_latency", "accumulates", "after_mac_gap",
-           "cycles_after_mac", "source")
+           "cycles_after_mac", "double_cycles", "source")
 
 
 @dataclass
@@ -52,6 +52,7 @@ class InsnClass:
     accumulates: bool = False              # a multiply-accumulate: reads its destination as the accumulator
     after_mac_gap: float = 0               # issues no earlier than gap + 1 cycles after a multiply-accumulate
     cycles_after_mac: float | None = None  # its cycles when it issues within that window (it cannot pair)
+    double_cycles: float | None = None     # VLDR/VSTR of a D register (two words, not pipelined)
 
 
 @dataclass
@@ -242,6 +243,12 @@ class _FpSchedule:
         return FpTiming(self.reads, in_flight, self.gap_at, mac_at, self.mac_gap)
 
 
+def _transfers_double(insn) -> bool:
+    """VLDR/VSTR whose register is a D register (64 bits)."""
+    return (insn.insn_name() in ("vldr", "vstr") and insn.operands[0].type == arm_const.ARM_OP_REG
+            and arm_const.ARM_REG_D0 <= insn.operands[0].reg <= arm_const.ARM_REG_D31)
+
+
 def _is_core_transfer(insn) -> bool:
     """VMOV between core and FP registers (2 cycles on the M4) rather than between FP registers."""
     regs = [op.reg for op in insn.operands if op.type == arm_const.ARM_OP_REG]
@@ -267,9 +274,11 @@ def block_cost(timing: CoreTiming, insns: list, address: int, size: int) -> Bloc
             previous_load_writes = None
             continue
         reads, writes = insn.regs_access()
+        cost, kind = cls.cycles, cls.kind
+        if cls.double_cycles is not None and _transfers_double(insn):
+            cost, kind = cls.double_cycles, "plain"   # like LDRD/STRD: no load pipelining
         if insn is insns[0]:
-            head_pipelines, head_reads = timing.pipelined_loads and cls.kind in ("load", "store"), reg_mask(reads)
-        cost = cls.cycles
+            head_pipelines, head_reads = timing.pipelined_loads and kind in ("load", "store"), reg_mask(reads)
         extra = 0.0
         if cls.kind == "multiple" and cls.registers_per_cycle:
             cost += -(-_register_count(insn) // cls.registers_per_cycle)
@@ -281,16 +290,16 @@ def block_cost(timing: CoreTiming, insns: list, address: int, size: int) -> Bloc
             divides.append(insn.address)
         elif cls.kind == "branch":
             extra = cls.taken_extra
-        if cls.kind in ("load", "store") and previous_load_writes is not None and timing.pipelined_loads \
+        if kind in ("load", "store") and previous_load_writes is not None and timing.pipelined_loads \
                 and not previous_load_writes.intersection(reads):
             cost -= 1
         if cls.kind != "branch" and _PC in writes:
             extra = cls.pc_extra if cls.pc_extra is not None else timing.pc_write_extra
-        previous_load_writes = set(writes) if cls.kind == "load" else None
+        previous_load_writes = set(writes) if kind == "load" else None
         if fp is not None:
             wait, fp_writes = fp.stall(insn, cls, reads, writes, cycles)
             cycles += wait
-            if cls.cycles_after_mac is not None and fp.in_mac_window(cycles):
+            if cls.cycles_after_mac is not None and kind != "plain" and fp.in_mac_window(cycles):
                 cost = cls.cycles_after_mac
             fp.issue(cls, cycles, cost, fp_writes)
         cycles += cost

@@ -91,6 +91,15 @@ def test_fpu_multiply_accumulate_and_moves():
     assert sim.cycles == 3 + 3 + 1 + 2 + 2
 
 
+@pytest.mark.parametrize("core, cycles", [("cortex-m4", 3 + 3 + 2 + 1), ("cortex-m7", 1 + 1 + 0.5 + 0.5)])
+def test_double_register_vldr_vstr(core, cycles):
+    """VLDR.64 and VSTR.64: 3 each on the M4 (FPU Table 7-1 'single double 3'), not pipelined (two words, like
+    LDRD), so the next VLDR.32 is not pipelined either (2), the one after it is (1). M7: 1 each, single issue, then
+    two VLDR.32 dual-issue (0.5 + 0.5)."""
+    source = "    vldr d3, [r0]\n    vstr d3, [r0, #8]\n    vldr s1, [r0]\n    vldr s2, [r0, #4]"
+    assert run_snippet(source, core=core).cycles == cycles
+
+
 def test_ldm_stm_push_pop():
     """LDM/STM/PUSH/POP 1+N (M4 Table 3-1): ldmia 4 regs 5, stmia 4 regs 5, push 5 regs 6, pop 5 regs 6."""
     sim = run_snippet("    ldmia r0, {r1-r4}\n    stmia r0!, {r1-r4}\n    push {r4-r7, lr}\n    pop {r4-r7, r12}",
