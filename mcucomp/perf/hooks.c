@@ -31,7 +31,8 @@ static mc_block *mc_find(mc_state *s, uint32_t address, uint32_t size)
 }
 
 /* Cycles the block at start waits for FP results of earlier blocks (an in-order core stalls its first dependent
- * instruction, and with it the rest of the block). */
+ * instruction, and with it the rest of the block), plus what its first loads/stores cost more when they issue in the
+ * window after an earlier block's multiply-accumulate. */
 static double mc_fp_stall(const mc_state *s, const mc_fp *f, double start)
 {
     double stall = 0.0;
@@ -47,6 +48,11 @@ static double mc_fp_stall(const mc_state *s, const mc_fp *f, double start)
         double wait = s->mac_at + 1.0 + f->mac_gap - (start + f->gap_at);
         if (wait > stall) {
             stall = wait;
+        }
+    }
+    for (uint32_t i = 0; i < f->n_window; ++i) {
+        if (start + stall + f->window_at[i] < s->mac_at + 1.0 + f->mac_gap) {
+            stall += f->window_extra[i];
         }
     }
     return stall;

@@ -13,6 +13,9 @@ typedef struct {
     float mac_at;                   /* the last MAC's issue relative to the block's end (has_mac) */
     uint32_t has_mac;
     float mac_gap;                  /* barred for mac_gap + 1 cycles after a MAC's issue */
+    uint32_t n_window;              /* instructions before the block's first MAC that cost more in that window */
+    float window_at[4];             /* their issue offsets from the block's start */
+    float window_extra[4];          /* and their extra cycles there */
 } mc_fp;
 
 typedef struct {

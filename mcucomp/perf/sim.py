@@ -225,6 +225,9 @@ class Simulator:
                 f.ready[bit], f.ready_acc[bit] = ready, ready_acc
             f.gap_at = fp.gap_at if fp.gap_at is not None else -1.0
             f.has_mac, f.mac_at, f.mac_gap = fp.mac_at is not None, fp.mac_at or 0.0, fp.mac_gap
+            f.n_window = len(fp.window_costs)
+            for i, (at, extra) in enumerate(fp.window_costs):
+                f.window_at[i], f.window_extra[i] = at, extra
         return self._fp_blocks[key]
 
     def _divide_hook(self, cls, dividend_reg: int, divisor_reg: int, signed: bool):

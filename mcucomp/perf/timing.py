@@ -126,6 +126,8 @@ class FpTiming:
     gap_at: float | None                        # issue offset of the first after_mac_gap instruction before any MAC
     mac_at: float | None                        # the last MAC's issue, relative to the block's end
     mac_gap: float                              # the core's after_mac_gap
+    window_costs: list[tuple[float, float]]     # (issue offset, extra cycles) of the cycles_after_mac instructions
+                                                # before any MAC: their extra when an earlier block's MAC is recent
 
 
 @dataclass
@@ -163,6 +165,7 @@ def _register_count(insn) -> int:
 
 
 _FP_LOADS = ("vldr", "vldmia", "vldmdb", "vpop")
+MAX_WINDOW_COSTS = 4   # mc_fp.window_at in hooks.h
 _FP_STORES = ("vstr", "vstmia", "vstmdb", "vpush")
 
 
@@ -199,6 +202,7 @@ class _FpSchedule:
         self.gap_at: float | None = None
         self.mac_at: float | None = None
         self.mac_gap = mac_gap
+        self.window_costs: list[tuple[float, float]] = []
 
     def stall(self, insn, cls: InsnClass, reads, writes, at: float) -> tuple[float, list[int]]:
         """Cycles the instruction waits when it would issue at `at`, and the FP registers it writes."""
@@ -219,9 +223,14 @@ class _FpSchedule:
                 start = max(start, self.mac_at + 1 + cls.after_mac_gap)
         return start - at, fp_writes
 
-    def in_mac_window(self, at: float) -> bool:
-        """Whether an instruction issued at `at` falls in the core's window after this block's last MAC."""
-        return self.mac_at is not None and at < self.mac_at + 1 + self.mac_gap
+    def in_mac_window(self, cls: InsnClass, at: float, cost: float) -> bool:
+        """Whether an instruction issued at `at` falls in the core's window after this block's last MAC (before any,
+        remember its offset and extra cycles for the simulator: an earlier block's MAC may be recent)."""
+        if self.mac_at is None:
+            if len(self.window_costs) < MAX_WINDOW_COSTS:
+                self.window_costs.append((at, cls.cycles_after_mac - cost))
+            return False
+        return at < self.mac_at + 1 + self.mac_gap
 
     def issue(self, cls: InsnClass, at: float, cost: float, fp_writes: list[int]) -> None:
         """Record the results of an instruction issued at `at`."""
@@ -236,11 +245,11 @@ class _FpSchedule:
 
     def result(self, end: float) -> FpTiming | None:
         """The block's FpTiming, or None when it touches no FP register and issues no MAC."""
-        if not self.reads and not self.written and self.gap_at is None:
+        if not self.reads and not self.written and self.gap_at is None and not self.window_costs:
             return None
         in_flight = {bit: (any_use - end, acc - end) for bit, (any_use, acc) in self.ready.items()}
         mac_at = self.mac_at - end if self.mac_at is not None else None
-        return FpTiming(self.reads, in_flight, self.gap_at, mac_at, self.mac_gap)
+        return FpTiming(self.reads, in_flight, self.gap_at, mac_at, self.mac_gap, self.window_costs)
 
 
 def _transfers_double(insn) -> bool:
@@ -299,7 +308,7 @@ def block_cost(timing: CoreTiming, insns: list, address: int, size: int) -> Bloc
         if fp is not None:
             wait, fp_writes = fp.stall(insn, cls, reads, writes, cycles)
             cycles += wait
-            if cls.cycles_after_mac is not None and kind != "plain" and fp.in_mac_window(cycles):
+            if cls.cycles_after_mac is not None and kind != "plain" and fp.in_mac_window(cls, cycles, cost):
                 cost = cls.cycles_after_mac
             fp.issue(cls, cycles, cost, fp_writes)
         cycles += cost

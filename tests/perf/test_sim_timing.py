@@ -215,3 +215,12 @@ def test_m7_gcc_dot_loop_with_post_incremented_loads():
     source = f"    add.w r2, r0, #{4 * N}\nloop:\n{body}\n    bne loop\n"
     sim = run_snippet(source, core=M7, registers={"r1": 0x2000_0080})
     assert sim.cycles == 0.5 + 4.5 + (N - 1) * 6.5
+
+
+def test_m7_vldr_pairs_lost_behind_the_previous_iterations_mac():
+    """vldr s8; vldr s9 (0.5 + 0.5); four VFMAs, the first waiting 0.5 for s9 (issue 1.5, 2.5, 3.5, 4.5); subs 0.5;
+    bne 1: 7 per iteration, the last VFMA 2.5 cycles before the block's end. In the next iteration both VLDRs issue
+    within 3 cycles after that VFMA, so they cannot pair: 1 each, 1 more per iteration. Total 0.5 + 7 + (N-1)*8."""
+    body = ("    vldr s8, [r0]\n    vldr s9, [r0, #4]\n    vfma.f32 s0, s8, s9\n    vfma.f32 s1, s8, s9\n"
+            "    vfma.f32 s2, s8, s9\n    vfma.f32 s3, s8, s9")
+    assert run_snippet(loop(body), core=M7).cycles == 0.5 + 7 + (N - 1) * 8
