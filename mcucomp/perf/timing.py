@@ -10,8 +10,9 @@ instruction that reads an FP register issues no earlier than its producer's issu
 when it reads the register as a multiply-accumulate's accumulator), and a class with `after_mac_gap` issues no
 earlier than gap + 1 cycles after the last multiply-accumulate (a class with `cycles_after_mac` costs that much
 inside the window instead: it cannot dual-issue there). Inside a block the stalls are part of its static
-cycles; across blocks (a loop's back edge) the block records what it reads first and what is still in flight at its
-end (FpTiming), and the simulator adds the stall when the block starts.
+cycles; across blocks (a loop's back edge) the block records what it reads first, its `cycles_after_mac` instructions
+before its first MAC and what is still in flight at its end (FpTiming), and the simulator adds the stall when the
+block starts.
 """
 
 from __future__ import annotations
