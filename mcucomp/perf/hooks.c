@@ -30,6 +30,46 @@ static mc_block *mc_find(mc_state *s, uint32_t address, uint32_t size)
     }
 }
 
+/* Cycles the block at start waits for FP results of earlier blocks (an in-order core stalls its first dependent
+ * instruction, and with it the rest of the block), plus what its first loads/stores cost more when they issue in the
+ * window after an earlier block's multiply-accumulate. */
+static double mc_fp_stall(const mc_state *s, const mc_fp *f, double start)
+{
+    double stall = 0.0;
+    for (uint32_t m = f->reads; m != 0; m &= m - 1u) {
+        int r = __builtin_ctz(m);
+        double ready = (f->acc_reads >> r & 1u) ? s->fp_ready_acc[r] : s->fp_ready[r];
+        double wait = ready - (start + f->read_at[r]);
+        if (wait > stall) {
+            stall = wait;
+        }
+    }
+    if (f->gap_at >= 0.0f) {
+        double wait = s->mac_at + 1.0 + f->mac_gap - (start + f->gap_at);
+        if (wait > stall) {
+            stall = wait;
+        }
+    }
+    for (uint32_t i = 0; i < f->n_window; ++i) {
+        if (start + stall + f->window_at[i] < s->mac_at + 1.0 + f->mac_gap) {
+            stall += f->window_extra[i];
+        }
+    }
+    return stall;
+}
+
+static void mc_fp_retire(mc_state *s, const mc_fp *f, double end)
+{
+    for (uint32_t m = f->writes; m != 0; m &= m - 1u) {
+        int r = __builtin_ctz(m);
+        s->fp_ready[r] = end + f->ready[r];
+        s->fp_ready_acc[r] = end + f->ready_acc[r];
+    }
+    if (f->has_mac) {
+        s->mac_at = end + f->mac_at;
+    }
+}
+
 void mc_block_hook(void *uc, uint64_t address, uint32_t size, void *user_data)
 {
     mc_state *s = (mc_state *)user_data;
@@ -43,7 +83,13 @@ void mc_block_hook(void *uc, uint64_t address, uint32_t size, void *user_data)
     }
     s->tail_load = b->tail_load;
     s->tail_writes = b->tail_writes;
+    if (b->fp != NULL) {
+        s->cycles += mc_fp_stall(s, b->fp, s->cycles);
+    }
     s->cycles += b->cycles;
+    if (b->fp != NULL) {
+        mc_fp_retire(s, b->fp, s->cycles);
+    }
     s->instructions += b->instructions;
     s->fall = b->fall;
     s->pending = b->taken_extra;

@@ -1,5 +1,23 @@
 /* Types shared by hooks.c and its cffi declaration in mcucomp/perf/sim.py (which reads this file, so it holds only
  * what cffi's cdef accepts: integer #defines, typedefs, prototypes). */
+
+/* A block's FP operand interlocks (mcucomp/perf/timing.py, FpTiming); register n = Sn; times in cycles. */
+typedef struct {
+    uint32_t reads;                 /* registers the block reads before writing them */
+    uint32_t acc_reads;             /* of those, first read as a multiply-accumulate's accumulator */
+    uint32_t writes;                /* registers the block writes */
+    float read_at[32];      /* issue offset of that first read from the block's start */
+    float ready[32];        /* the written value is ready for any use, relative to the block's end */
+    float ready_acc[32];    /* ... for use as an accumulator */
+    float gap_at;                   /* first instruction barred after a MAC, offset from the start; < 0: none */
+    float mac_at;                   /* the last MAC's issue relative to the block's end (has_mac) */
+    uint32_t has_mac;
+    float mac_gap;                  /* barred for mac_gap + 1 cycles after a MAC's issue */
+    uint32_t n_window;              /* instructions before the block's first MAC that cost more in that window */
+    float window_at[4];             /* their issue offsets from the block's start */
+    float window_extra[4];          /* and their extra cycles there */
+} mc_fp;
+
 typedef struct {
     uint32_t address;
     uint32_t size;
@@ -14,6 +32,7 @@ typedef struct {
     uint32_t tail_load;   /* the last instruction is a single load */
     uint64_t head_reads;  /* registers the first instruction reads, bit (capstone id % 64) */
     uint64_t tail_writes; /* registers the last instruction writes, as head_reads */
+    mc_fp *fp;            /* FP interlocks (cores whose table has FP latencies), or NULL */
 } mc_block;
 
 typedef struct {
@@ -46,6 +65,9 @@ typedef struct {
     uint32_t *tags;       /* sets * ways */
     uint64_t *stamps;     /* 0 = empty way; otherwise last use */
     uint64_t clock;
+    double fp_ready[32];      /* when each FP register's value is ready (absolute cycles) */
+    double fp_ready_acc[32];  /* ... as an accumulator */
+    double mac_at;                    /* the last multiply-accumulate's issue (absolute cycles) */
 } mc_state;
 
 void mc_block_hook(void *uc, uint64_t address, uint32_t size, void *user_data);

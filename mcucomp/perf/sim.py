@@ -2,7 +2,8 @@
 (mcucomp/perf/timing/<core>.toml) prices every basic block once, and Python adds the run-dependent parts.
 
 Per executed block, one UC_HOOK_BLOCK callback adds the block's static cycles and instruction count, plus the
-block-end extra cycles (branch refill) when the block did not fall through into this one. Divide instructions get a
+block-end extra cycles (branch refill) when the block did not fall through into this one, and on cores with FP
+interlocks (timing.py) the cycles its first FP reads wait for results earlier blocks left in flight. Divide instructions get a
 per-instruction hook (their time depends on the operands), data reads from flash regions with wait states get a
 memory hook through the board's data cache model (mcucomp/perf/memory.py), and BKPT 0xAB is served as semihosting
 (mcucomp/perf/semihost.py). Counters: cycles at zero wait states, flash stall cycles, instructions.
@@ -38,7 +39,7 @@ from ..host import _cache_root
 from .elf import Elf
 from .memory import DataCache, FlashRegion
 from .semihost import Semihosting, SemihostingError
-from .timing import block_cost, divide_cycles, load_timing, new_disassembler
+from .timing import FpTiming, block_cost, divide_cycles, load_timing, new_disassembler
 
 #: Unicorn's CPU model per core; Unicorn has no Cortex-M0+ (its M0 runs the same ARMv6-M code) nor Cortex-M55
 #: (scalar Armv8-M code runs on its M33; Helium instructions fail).
@@ -125,6 +126,8 @@ class Simulator:
         self._keep = [ffi.new("mc_block[]", BLOCK_SLOTS)]
         state.slots, state.mask = self._keep[0], BLOCK_SLOTS - 1
         self._action_list: list[Callable[[], None]] = []
+        self._fp_blocks: dict[tuple[int, int], object] = {}
+        state.mac_at = -1e9
         self._decode_cb = ffi.callback("void(uint32_t, uint32_t, mc_block *)", self._decode, onerror=self._on_hook_error)
         self._action_cb = ffi.callback("void(int32_t)", lambda i: self._action_list[i](), onerror=self._on_hook_error)
         state.decode, state.action = self._decode_cb, self._action_cb
@@ -196,6 +199,7 @@ class Simulator:
         for name in cost.untimed:
             self.untimed[name] = self.untimed.get(name, 0) + 1
         action = self.actions.get(address)
+        out.fp = self._fp_interlocks(address, size, cost.fp)
         out.instructions, out.fall, out.misaligned = cost.instructions, cost.fall_through, cost.misaligned_entry
         out.head_ls, out.head_reads = int(cost.head_pipelines), cost.head_reads
         out.tail_load, out.tail_writes = int(cost.tail_load), cost.tail_writes
@@ -203,7 +207,28 @@ class Simulator:
             out.action, out.cycles, out.taken_extra = -1, cost.cycles, cost.taken_extra
         else:   # marker blocks: their instructions count, their cycles do not
             self._action_list.append(action)
-            out.action, out.cycles, out.taken_extra = len(self._action_list) - 1, 0.0, 0.0
+            out.action, out.cycles, out.taken_extra, out.fp = len(self._action_list) - 1, 0.0, 0.0, self._ffi.NULL
+
+    def _fp_interlocks(self, address: int, size: int, fp: FpTiming | None):
+        """The C copy of a block's FpTiming (kept alive, one per block), or NULL."""
+        if fp is None:
+            return self._ffi.NULL
+        key = (address, size)
+        if key not in self._fp_blocks:
+            f = self._fp_blocks[key] = self._ffi.new("mc_fp *")
+            for bit, (at, as_acc) in fp.reads.items():
+                f.reads |= 1 << bit
+                f.acc_reads |= int(as_acc) << bit
+                f.read_at[bit] = at
+            for bit, (ready, ready_acc) in fp.in_flight.items():
+                f.writes |= 1 << bit
+                f.ready[bit], f.ready_acc[bit] = ready, ready_acc
+            f.gap_at = fp.gap_at if fp.gap_at is not None else -1.0
+            f.has_mac, f.mac_at, f.mac_gap = fp.mac_at is not None, fp.mac_at or 0.0, fp.mac_gap
+            f.n_window = len(fp.window_costs)
+            for i, (at, extra) in enumerate(fp.window_costs):
+                f.window_at[i], f.window_extra[i] = at, extra
+        return self._fp_blocks[key]
 
     def _divide_hook(self, cls, dividend_reg: int, divisor_reg: int, signed: bool):
         """Replace the divide's static placeholder cycles by its operand-dependent count."""

@@ -15,7 +15,8 @@ CODE_BASE = 0x0800_0000
 RAM_BASE = 0x2000_0000
 #: -mcpu per simulated core for the assembler.
 AS_CPU = {"cortex-m4": ["-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16"], "cortex-m0plus": ["-mcpu=cortex-m0plus"],
-          "cortex-m33": ["-mcpu=cortex-m33", "-mfpu=fpv5-sp-d16"]}
+          "cortex-m33": ["-mcpu=cortex-m33", "-mfpu=fpv5-sp-d16"],
+          "cortex-m7": ["-mcpu=cortex-m7", "-mfpu=fpv5-sp-d16"]}
 
 
 def assemble(source: str, core: str) -> tuple[bytes, int]:
@@ -50,14 +51,15 @@ def run_snippet(source: str, core: str = "cortex-m4", wait_states: int = 0, cach
     return sim
 
 
-def compile_c(source: str, core: str, include_dirs: list[Path]) -> tuple[bytes, dict[str, int]]:
-    """Raw code of a C source without main compiled with the target flags (-O2) and linked at CODE_BASE (newlib for
-    memcpy and friends), and the addresses of its functions."""
+def compile_c(source: str, core: str, include_dirs: list[Path],
+              flags: tuple[str, ...] = ()) -> tuple[bytes, dict[str, int]]:
+    """Raw code of a C source without main compiled with the target flags (-O2) and `flags` and linked at CODE_BASE
+    (newlib for memcpy and friends), and the addresses of its functions."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "a.c").write_text(source)
         includes = [f"-I{d}" for d in include_dirs]
-        build = subprocess.run([require_tool("arm-none-eabi-gcc"), *AS_CPU[core], "-mthumb", *TARGET_CFLAGS,
+        build = subprocess.run([require_tool("arm-none-eabi-gcc"), *AS_CPU[core], "-mthumb", *TARGET_CFLAGS, *flags,
                                 *includes, "--specs=nano.specs", "-nostartfiles", f"-Wl,-Ttext={CODE_BASE:#x}",
                                 "-Wl,-e,0", "-o", str(tmp / "a.elf"), str(tmp / "a.c"), "-lc", "-lgcc"],
                                capture_output=True, text=True)

@@ -1,6 +1,10 @@
 """Micro-benchmarks: tiny Thumb sequences whose cycle counts follow by hand from the timing tables' TRM entries.
 
 M4 = Cortex-M4 TRM (Arm DDI 0439B) Table 3-1 / FPU Table 7-1; M0+ = Cortex-M0+ TRM (Arm DDI 0484C) Table 3-1.
+M7 FP = mcucomp/perf/timing/cortex-m7.toml (LLVM ARMScheduleM7.td and STM32H743 measurements): one FP instruction per
+cycle; VFMA result 3 cycles after issue into the next MAC's accumulator, 5 otherwise; VADD/VMUL 3; VLDR 1 (0.5
+cycle issue, 1 in the 3 cycles after a MAC); VLDM ceil(N/2), and VLDM/VADD wait until 4 cycles after a MAC's issue.
+M7 integer approximation: ALU 0.5, direct branch 1 whether taken or not.
 P (pipeline refill after a taken branch) = 1 for a direct branch, 2 for a register target, +1 when the target is
 a 32-bit instruction that is not word aligned (mcucomp/perf/timing/cortex-m4.toml header)."""
 
@@ -87,6 +91,15 @@ def test_fpu_multiply_accumulate_and_moves():
     assert sim.cycles == 3 + 3 + 1 + 2 + 2
 
 
+@pytest.mark.parametrize("core, cycles", [("cortex-m4", 3 + 3 + 2 + 1), ("cortex-m7", 1 + 1 + 0.5 + 0.5)])
+def test_double_register_vldr_vstr(core, cycles):
+    """VLDR.64 and VSTR.64: 3 each on the M4 (FPU Table 7-1 'single double 3'), not pipelined (two words, like
+    LDRD), so the next VLDR.32 is not pipelined either (2), the one after it is (1). M7: 1 each, single issue, then
+    two VLDR.32 dual-issue (0.5 + 0.5)."""
+    source = "    vldr d3, [r0]\n    vstr d3, [r0, #8]\n    vldr s1, [r0]\n    vldr s2, [r0, #4]"
+    assert run_snippet(source, core=core).cycles == cycles
+
+
 def test_ldm_stm_push_pop():
     """LDM/STM/PUSH/POP 1+N (M4 Table 3-1): ldmia 4 regs 5, stmia 4 regs 5, push 5 regs 6, pop 5 regs 6."""
     sim = run_snippet("    ldmia r0, {r1-r4}\n    stmia r0!, {r1-r4}\n    push {r4-r7, lr}\n    pop {r4-r7, r12}",
@@ -138,3 +151,76 @@ def test_m4_call_and_return():
     source = "    bl func\n    movs r1, #1\n    b end\nfunc:\n    push {r4, lr}\n    pop {r4, pc}\n"
     sim = run_snippet(source, registers={"sp": 0x2000_8000})
     assert sim.cycles == 2 + 3 + 5 + 1 + 2
+
+
+M7 = "cortex-m7"
+
+
+def test_m7_dependent_vfma_chain_waits_for_the_accumulator():
+    """One VFMA per iteration into s0: mov.w 0.5; per iteration vfma 1 + subs 0.5 + bne 1 = 2.5, and every VFMA
+    after the first reads s0 as its accumulator 3 cycles after the previous one issued, so it waits 0.5 across the
+    loop's back edge: 3 per MAC. Total 0.5 + 2.5 + (N-1)*3."""
+    sim = run_snippet(loop("    vfma.f32 s0, s1, s2"), core=M7)
+    assert sim.cycles == 0.5 + 2.5 + (N - 1) * 3
+
+
+def test_m7_four_independent_accumulators_issue_every_cycle():
+    """Four VFMAs into s0..s3: 4 + subs 0.5 + bne 1 = 5.5 per iteration; s0 is next read 5.5 cycles after its VFMA
+    issued (>= 3): no wait, 1 cycle per MAC. Total 0.5 + N*5.5. Straight-line, a chain of four VFMAs into s0 costs
+    1 + 3*3 = 10 against 4 for four accumulators."""
+    four = "    vfma.f32 s0, s8, s9\n    vfma.f32 s1, s8, s10\n    vfma.f32 s2, s8, s11\n    vfma.f32 s3, s8, s12"
+    assert run_snippet(loop(four), core=M7).cycles == 0.5 + N * 5.5
+    chain = "    vfma.f32 s0, s8, s9\n    vfma.f32 s0, s8, s10\n    vfma.f32 s0, s8, s11\n    vfma.f32 s0, s8, s12"
+    assert run_snippet(chain, core=M7).cycles == 1 + 3 * 3
+    assert run_snippet(four, core=M7).cycles == 4
+
+
+def test_m7_vldr_pairs_but_not_beside_a_multiply_accumulate():
+    """vldr s8; vldr s9 dual-issue (0.5 + 0.5); the VFMA reading s9 waits for its 1-cycle latency (issue at 1.5),
+    1 cycle: 2.5. After a VFMA, two VLDRs in its 3-cycle window cost 1 each (no pairing): vfma 1 + 1 + 1 = 3."""
+    assert run_snippet("    vldr s8, [r0]\n    vldr s9, [r0, #4]\n    vfma.f32 s0, s8, s9", core=M7).cycles == 2.5
+    assert run_snippet("    vfma.f32 s0, s1, s2\n    vldr s8, [r0]\n    vldr s9, [r0, #4]", core=M7).cycles == 3
+    assert run_snippet("    vldr s8, [r0]\n    vldr s9, [r0, #4]", core=M7).cycles == 1
+
+
+def test_m7_vldm_moves_two_registers_per_cycle():
+    """VLDM ceil(N/2) on the M7's 64-bit interface: {s0-s3} 2, {s4-s7} 2, {s8} 1, {s9-s11} 2 = 7 (the M4's 1+N:
+    5 + 5 + 2 + 4 = 16)."""
+    source = "    vldmia r0, {s0-s3}\n    vldmia r0, {s4-s7}\n    vldmia r0!, {s8}\n    vldmia r0, {s9-s11}"
+    assert run_snippet(source, core=M7).cycles == 7
+    assert run_snippet(source).cycles == 16
+
+
+def test_m7_vldm_and_vadd_wait_three_cycles_after_a_multiply_accumulate():
+    """vfma (issue 0) then vldmia {s4-s5}: barred until cycle 4, then 1: 5 (the other order: 1 + 1 = 2). vfma then an
+    independent vadd: likewise 4 + 1 = 5."""
+    assert run_snippet("    vfma.f32 s0, s1, s2\n    vldmia r0, {s4-s5}", core=M7).cycles == 5
+    assert run_snippet("    vldmia r0, {s4-s5}\n    vfma.f32 s0, s1, s2", core=M7).cycles == 2
+    assert run_snippet("    vfma.f32 s0, s1, s2\n    vadd.f32 s3, s4, s5", core=M7).cycles == 5
+
+
+def test_m7_separate_multiply_then_add_waits_for_the_product():
+    """vmul s3; vadd s0, s0, s3: the VADD waits for the product's 3-cycle latency: issue at 3, 4 in all (M4 table:
+    1 + 1)."""
+    source = "    vmul.f32 s3, s1, s2\n    vadd.f32 s0, s0, s3"
+    assert run_snippet(source, core=M7).cycles == 4
+    assert run_snippet(source).cycles == 2
+
+
+def test_m7_gcc_dot_loop_with_post_incremented_loads():
+    """GCC's fmaf dot loop: vldmia r0!,{s14} 1; vldmia r1!,{s15} 1; cmp 0.5; vfma 1 (its operands ready 1 cycle
+    after the second VLDM: no wait); bne 1 = 4.5, the VFMA issuing 2 cycles before the block's end. The next
+    iteration's VLDM waits until 4 cycles after that VFMA: 2 more, 6.5 per MAC. Total 0.5 + 4.5 + (N-1)*6.5."""
+    body = "    vldmia.32 r0!, {s14}\n    vldmia.32 r1!, {s15}\n    cmp r0, r2\n    vfma.f32 s0, s14, s15"
+    source = f"    add.w r2, r0, #{4 * N}\nloop:\n{body}\n    bne loop\n"
+    sim = run_snippet(source, core=M7, registers={"r1": 0x2000_0080})
+    assert sim.cycles == 0.5 + 4.5 + (N - 1) * 6.5
+
+
+def test_m7_vldr_pairs_lost_behind_the_previous_iterations_mac():
+    """vldr s8; vldr s9 (0.5 + 0.5); four VFMAs, the first waiting 0.5 for s9 (issue 1.5, 2.5, 3.5, 4.5); subs 0.5;
+    bne 1: 7 per iteration, the last VFMA 2.5 cycles before the block's end. In the next iteration both VLDRs issue
+    within 3 cycles after that VFMA, so they cannot pair: 1 each, 1 more per iteration. Total 0.5 + 7 + (N-1)*8."""
+    body = ("    vldr s8, [r0]\n    vldr s9, [r0, #4]\n    vfma.f32 s0, s8, s9\n    vfma.f32 s1, s8, s9\n"
+            "    vfma.f32 s2, s8, s9\n    vfma.f32 s3, s8, s9")
+    assert run_snippet(loop(body), core=M7).cycles == 0.5 + 7 + (N - 1) * 8
