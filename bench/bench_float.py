@@ -131,9 +131,12 @@ def sections(rows: list[dict], skipped: dict) -> list[str]:
             + ["<!-- /recorded -->", "", "Simulated zero-wait cycles per MAC per kernel path over the layers with "
                "MACs of the float models above."]
             + ["", "### Float against X-CUBE-AI, CMSIS-DSP and TFLite Micro", "", recorded] + anchor_tables(rows)
-            + ["<!-- /recorded -->", "", "The anchors are those tools' figures as measured elsewhere on hardware "
-               "(zero-wait-equivalent figures as published); ours are simulated from the Arm manuals' timings."]
-            + ["", "### Float models: the estimator's error", "", recorded] + error_table(rows) + ["<!-- /recorded -->"])
+            + ["<!-- /recorded -->", "", "The anchors are those tools' figures as measured elsewhere on hardware, on "
+               "the chips named; ours are simulated from the Arm manuals' timings. anchor / ours above 1 means fewer "
+               "cycles per MAC than the anchor; the float-speed targets ask for 3x X-CUBE-AI's on the M4."]
+            + ["", "### Float models: the estimator's error", "", recorded] + error_table(rows) + ["<!-- /recorded -->",
+               "", "The estimator's error against the simulator per model and core, board memory: the model's total "
+               "/ its worst layer among those taking >= 5% of the cycles (bench/bench_cycles.py's table)."])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     rows.append(estimate(run(core, name, str(path)), str(path)))
                 except FitError as exc:  # e.g. ResNet-8's float arena on the M0+ board
-                    skipped[(core, name)] = str(exc).split("\n")[0]
+                    skipped[(core, name)] = str(exc).split(". ")[0]
                     print(f"{core} {name}: not run, {skipped[(core, name)]}", file=sys.stderr, flush=True)
                 else:
                     r = rows[-1]
@@ -171,13 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         print("\n".join(sections(rows, skipped)))
         return 0
-    print("\n".join(model_table(rows, skipped)))
-    print()
-    print("\n".join(path_table(rows, "cycles_zero_wait")))
-    print()
-    print("\n".join(anchor_tables(rows)))
-    print()
-    print("\n".join(error_table(rows)))
+    tables = (model_table(rows, skipped), path_table(rows, "cycles_zero_wait"), anchor_tables(rows), error_table(rows))
+    print("\n\n".join("\n".join(table) for table in tables))
     return 0
 
 
