@@ -319,7 +319,8 @@ def _int8_guidance(args: argparse.Namespace, report: dict) -> list[str]:
     if cycles is None or cycles <= 0:
         return []
     core = report["cycle_estimate"]["core"]
-    command = f"mcucomp compile {args.model} --quantize CALIB.npz -o OUTDIR"
+    model = display_text(args.model)
+    command = f"mcucomp compile {model} --quantize CALIB.npz -o OUTDIR"
     float_quality, int8_quality = (r["cycle_estimate"].get("estimate_quality", CALIBRATED)
                                    for r in (report, int8.report))
     qualities = [f"{what}: {quality}" for what, quality in (("float32", float_quality), ("int8", int8_quality))
@@ -333,7 +334,7 @@ def _int8_guidance(args: argparse.Namespace, report: dict) -> list[str]:
             f"an int8 build: {marked(f'{cycles:,}', int8_quality)} (estimated from a copy quantized on random data, "
             f"{marked(f'{floats / cycles:.0f}', ratio_quality)}x fewer)",
             f"  quantize with representative samples: {command}",
-            f"  (or `mcucomp quantize {args.model} --calib CALIB.npz`, then compile the _int8.onnx it writes)"] + caveat
+            f"  (or `mcucomp quantize {model} --calib CALIB.npz`, then compile the _int8.onnx it writes)"] + caveat
 
 
 def cmd_show(args: argparse.Namespace) -> int:
