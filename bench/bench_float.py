@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 import tempfile
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -42,12 +43,15 @@ TARGETS = {("cortex-m4", "resnet8"): 3.0, ("cortex-m4", "ds_cnn"): 4.0, ("cortex
 TITLES = {"resnet8": "ResNet-8 CIFAR", "ds_cnn": "KWS DS-CNN", "mobilenetv2_035": "MobileNetV2-0.35 96x96",
           "har_cnn1d": "1-D CNN (activity recognition)", "gru_kws": "GRU keyword model (49 steps, 64 units)"}
 
-#: Whole-model float figures measured elsewhere on hardware: core -> (tool and chip, cycles per MAC).
-MODEL_ANCHORS = {"cortex-m4": ("X-CUBE-AI float, STM32F401", 8.8), "cortex-m7": ("X-CUBE-AI float, STM32F746", 5.5)}
+#: Whole-model float figures measured elsewhere on hardware (../shared/docs/ANCHORS.md): core -> (tool, model and
+#: chip, cycles per MAC).
+MODEL_ANCHORS = {"cortex-m4": ("X-CUBE-AI 3.3, a float CNN, STM32F401", 8.8),
+                 "cortex-m7": ("X-CUBE-AI 4.0, MNIST CNN conv layers, STM32F746", 5.5)}
 
-#: Kernel figures measured elsewhere on hardware: (our kernel family, core, the anchor, its cycles per MAC).
-KERNEL_ANCHORS = [("gemm_f32", "cortex-m4", "CMSIS-DSP arm_mat_mult_f32 (M4)", "7.3"),
-                  ("conv2d_f32", "cortex-m7", "TFLite Micro reference float conv (M7)", "8-16")]
+#: Kernel figures measured elsewhere on hardware (../shared/docs/ANCHORS.md): (our kernel family, core, the
+#: anchor, its cycles per MAC).
+KERNEL_ANCHORS = [("gemm_f32", "cortex-m4", "CMSIS-DSP arm_mat_mult_f32 64x64, STM32F407", "7.3"),
+                  ("conv2d_f32", "cortex-m7", "TFLite Micro reference float conv, STM32F746", "8-16")]
 
 
 def export_models(names, models_dir: Path) -> dict[str, Path]:
@@ -111,7 +115,8 @@ def anchor_tables(rows: list[dict]) -> list[str]:
             ours = per_mac(r["cycles_zero_wait"], r["macs"])
             lines.append(f"| {TITLES.get(r['model'], r['model'])} | {r['core']} | {ours:.2f} | {tool}: {anchor} | "
                          f"{anchor / ours:.2f}x |")
-    lines += ["", "| kernel | core | ours (simulated, zero-wait) | anchor (measured on hardware) |", "|---|---|---:|---|"]
+    lines += ["", "| kernel | core | ours (simulated, zero-wait) | anchor (measured on hardware) |",
+              "|---|---|---:|---|"]
     for family, core, tool, anchor in KERNEL_ANCHORS:
         ours = family_per_mac(rows, family, core)
         lines.append(f"| {family} (all its paths) | {core} | {'not run' if ours is None else f'{ours:.2f}'} | "
@@ -121,22 +126,26 @@ def anchor_tables(rows: list[dict]) -> list[str]:
 
 def sections(rows: list[dict], skipped: dict) -> list[str]:
     """BENCHMARKS.md's float sections: models against the targets, kernel paths, anchors, the estimator's error."""
-    recorded = "<!-- recorded: python bench/bench_float.py --json F -->"
-    notes = [f"- not run: {model} on {core}: {why}" for (core, model), why in skipped.items()]
-    return (["### Float models: cycles per MAC", "", recorded] + model_table(rows, skipped) + ["<!-- /recorded -->",
-            "", "Simulated cycles per MAC, zero-wait / board memory, each core with its default float "
-            "multiply-accumulate form (report.json `float_mac`); the targets are zero-wait."]
-            + ([""] + notes if notes else [])
-            + ["", "### Float kernel paths: cycles per MAC", "", recorded] + path_table(rows, "cycles_zero_wait")
-            + ["<!-- /recorded -->", "", "Simulated zero-wait cycles per MAC per kernel path over the layers with "
-               "MACs of the float models above."]
-            + ["", "### Float against X-CUBE-AI, CMSIS-DSP and TFLite Micro", "", recorded] + anchor_tables(rows)
-            + ["<!-- /recorded -->", "", "The anchors are those tools' figures as measured elsewhere on hardware, on "
-               "the chips named; ours are simulated from the Arm manuals' timings. anchor / ours above 1 means fewer "
-               "cycles per MAC than the anchor; the float-speed targets ask for 3x X-CUBE-AI's on the M4."]
-            + ["", "### Float models: the estimator's error", "", recorded] + error_table(rows) + ["<!-- /recorded -->",
-               "", "The estimator's error against the simulator per model and core, board memory: the model's total "
-               "/ its worst layer among those taking >= 5% of the cycles (bench/bench_cycles.py's table)."])
+    parts = [
+        ("Float models: cycles per MAC", model_table(rows, skipped),
+         "Simulated cycles per MAC, zero-wait / board memory, each core with its default float multiply-accumulate "
+         "form (report.json `float_mac`); the targets are zero-wait."
+         + "".join(f" Not run: {model} on {core}: {why}." for (core, model), why in skipped.items())),
+        ("Float kernel paths: cycles per MAC", path_table(rows, "cycles_zero_wait"),
+         "Simulated zero-wait cycles per MAC per kernel path over the layers with MACs of the float models above."),
+        ("Float against X-CUBE-AI, CMSIS-DSP and TFLite Micro", anchor_tables(rows),
+         "The anchors are those tools' figures as measured elsewhere on hardware, on the chips named "
+         "(../shared/docs/ANCHORS.md); ours are simulated from the Arm manuals' timings. anchor / ours above 1 means "
+         "fewer cycles per MAC than the anchor; the float-speed targets ask for 3x X-CUBE-AI's on the M4."),
+        ("Float models: the estimator's error", error_table(rows),
+         "The estimator's error against the simulator per model and core, board memory: the model's total / its "
+         "worst layer among those taking >= 5% of the cycles (bench/bench_cycles.py's table)."),
+    ]
+    lines: list[str] = []
+    for title, table, text in parts:
+        lines += [f"### {title}", "", "<!-- recorded: python bench/bench_float.py --json F -->", *table,
+                  "<!-- /recorded -->", "", *textwrap.wrap(text, 118), ""]
+    return lines[:-1]
 
 
 def main(argv: list[str] | None = None) -> int:
