@@ -7,22 +7,23 @@ beside the published float figures of X-CUBE-AI, CMSIS-DSP and TFLite Micro, and
     python bench/bench_float.py --load results.json --markdown   # BENCHMARKS.md's float sections from kept figures
 
 The models are tests/pytorch_models.py FLOAT_BENCH, exported from PyTorch (seeded weights, BatchNorm statistics
-measured on their data, the head fitted by ridge regression) into --models-dir, where later runs reuse them. Each is
-compiled for the core's board (mcucomp/perf/calibration.py CALIBRATION_BOARDS) with the core's default float
-multiply-accumulate form and profiled on the instruction-level simulator (one seeded random input): cycles simulated
-from the Arm manuals' instruction timings, zero-wait (the targets' condition) and with the board's flash wait states.
-A model that does not fit a board (e.g. ResNet-8's float arena on the M0+ board's 144 KB) is reported as not run.
+measured on their data, the head fitted by ridge regression) into --models-dir, where later runs with the same
+tests/pytorch_models.py reuse them. Each is compiled for the core's board (mcucomp/perf/calibration.py
+CALIBRATION_BOARDS) with the core's default float multiply-accumulate form and profiled on the instruction-level
+simulator (one seeded random input): cycles simulated from the Arm manuals' instruction timings, zero-wait (the
+targets' condition) and with the board's flash wait states. A model that does not fit a board (e.g. ResNet-8's float
+arena on the M0+ board's 144 KB) is reported as not run.
 The anchors are other tools' figures measured elsewhere on hardware; ours are simulated.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
 import textwrap
-from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -55,11 +56,13 @@ KERNEL_ANCHORS = [("gemm_f32", "cortex-m4", "CMSIS-DSP arm_mat_mult_f32 64x64, S
 
 
 def export_models(names, models_dir: Path) -> dict[str, Path]:
-    """{name: the float ONNX export}, exported into models_dir unless already there."""
+    """{name: the float ONNX export}, exported into models_dir unless already there (file names carry a digest of
+    tests/pytorch_models.py, so an edited model is exported again)."""
     models_dir.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(Path(pytorch_models.__file__).read_bytes()).hexdigest()[:12]
     paths = {}
     for name in names:
-        paths[name] = models_dir / f"{name}.onnx"
+        paths[name] = models_dir / f"{name}-{digest}.onnx"
         if not paths[name].exists():
             pytorch_models.export(name, paths[name])
     return paths
