@@ -37,11 +37,12 @@ from mcucomp.pipeline import profile_model  # noqa: E402
 from mcucomp.pipeline import default_requant, lower_model  # noqa: E402
 
 
-def run(core: str, model_name: str) -> dict:
-    """Profile one model on the core's board: totals and per-layer simulated cycles (estimates added by estimate)."""
+def run(core: str, model_name: str, source=None) -> dict:
+    """Profile one model (CYCLE_MODELS[model_name], or `source`: a path or ModelProto) on the core's board: totals
+    and per-layer simulated cycles (estimates added by estimate)."""
     board = load_board(CALIBRATION_BOARDS[core])
     t0 = time.time()
-    result = profile_model(CYCLE_MODELS[model_name](), board, inputs=1, name="m")
+    result = profile_model(source or CYCLE_MODELS[model_name](), board, inputs=1, name="m")
     return {
         "model": model_name, "core": core, "board": board["id"], "clock_hz": board["clock_hz"],
         "macs": sum(layer.macs for layer in result.layers), "cycles": result.total_cycles,
@@ -52,10 +53,11 @@ def run(core: str, model_name: str) -> dict:
     }
 
 
-def estimate(row: dict) -> dict:
-    """The row with today's estimator figures (board memory) and its errors against the simulated cycles."""
+def estimate(row: dict, source=None) -> dict:
+    """The row with today's estimator figures (board memory) and its errors against the simulated cycles (the model
+    from CYCLE_MODELS, or `source` as run took it)."""
     board = load_board(row["board"])
-    low = lower_model(CYCLE_MODELS[row["model"]](), alignment=board["alignment"], requant=default_requant(board))
+    low = lower_model(source or CYCLE_MODELS[row["model"]](), alignment=board["alignment"], requant=default_requant(board))
     estimate = estimate_model(low.graph, low.order, board)
     est = {e.name: e for e in estimate.layers}
     for layer in row["layers"]:
@@ -97,15 +99,16 @@ def error_table(rows: list[dict]) -> list[str]:
     return lines
 
 
-def path_table(rows: list[dict]) -> list[str]:
-    """Simulated cycles per MAC per kernel path and core (board memory), over every layer with MACs."""
+def path_table(rows: list[dict], key: str = "cycles") -> list[str]:
+    """Simulated cycles per MAC per kernel path and core over every layer with MACs: board memory, or zero-wait with
+    key="cycles_zero_wait"."""
     cores = sorted({r["core"] for r in rows})
     sums: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for r in rows:
         for layer in r["layers"]:
             if layer["macs"]:
                 acc = sums[layer["path"]][r["core"]]
-                acc[0] += layer["cycles"]
+                acc[0] += layer[key]
                 acc[1] += layer["macs"]
     lines = ["| kernel path | " + " | ".join(cores) + " |", "|---|" + "---|" * len(cores)]
     for path in sorted(sums):

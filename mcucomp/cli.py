@@ -12,6 +12,7 @@ from pathlib import Path
 
 from emit_c.escape import visible_escape
 
+from .estimate_quality import CALIBRATED, EXTRAPOLATED, OUTSIDE_MARK, marked
 from .errors import McucompError, ModelError, OptionError, OutputError, VerifyError
 from .frontend.loader import parse_shape_option, require_regular_file
 from .report.tables import display_text
@@ -291,8 +292,9 @@ def _int8_guidance(args: argparse.Namespace, report: dict) -> list[str]:
     """For a float model: the estimated cycles of an int8 build beside the float build's, and how to quantize.
 
     Without an FPU, both figures and the command; with one, the speed-up in one line. The int8 figure comes from a
-    copy quantized on random N(0, 1) samples, used for the estimate only and never written; [] when onnxruntime,
-    the estimator or that copy is unavailable."""
+    copy quantized on random N(0, 1) samples, used for the estimate only and never written; figures outside the
+    estimator's calibration are marked as analyze marks them, with both builds' estimate quality in a last line; []
+    when onnxruntime, the estimator or that copy is unavailable. compile and analyze print the same lines."""
     import numpy as np
 
     from .ops._layout import as_onnx_order
@@ -317,17 +319,22 @@ def _int8_guidance(args: argparse.Namespace, report: dict) -> list[str]:
     if cycles is None or cycles <= 0:
         return []
     core = report["cycle_estimate"]["core"]
-    outside = sum(len(r["cycle_estimate"]["uncalibrated_layers"]) for r in (report, int8.report))
-    if outside:
-        core += f", {outside} layer{'s' * (outside != 1)} on kernel paths outside the estimator's fit"
-    command = f"mcucomp compile {args.model} --quantize CALIB.npz -o OUTDIR"
+    model = display_text(args.model)
+    command = f"mcucomp compile {model} --quantize CALIB.npz -o OUTDIR"
+    float_quality, int8_quality = (r["cycle_estimate"].get("estimate_quality", CALIBRATED)
+                                   for r in (report, int8.report))
+    qualities = [f"{what}: {quality}" for what, quality in (("float32", float_quality), ("int8", int8_quality))
+                 if quality != CALIBRATED]
+    caveat = [f"  ({OUTSIDE_MARK} marks estimates outside the calibration; {'; '.join(qualities)})"] * bool(qualities)
+    ratio_quality = CALIBRATED if not qualities else EXTRAPOLATED
     if int8.board["fpu"] != "none":
-        return [f"  int8: an int8 build would take about {floats / cycles:.1f}x fewer cycles on {core} (estimated); "
-                f"`{command}` quantizes with your samples"]
-    return [f"  float32 on {core} (no FPU): {floats:,} cycles per inference (estimated); an int8 build: {cycles:,} "
-            f"(estimated from a copy quantized on random data, {floats / cycles:.0f}x fewer)",
+        return [f"  int8: an int8 build would take about {marked(f'{floats / cycles:.1f}', ratio_quality)}x fewer "
+                f"cycles on {core} (estimated); `{command}` quantizes with your samples"] + caveat
+    return [f"  float32 on {core} (no FPU): {marked(f'{floats:,}', float_quality)} cycles per inference (estimated); "
+            f"an int8 build: {marked(f'{cycles:,}', int8_quality)} (estimated from a copy quantized on random data, "
+            f"{marked(f'{floats / cycles:.0f}', ratio_quality)}x fewer)",
             f"  quantize with representative samples: {command}",
-            f"  (or `mcucomp quantize {args.model} --calib CALIB.npz`, then compile the _int8.onnx it writes)"]
+            f"  (or `mcucomp quantize {model} --calib CALIB.npz`, then compile the _int8.onnx it writes)"] + caveat
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -352,8 +359,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     report = planned.report
     report.update(_compile_options(args).get("report_extra", {}))
     print(format_json(report) if args.json else format_csv(report) if args.csv else format_text(report))
-    for line in [] if args.json or args.csv else _int8_lines(report):
-        print(line.strip())
+    if not (args.json or args.csv):
+        guidance = _int8_guidance(args, report) if _is_float_model(report) else []
+        for line in _float_mac_lines(report) + _int8_lines(report) + guidance:
+            print(line.strip())
     if fit_check:
         check_fit(report, planned.board, report["fit"])
     return 0

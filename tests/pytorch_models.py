@@ -1,5 +1,6 @@
-"""Float models exported from PyTorch for the quantization tests: a ResNet-8 (CIFAR), a KWS DS-CNN, a
-MobileNetV2-0.35 at 96x96 and a GRU keyword classifier, with calibration and validation data.
+"""Float models exported from PyTorch for the quantization tests and the float benchmark: a ResNet-8 (CIFAR), a KWS
+DS-CNN, a MobileNetV2-0.35 at 96x96, a GRU keyword classifier unrolled into Linear layers, a 1-D CNN for activity
+recognition and a GRU keyword model (torch.nn.GRU, ONNX's GRU op), with calibration and validation data.
 
 Weights are PyTorch's default initialization from a fixed seed; every BatchNorm gets non-trivial statistics that
 fit the data (so folding matters and activations keep unit scale). The data are class prototypes plus noise: each
@@ -14,6 +15,11 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+
+
+def _conv1d_bn(c_in: int, c_out: int, k: int) -> nn.Sequential:
+    """1-D conv (no bias, same padding) + BatchNorm + ReLU."""
+    return nn.Sequential(nn.Conv1d(c_in, c_out, k, padding=k // 2, bias=False), nn.BatchNorm1d(c_out), nn.ReLU())
 
 
 def _conv_bn(c_in: int, c_out: int, k, stride: int = 1, groups: int = 1, relu: str | None = "relu") -> nn.Sequential:
@@ -158,9 +164,47 @@ class GruClassifier(nn.Module):
         return self.fc(h)
 
 
+class HarCnn1d(nn.Module):
+    """A 1-D CNN for activity recognition: 3 accelerometer axes x 128 samples → conv 9 (32) → maxpool 2 → conv 5 (64)
+    → maxpool 2 → conv 3 (128) → global average pool → FC 10."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(_conv1d_bn(3, 32, 9), nn.MaxPool1d(2), _conv1d_bn(32, 64, 5), nn.MaxPool1d(2),
+                                      _conv1d_bn(64, 128, 3), nn.AdaptiveAvgPool1d(1), nn.Flatten())
+        self.fc = nn.Linear(128, 10)
+
+    def forward(self, x):
+        """The forward pass."""
+        return self.fc(self.features(x))
+
+
+class GruKws(nn.Module):
+    """A GRU keyword model: 49 frames of 10 MFCC features through torch.nn.GRU (64 units, exported as ONNX's GRU
+    op), its last hidden state through FC 10."""
+
+    STEPS, FEATURES, HIDDEN = 49, 10, 64
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(self.FEATURES, self.HIDDEN, batch_first=True)
+        self.fc = nn.Linear(self.HIDDEN, 10)
+
+    def forward(self, x):
+        """The forward pass."""
+        return self.fc(self.gru(x)[1][0])
+
+
 #: name: (constructor, one sample's data shape, the model input's shape for one sample)
 MODELS = {"resnet8": (ResNet8, (3, 32, 32), (3, 32, 32)), "ds_cnn": (DsCnn, (1, 49, 10), (1, 49, 10)),
-          "mobilenetv2_035": (MobileNetV2, (3, 96, 96), (3, 96, 96)), "gru": (GruClassifier, (16, 20), (320,))}
+          "mobilenetv2_035": (MobileNetV2, (3, 96, 96), (3, 96, 96)), "gru": (GruClassifier, (16, 20), (320,)),
+          "har_cnn1d": (HarCnn1d, (3, 128), (3, 128)), "gru_kws": (GruKws, (49, 10), (49, 10))}
+
+#: The models the quantization tests quantize wholly to int8 (quantize_static has no QDQ form of ONNX's GRU op, so
+#: gru_kws keeps a float GRU layer).
+QUANTIZED = ("resnet8", "ds_cnn", "mobilenetv2_035", "gru", "har_cnn1d")
+#: The float benchmark's models (bench/bench_float.py): the five architectures the float kernels are measured on.
+FLOAT_BENCH = ("resnet8", "ds_cnn", "mobilenetv2_035", "har_cnn1d", "gru_kws")
 
 
 def samples(name: str, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +235,7 @@ def build(name: str, seed: int = 0) -> nn.Module:
     net.train()
     with torch.no_grad():
         for m in net.modules():
-            if isinstance(m, nn.BatchNorm2d):
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
                 m.momentum = None  # cumulative average over the batches below
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.normal_(0.0, 0.1)
@@ -229,7 +273,7 @@ def _fit_head(net: nn.Module, x: np.ndarray, classes: np.ndarray) -> None:
 
 def export(name: str, path: Path) -> Path:
     """Export model `name` to ONNX at `path` (TorchScript exporter with its constant folding, which evaluates the
-    GRU's negated weights and bias slices)."""
+    unrolled GRU's negated weights and bias slices)."""
     net = build(name)
     example = torch.from_numpy(samples(name, 1, 0)[0])
     with torch.no_grad():

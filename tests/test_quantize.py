@@ -63,7 +63,7 @@ def _float_outputs(path, x: np.ndarray) -> np.ndarray:
     return np.stack([session.run(None, {"input": sample})[0] for sample in x])
 
 
-@pytest.mark.parametrize("name", sorted(pytorch_models.MODELS))
+@pytest.mark.parametrize("name", sorted(pytorch_models.QUANTIZED))
 def test_quantized_c_agrees_with_the_float_model(name, float_models, tmp_path, capsys):
     """quantize with 64 samples → compiles with no float layer but the float I/O conversions; the host-built C
     agrees with the float model on 100 other samples: top-1 >= 95%, mean cosine >= 0.99."""
@@ -234,8 +234,25 @@ def test_compiling_a_float_model_shows_the_int8_estimate(float_models, tmp_path,
     status, out, err = _run(["compile", str(path), "--board", "nucleo-l4r5zi", "-o", str(tmp_path / "m4"), "--force"],
                             capsys)
     assert status == 0, err
-    fpu = [line for line in out.splitlines() if "int8" in line]
+    fpu = [line for line in out.splitlines() if "int8 build" in line]
     assert len(fpu) == 1 and "fewer cycles on cortex-m4 (estimated)" in fpu[0]
+
+
+def test_analyzing_a_float_model_shows_the_int8_estimate(float_models, tmp_path, capsys):
+    """analyze prints what compile prints for a float model: without an FPU the float build's and the int8 build's
+    estimated cycles and the quantize command (and the float MAC form); not in --json or --csv output."""
+    path, _, _ = float_models["ds_cnn"]
+    status, out, err = _run(["compile", str(path), "--board", "rpi-pico", "-o", str(tmp_path / "m0")], capsys)
+    assert status == 0, err
+    start = next(i for i, line in enumerate(out.splitlines()) if line.strip().startswith("float MAC:"))
+    compiled = [line.strip() for line in out.splitlines()[start:]]
+    assert any("(no FPU)" in line and line.count("estimated") == 2 for line in compiled), compiled
+    status, out, err = _run(["analyze", str(path), "--board", "rpi-pico"], capsys)
+    assert status == 0, err
+    assert out.splitlines()[-len(compiled):] == compiled
+    for fmt in ("--json", "--csv"):
+        status, out, err = _run(["analyze", str(path), "--board", "rpi-pico", fmt], capsys)
+        assert status == 0 and "an int8 build" not in out, err
 
 
 def test_verify_with_quantize_compares_with_the_float_model(float_models, tmp_path, capsys):

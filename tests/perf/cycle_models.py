@@ -1,7 +1,8 @@
 """The models the cycle estimator is checked on: the four shared MLPerf Tiny files, the float
 KWS (depthwise stack) and IC ResNet-8 (residual) builds, an FC-only anomaly-detection autoencoder (int8 QDQ and
-QOperator) and a small MobileNetV1 (depthwise stack), int8; float keyword-spotting GRU and LSTM models; the test zoo
-(tests/int8_models.py ZOO quantized to QDQ, tests/float_models.py); and, for bench/bench_cycles.py only (no test
+QOperator) and a small MobileNetV1 (depthwise stack), int8; float keyword-spotting GRU and LSTM models; the float
+benchmark's PyTorch exports (tests/pytorch_models.py FLOAT_BENCH: ResNet-8, DS-CNN, MobileNetV2-0.35, a 1-D CNN, a GRU);
+the test zoo (tests/int8_models.py ZOO quantized to QDQ, tests/float_models.py); and, for bench/bench_cycles.py only (no test
 simulates it), the MobileNetV1 at MLPerf Tiny VWW's full 96x96. None of them is in the calibration set."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from float_models import FLOAT_MODELS, ic_resnet8, kws_dscnn
 from int8_models import ZOO, quantize_qdq
+import pytorch_models
 from mcucomp.perf.calibration import quantized, with_int8_io
 from shared_models import shared_model
 
@@ -106,6 +108,11 @@ def zoo_int8(name: str) -> str:
     return str(quantize_qdq(ZOO[name](), path))
 
 
+def pytorch_float(name: str) -> str:
+    """A tests/pytorch_models.py float export in a temporary directory."""
+    return str(pytorch_models.export(name, Path(tempfile.mkdtemp(prefix="cycle_models_")) / f"{name}.onnx"))
+
+
 #: name -> builder of every model the estimator is checked on.
 CYCLE_MODELS = {
     "kws_dscnn_qdq": lambda: str(shared_model("mlperf_tiny/kws_dscnn_qdq.onnx")),
@@ -120,6 +127,7 @@ CYCLE_MODELS = {
     "kws_lstm_f32": lambda: kws_recurrent("LSTM"),
     **{f"zoo_{name}": lambda name=name: zoo_int8(name) for name in ZOO if not name.endswith("_u8")},
     **{f"zoo_{name}": FLOAT_MODELS[name] for name in ("kws_f32_bn", "ic_f32_bn")},
+    **{f"pytorch_{name}": lambda name=name: pytorch_float(name) for name in pytorch_models.FLOAT_BENCH},
     "vww_mbnet_int8": lambda: with_int8_io(quantized(mobilenet_v1(), "qdq", seed=2)),
     # MLPerf Tiny's VWW size (96x96, 7.49 M MACs): bench only, the tests simulate the 48x48 one above
     "vww96_mbnet_int8": lambda: with_int8_io(quantized(mobilenet_v1(size=96), "qdq", seed=2)),

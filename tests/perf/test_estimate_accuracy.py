@@ -1,7 +1,7 @@
 """The cycle estimator against the simulator: within 10% per model and 20% per layer taking >= 5% of the
 cycles, zero-wait and with the board's memory. A CI-sized subset of bench/bench_cycles.py's matrix: models of every
-kind on the Cortex-M4 board (recurrent, QOperator FC and data-movement models included), a few per other fitted core;
-none of them is in the calibration set."""
+kind on the Cortex-M4 board (recurrent, QOperator FC and data-movement models included; the float benchmark's five
+PyTorch exports), a few per other fitted core; none of them is in the calibration set."""
 
 from __future__ import annotations
 
@@ -22,13 +22,22 @@ CASES = [
     ("cortex-m4", "kws_lstm_f32"),
     ("cortex-m4", "ad_fc_qop"),
     ("cortex-m4", "zoo_data_moves"),
+    ("cortex-m4", "pytorch_resnet8"),
+    ("cortex-m4", "pytorch_ds_cnn"),
+    ("cortex-m4", "pytorch_mobilenetv2_035"),
+    ("cortex-m4", "pytorch_har_cnn1d"),
+    ("cortex-m4", "pytorch_gru_kws"),
     ("cortex-m7", "kws_gru_f32"),
     ("cortex-m7", "zoo_decoder"),
+    ("cortex-m7", "pytorch_resnet8"),
+    ("cortex-m7", "pytorch_har_cnn1d"),
     ("cortex-m33", "kws_dscnn_qop"),
     ("cortex-m33", "ad_fc_int8"),
+    ("cortex-m33", "pytorch_mobilenetv2_035"),
     ("cortex-m0plus", "kws_dscnn_qdq"),
     ("cortex-m0plus", "vww_mbnet_int8"),  # the AD float-path weights do not fit its 512 KB flash
     ("cortex-m0plus", "kws_lstm_f32"),
+    ("cortex-m0plus", "pytorch_har_cnn1d"),  # ResNet-8 and MobileNetV2's float arenas do not fit its 144 KB
 ]
 
 
