@@ -62,42 +62,76 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
     }
 }
 
-/* One 3x3 output from the input columns a, b, c (each the three rows' values), in (row, column) order. */
+/* One 3x3 output from the input columns a, b, c (each the values of the R valid kernel rows; R constant), in
+ * (row, column) order; weights wRC of the valid rows. */
 #define MCU_DW3_OUT(dst, a, b, c)                                                                                  \
     do {                                                                                                           \
         float acc_ = 0.0f;                                                                                         \
         acc_ = MCU_F32_MAC(acc_, w00, a##0);                                                                       \
         acc_ = MCU_F32_MAC(acc_, w01, b##0);                                                                       \
         acc_ = MCU_F32_MAC(acc_, w02, c##0);                                                                       \
-        acc_ = MCU_F32_MAC(acc_, w10, a##1);                                                                       \
-        acc_ = MCU_F32_MAC(acc_, w11, b##1);                                                                       \
-        acc_ = MCU_F32_MAC(acc_, w12, c##1);                                                                       \
-        acc_ = MCU_F32_MAC(acc_, w20, a##2);                                                                       \
-        acc_ = MCU_F32_MAC(acc_, w21, b##2);                                                                       \
-        acc_ = MCU_F32_MAC(acc_, w22, c##2);                                                                       \
+        if (R > 1) {                                                                                               \
+            acc_ = MCU_F32_MAC(acc_, w10, a##1);                                                                   \
+            acc_ = MCU_F32_MAC(acc_, w11, b##1);                                                                   \
+            acc_ = MCU_F32_MAC(acc_, w12, c##1);                                                                   \
+        }                                                                                                          \
+        if (R > 2) {                                                                                               \
+            acc_ = MCU_F32_MAC(acc_, w20, a##2);                                                                   \
+            acc_ = MCU_F32_MAC(acc_, w21, b##2);                                                                   \
+            acc_ = MCU_F32_MAC(acc_, w22, c##2);                                                                   \
+        }                                                                                                          \
         MCU_DW_STORE(dst, acc_, has_bias, bias, lo, hi);                                                           \
     } while (0)
 
-/* Loads input column i of the three rows into slot s. */
+/* Loads input column i of the R valid rows into slot s. */
 #define MCU_DW3_LOAD(s, i)                                                                                         \
     do {                                                                                                           \
         s##0 = r0[i];                                                                                              \
-        s##1 = r1[i];                                                                                              \
-        s##2 = r2[i];                                                                                              \
+        if (R > 1) {                                                                                               \
+            s##1 = r1[i];                                                                                          \
+        }                                                                                                          \
+        if (R > 2) {                                                                                               \
+            s##2 = r2[i];                                                                                          \
+        }                                                                                                          \
     } while (0)
 
-/* `count` outputs of a 3x3 window whose rows r0..r2 and columns from r*[0] on all lie inside the input, at stride
- * 1 or 2: the nine weights stay in registers and the window slides, each output loading only the columns it does
- * not share with the previous one, the three column slots taking turns so that nothing is moved. */
-static inline void mcu_dw3_run(const float *r0, const float *r1, const float *r2, const float *wk, int has_bias,
-                               float bias, float lo, float hi, float *yr, int32_t count, int32_t stride)
+/* One output whose window starts at input column ix (r0..r2[ix]) and keeps its columns [kx0, kx1) (the others
+ * lie outside the input): a left or right border output of a 3x3 row. */
+static MCU_INLINE float mcu_dw3_edge(const float *r0, const float *r1, const float *r2, const float *wr, int R,
+                                     int32_t ix, int32_t kx0, int32_t kx1)
 {
-    const float w00 = wk[0], w01 = wk[1], w02 = wk[2], w10 = wk[3], w11 = wk[4], w12 = wk[5], w20 = wk[6],
-                w21 = wk[7], w22 = wk[8];
-    float a0, a1, a2, b0, b1, b2, c0, c1, c2;
+    float acc = 0.0f;
+    int32_t kx;
+    for (kx = kx0; kx < kx1; ++kx) {
+        acc = MCU_F32_MAC(acc, wr[kx], r0[ix + kx]);
+    }
+    if (R > 1) {
+        for (kx = kx0; kx < kx1; ++kx) {
+            acc = MCU_F32_MAC(acc, wr[3 + kx], r1[ix + kx]);
+        }
+    }
+    if (R > 2) {
+        for (kx = kx0; kx < kx1; ++kx) {
+            acc = MCU_F32_MAC(acc, wr[6 + kx], r2[ix + kx]);
+        }
+    }
+    return acc;
+}
+
+/* `count` interior outputs of a 3x3 row at stride s (1 or 2) whose R valid kernel rows (2 or 3, constant) start at
+ * r0..r2 (the first window's left column) with the weight rows wr[0..3R): the weights stay in registers and the
+ * window slides, each output loading only the columns it does not share with the previous one, the three column
+ * slots taking turns so that nothing is moved. */
+static MCU_INLINE void mcu_dw3_run(const float *r0, const float *r1, const float *r2, const float *wr, int R,
+                                   int32_t s, int has_bias, float bias, float lo, float hi, float *yr, int32_t count)
+{
+    const float w00 = wr[0], w01 = wr[1], w02 = wr[2];
+    const float w10 = R > 1 ? wr[3] : 0.0f, w11 = R > 1 ? wr[4] : 0.0f, w12 = R > 1 ? wr[5] : 0.0f;
+    const float w20 = R > 2 ? wr[6] : 0.0f, w21 = R > 2 ? wr[7] : 0.0f, w22 = R > 2 ? wr[8] : 0.0f;
+    float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, b0 = 0.0f, b1 = 0.0f, b2 = 0.0f, c0 = 0.0f, c1 = 0.0f, c2 = 0.0f;
     MCU_DW3_LOAD(a, 0);
     MCU_DW3_LOAD(b, 1);
-    if (stride == 1) {
+    if (s == 1) {
         for (; count >= 3; count -= 3) {
             MCU_DW3_LOAD(c, 2);
             MCU_DW3_OUT(yr, a, b, c);
@@ -140,36 +174,69 @@ static inline void mcu_dw3_run(const float *r0, const float *r1, const float *r2
     }
 }
 
-/* A 3x3 plane at stride s (1 or 2, both axes), undilated: rows whose window lies inside the input
- * run their interior columns through mcu_dw3_run, the border outputs clipped. */
+/* One output row of a 3x3 window at stride s (the params' stride_w) whose R valid kernel rows (2 or 3, constant)
+ * are the input rows r0..r2, weight rows wr[0..3R): in column order (the overlap margin relies on it) the left
+ * border outputs (columns [0, ox0)) from their columns inside the input, the interior ones sliding, the right border
+ * ones (columns [ox1, w_out)). */
+static MCU_INLINE void mcu_dw3_row(const mcu_conv2d_f32_params *p, const float *r0, const float *r1, const float *r2,
+                                   const float *wr, int R, int has_bias, float bias, float *yr, int32_t ox0,
+                                   int32_t ox1)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t s = g->stride_w;
+    int32_t ox;
+    for (ox = 0; ox < ox0; ++ox) {
+        const int32_t ix = ox * s - g->pad_l;
+        MCU_DW_STORE(yr + ox, mcu_dw3_edge(r0, r1, r2, wr, R, ix, -ix, ix + 3 > g->w_in ? g->w_in - ix : 3),
+                     has_bias, bias, p->act_min, p->act_max);
+    }
+    if (ox1 > ox0) {
+        const int32_t ix0 = ox0 * s - g->pad_l;
+        mcu_dw3_run(r0 + ix0, r1 + ix0, r2 + ix0, wr, R, s, has_bias, bias, p->act_min, p->act_max, yr + ox0,
+                    ox1 - ox0);
+    }
+    for (ox = ox1; ox < g->w_out; ++ox) {
+        const int32_t ix = ox * s - g->pad_l;
+        MCU_DW_STORE(yr + ox, mcu_dw3_edge(r0, r1, r2, wr, R, ix, ix < 0 ? -ix : 0, g->w_in - ix), has_bias, bias,
+                     p->act_min, p->act_max);
+    }
+}
+
+static void mcu_dw3_row3(const mcu_conv2d_f32_params *p, const float *r0, const float *wr, int has_bias, float b,
+                         float *yr, int32_t ox0, int32_t ox1)
+{
+    mcu_dw3_row(p, r0, r0 + p->g.w_in, r0 + 2 * p->g.w_in, wr, 3, has_bias, b, yr, ox0, ox1);
+}
+
+static void mcu_dw3_row2(const mcu_conv2d_f32_params *p, const float *r0, const float *wr, int has_bias, float b,
+                         float *yr, int32_t ox0, int32_t ox1)
+{
+    mcu_dw3_row(p, r0, r0 + p->g.w_in, r0, wr, 2, has_bias, b, yr, ox0, ox1);
+}
+
+/* A 3x3 plane at stride s (1 or 2, both axes), undilated, at least 3 input columns: rows with 3 or 2 kernel rows
+ * inside the input run mcu_dw3_row, the others (1-row planes, pads of 2) walk clipped windows. */
 static void mcu_dw3_plane(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int has_bias, float b,
                           float *yp)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t s = g->stride_w;
     /* interior columns: ix0 = ox * s - pad_l >= 0 and ix0 + 2 < w_in */
-    const int32_t ox0 = (g->pad_l + s - 1) / s, ox1a = (g->w_in - 3 + g->pad_l) / s + 1;
-    const int32_t ox1 = g->w_in < 3 ? ox0 : (ox1a < g->w_out ? ox1a : g->w_out);
+    const int32_t ox0a = (g->pad_l + s - 1) / s, ox1a = (g->w_in - 3 + g->pad_l) / s + 1;
+    const int32_t ox0 = ox0a < g->w_out ? ox0a : g->w_out, ox1 = ox1a < ox0 ? ox0 : (ox1a < g->w_out ? ox1a : g->w_out);
     int32_t oy;
     for (oy = 0; oy < g->h_out; ++oy) {
         const int32_t iy0 = oy * g->stride_h - g->pad_t;
+        const int32_t ky0 = iy0 < 0 ? -iy0 : 0, ky1 = iy0 + 3 > g->h_in ? g->h_in - iy0 : 3;
         float *yr = yp + (size_t)oy * g->w_out;
-        if (iy0 < 0 || iy0 + 2 >= g->h_in || ox1 <= ox0) {
+        const float *r0 = xp + (size_t)(iy0 + ky0) * g->w_in;
+        if (ky1 - ky0 == 3) {
+            mcu_dw3_row3(p, r0, wk, has_bias, b, yr, ox0, ox1);
+        } else if (ky1 - ky0 == 2) {
+            mcu_dw3_row2(p, r0, wk + 3 * ky0, has_bias, b, yr, ox0, ox1);
+        } else {
             mcu_dw_row_checked(p, xp, wk, has_bias, b, yr, oy, 0, g->w_out);
-            continue;
         }
-        mcu_dw_row_checked(p, xp, wk, has_bias, b, yr, oy, 0, ox0);
-        {
-            const float *r0 = xp + (size_t)iy0 * g->w_in + (ox0 * s - g->pad_l);
-            if (has_bias) {
-                mcu_dw3_run(r0, r0 + g->w_in, r0 + 2 * g->w_in, wk, 1, b, p->act_min, p->act_max, yr + ox0,
-                            ox1 - ox0, s);
-            } else {
-                mcu_dw3_run(r0, r0 + g->w_in, r0 + 2 * g->w_in, wk, 0, 0.0f, p->act_min, p->act_max, yr + ox0,
-                            ox1 - ox0, s);
-            }
-        }
-        mcu_dw_row_checked(p, xp, wk, has_bias, b, yr, oy, ox1, g->w_out);
     }
 }
 
@@ -181,7 +248,7 @@ void mcu_conv2d_f32_depthwise(const mcu_conv2d_f32_params *p, const float *x, co
     const int32_t k_vol = g->k_h * g->k_w;
     const size_t in_plane = (size_t)g->h_in * g->w_in, out_plane = (size_t)g->h_out * g->w_out;
     const int three = g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1 && g->stride_h == g->stride_w &&
-                      (g->stride_w == 1 || g->stride_w == 2);
+                      (g->stride_w == 1 || g->stride_w == 2) && g->w_in >= 3;
     int32_t n, oc, oy;
     for (n = 0; n < g->n; ++n) {
         for (oc = 0; oc < g->c_out; ++oc) {

@@ -57,14 +57,15 @@ def _case_nodes(rng, runtime: bool):
 
 
 def test_cases_take_the_depthwise_path():
-    """Every case lowers to the depthwise path, the undilated 3x3 ones of equal strides 1 or 2 to its sliding rows."""
+    """Every case lowers to the depthwise path, the undilated 3x3 ones of equal strides 1 or 2 over at least 3 input
+    columns to its sliding rows."""
     nodes, inputs, _, inits = _case_nodes(np.random.default_rng(40), runtime=False)
     model = make_model(nodes, inputs, infer_outputs(nodes, inputs, inits), inits)
     g, order = lower_model(model)[:2]
     convs = sorted((node for node in order if node.op == "conv2d_f32"), key=lambda node: int(node.outputs[0][1:]))
     paths = [conv2d_f32.OP.cost_terms(node, g)[0] for node in convs]
     sliding = [w[2:] == (3, 3) and a.get("dilations", [1, 1]) == [1, 1] and len(set(a.get("strides", [1, 1]))) == 1
-               for _, w, _, a in CASES]
+               and x[-1] >= 3 for x, w, _, a in CASES]
     assert paths == ["depthwise3x3" if s else "depthwise" for s in sliding]
     assert all(conv2d_f32.OP.call(node, g).func == "conv2d_f32_depthwise" for node in convs)
 

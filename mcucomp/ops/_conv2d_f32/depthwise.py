@@ -16,10 +16,10 @@ def depthwise(node: Node, g: Graph) -> bool:
 
 
 def slides(geom: dict) -> bool:
-    """Undilated 3x3 windows of stride 1 or 2 on both axes: the rows whose windows lie inside the input slide
-    (mcu_dw3_plane); the C's `three`."""
+    """Undilated 3x3 windows of stride 1 or 2 on both axes over at least 3 input columns: the rows with 2 or 3 kernel
+    rows inside the input slide (mcu_dw3_plane); the C's `three`."""
     return ((geom["k_h"], geom["k_w"], geom["dil_h"], geom["dil_w"]) == (3, 3, 1, 1)
-            and geom["stride_h"] == geom["stride_w"] in (1, 2))
+            and geom["stride_h"] == geom["stride_w"] in (1, 2) and geom["w_in"] >= 3)
 
 
 def _axis_first_end(start: int, dil: int, k: int, n: int) -> tuple[int, int]:
@@ -44,9 +44,10 @@ def _checked(geom: dict, rows: list[int], cols: list[int]) -> dict[str, int]:
 
 def depthwise_terms(geom: dict) -> tuple[str, dict[str, int]]:
     """The path ("depthwise3x3" when the rows slide, else "depthwise") and its loops' counts over all planes: the
-    planes and output rows; the sliding runs (one per row whose windows lie inside the input rows, over the interior
-    columns), their 3-output steps and the 1 or 2 outputs after them; the calls of the clipped-window loop, its
-    outputs, the kernel rows it enters and the taps it reads."""
+    planes and output rows; for sliding planes, per row with 3 (or 2) kernel rows inside the input its border outputs
+    and their taps, one sliding run over the interior columns, its 3-output steps and the 1 or 2 outputs after them
+    (per stride); the rows left (1 kernel row inside) and the clipped-window path walk clipped windows: per row a call,
+    its outputs, the kernel rows they enter and the taps they read."""
     planes = geom["n"] * geom["c_out"]
     h_out, w_out, s = geom["h_out"], geom["w_out"], geom["stride_w"]
     terms = {"calls": 1, "planes": planes, "rows": planes * h_out}
@@ -54,17 +55,22 @@ def depthwise_terms(geom: dict) -> tuple[str, dict[str, int]]:
         c = _checked(geom, list(range(h_out)), list(range(w_out)))
         return "depthwise", {**terms, "checked_calls": planes * h_out,
                              **{f"checked_{k}": planes * v for k, v in c.items()}}
-    ox0 = -(-geom["pad_l"] // s)
-    ox1 = min((geom["w_in"] - 3 + geom["pad_l"]) // s + 1, w_out) if geom["w_in"] >= 3 else ox0
-    fast = [oy for oy in range(h_out)
-            if ox1 > ox0 and 0 <= oy * geom["stride_h"] - geom["pad_t"] <= geom["h_in"] - 3]
-    slow = [oy for oy in range(h_out) if oy not in fast]
-    border = list(range(ox0)) + list(range(max(ox1, ox0), w_out))
-    count = max(0, ox1 - ox0)
-    c_slow = _checked(geom, slow, list(range(w_out)))
-    c_fast = _checked(geom, fast, border)
-    return "depthwise3x3", {
-        **terms, f"runs_s{s}": planes * len(fast), f"steps_s{s}": planes * len(fast) * (count // 3),
-        f"tail_s{s}": planes * len(fast) * (count % 3),
-        "checked_calls": planes * (len(slow) + 2 * len(fast)),
-        **{f"checked_{k}": planes * (c_slow[k] + c_fast[k]) for k in c_slow}}
+    ox0 = min(-(-geom["pad_l"] // s), w_out)
+    ox1 = min(max((geom["w_in"] - 3 + geom["pad_l"]) // s + 1, ox0), w_out)
+    border = list(range(ox0)) + list(range(ox1, w_out))
+    kx = [_axis_first_end(ox * s - geom["pad_l"], 1, 3, geom["w_in"]) for ox in border]
+    border_cols = sum(e - f for f, e in kx)
+    count = ox1 - ox0
+    rows = {1: [], 2: [], 3: []}
+    for oy in range(h_out):
+        f, e = _axis_first_end(oy * geom["stride_h"] - geom["pad_t"], 1, 3, geom["h_in"])
+        rows[max(1, e - f)].append(oy)
+    terms = {**terms, "rows3": planes * len(rows[3]), "rows2": planes * len(rows[2])}
+    for r in (3, 2):
+        n = planes * len(rows[r])
+        terms.update({f"edges{r}": n * len(border), f"edge_taps{r}": n * r * border_cols,
+                      f"runs{r}_s{s}": n * (count > 0), f"steps{r}_s{s}": n * (count // 3),
+                      f"tail{r}_s{s}": n * (count % 3)})
+    c = _checked(geom, rows[1], list(range(w_out)))
+    return "depthwise3x3", {**terms, "checked_calls": planes * len(rows[1]),
+                            **{f"checked_{k}": planes * v for k, v in c.items()}}
