@@ -62,23 +62,31 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
     }
 }
 
-/* One 3x3 output from the input columns a, b, c (each the values of the R valid kernel rows; R constant), in
- * (row, column) order; weights wRC of the valid rows. */
-#define MCU_DW3_OUT(dst, a, b, c)                                                                                  \
+/* One 3x3 output from the input columns a, b, c (each the values of the R valid kernel rows; R constant) of which
+ * those with KA, KB, KC set (constants) lie inside the input, in (row, column) order; weights wRC of the valid
+ * rows. */
+#define MCU_DW3_ROW_TAPS(acc, r, a, b, c, KA, KB, KC)                                                                         \
+    do {                                                                                                           \
+        if (KA) {                                                                                                  \
+            acc = MCU_F32_MAC(acc, w##r##0, a##r);                                                                 \
+        }                                                                                                          \
+        if (KB) {                                                                                                  \
+            acc = MCU_F32_MAC(acc, w##r##1, b##r);                                                                 \
+        }                                                                                                          \
+        if (KC) {                                                                                                  \
+            acc = MCU_F32_MAC(acc, w##r##2, c##r);                                                                 \
+        }                                                                                                          \
+    } while (0)
+
+#define MCU_DW3_OUT(dst, a, b, c, KA, KB, KC)                                                                      \
     do {                                                                                                           \
         float acc_ = 0.0f;                                                                                         \
-        acc_ = MCU_F32_MAC(acc_, w00, a##0);                                                                       \
-        acc_ = MCU_F32_MAC(acc_, w01, b##0);                                                                       \
-        acc_ = MCU_F32_MAC(acc_, w02, c##0);                                                                       \
+        MCU_DW3_ROW_TAPS(acc_, 0, a, b, c, KA, KB, KC);                                                                        \
         if (R > 1) {                                                                                               \
-            acc_ = MCU_F32_MAC(acc_, w10, a##1);                                                                   \
-            acc_ = MCU_F32_MAC(acc_, w11, b##1);                                                                   \
-            acc_ = MCU_F32_MAC(acc_, w12, c##1);                                                                   \
+            MCU_DW3_ROW_TAPS(acc_, 1, a, b, c, KA, KB, KC);                                                                    \
         }                                                                                                          \
         if (R > 2) {                                                                                               \
-            acc_ = MCU_F32_MAC(acc_, w20, a##2);                                                                   \
-            acc_ = MCU_F32_MAC(acc_, w21, b##2);                                                                   \
-            acc_ = MCU_F32_MAC(acc_, w22, c##2);                                                                   \
+            MCU_DW3_ROW_TAPS(acc_, 2, a, b, c, KA, KB, KC);                                                                    \
         }                                                                                                          \
         MCU_DW_STORE(dst, acc_, has_bias, bias, lo, hi);                                                           \
     } while (0)
@@ -95,127 +103,116 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
         }                                                                                                          \
     } while (0)
 
-/* One output whose window starts at input column ix (r0..r2[ix]) and keeps its columns [kx0, kx1) (the others
- * lie outside the input): a left or right border output of a 3x3 row. */
-static MCU_INLINE float mcu_dw3_edge(const float *r0, const float *r1, const float *r2, const float *wr, int R,
-                                     int32_t ix, int32_t kx0, int32_t kx1)
+/* Output rows [oy, oy_end) of a 3x3 plane (xp, yp) at stride s (1 or 2, the params' stride_w), each with the same
+ * R valid kernel rows (2 or 3, constant), the first at kernel row ky0: the weights stay in registers over the rows.
+ * Each row in column order (the overlap margin relies on it): the left border outputs (columns [0, ox0)), the
+ * interior ones sliding (each loads only the input columns it does not share with the previous one, the three
+ * column slots taking turns so that nothing is moved), the right border ones (columns [ox1, w_out)). A border
+ * output missing only column 0 (pad 1 on the left) or only column 2 (the last input column) is unrolled too, the
+ * others (pads of 2, stride 2 past the last column) walk their clipped windows. */
+static MCU_INLINE void mcu_dw3_rows(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int R,
+                                    int32_t ky0, int32_t oy, int32_t oy_end, int has_bias, float bias, float *yp,
+                                    int32_t ox0, int32_t ox1)
 {
-    float acc = 0.0f;
-    int32_t kx;
-    for (kx = kx0; kx < kx1; ++kx) {
-        acc = MCU_F32_MAC(acc, wr[kx], r0[ix + kx]);
-    }
-    if (R > 1) {
-        for (kx = kx0; kx < kx1; ++kx) {
-            acc = MCU_F32_MAC(acc, wr[3 + kx], r1[ix + kx]);
-        }
-    }
-    if (R > 2) {
-        for (kx = kx0; kx < kx1; ++kx) {
-            acc = MCU_F32_MAC(acc, wr[6 + kx], r2[ix + kx]);
-        }
-    }
-    return acc;
-}
-
-/* `count` interior outputs of a 3x3 row at stride s (1 or 2) whose R valid kernel rows (2 or 3, constant) start at
- * r0..r2 (the first window's left column) with the weight rows wr[0..3R): the weights stay in registers and the
- * window slides, each output loading only the columns it does not share with the previous one, the three column
- * slots taking turns so that nothing is moved. */
-static MCU_INLINE void mcu_dw3_run(const float *r0, const float *r1, const float *r2, const float *wr, int R,
-                                   int32_t s, int has_bias, float bias, float lo, float hi, float *yr, int32_t count)
-{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t s = g->stride_w, w_in = g->w_in, w_out = g->w_out;
+    const float lo = p->act_min, hi = p->act_max;
+    const float *wr = wk + 3 * ky0;
     const float w00 = wr[0], w01 = wr[1], w02 = wr[2];
     const float w10 = R > 1 ? wr[3] : 0.0f, w11 = R > 1 ? wr[4] : 0.0f, w12 = R > 1 ? wr[5] : 0.0f;
     const float w20 = R > 2 ? wr[6] : 0.0f, w21 = R > 2 ? wr[7] : 0.0f, w22 = R > 2 ? wr[8] : 0.0f;
+    const int left1 = ox0 == 1 && g->pad_l == 1;
     float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, b0 = 0.0f, b1 = 0.0f, b2 = 0.0f, c0 = 0.0f, c1 = 0.0f, c2 = 0.0f;
-    MCU_DW3_LOAD(a, 0);
-    MCU_DW3_LOAD(b, 1);
-    if (s == 1) {
-        for (; count >= 3; count -= 3) {
-            MCU_DW3_LOAD(c, 2);
-            MCU_DW3_OUT(yr, a, b, c);
-            MCU_DW3_LOAD(a, 3);
-            MCU_DW3_OUT(yr + 1, b, c, a);
-            MCU_DW3_LOAD(b, 4);
-            MCU_DW3_OUT(yr + 2, c, a, b);
-            r0 += 3, r1 += 3, r2 += 3, yr += 3;
+    for (; oy < oy_end; ++oy) {
+        const float *r0 = xp + (size_t)(oy * g->stride_h - g->pad_t + ky0) * w_in;
+        const float *r1 = r0 + w_in, *r2 = r0 + 2 * w_in;
+        float *yr = yp + (size_t)oy * w_out;
+        int32_t ox, count = ox1 - ox0;
+        if (left1) {
+            MCU_DW3_LOAD(b, 0);
+            MCU_DW3_LOAD(c, 1);
+            MCU_DW3_OUT(yr, a, b, c, 0, 1, 1);
+        } else {
+            mcu_dw_row_checked(p, xp, wk, has_bias, bias, yr, oy, 0, ox0);
         }
         if (count > 0) {
-            MCU_DW3_LOAD(c, 2);
-            MCU_DW3_OUT(yr, a, b, c);
-            if (count > 1) {
-                MCU_DW3_LOAD(a, 3);
-                MCU_DW3_OUT(yr + 1, b, c, a);
+            const int32_t ix0 = ox0 * s - g->pad_l;
+            const float *q0 = r0, *q1 = r1, *q2 = r2;
+            float *yq = yr + ox0;
+            r0 += ix0, r1 += ix0, r2 += ix0;
+            MCU_DW3_LOAD(a, 0);
+            MCU_DW3_LOAD(b, 1);
+            if (s == 1) {
+                for (; count >= 3; count -= 3) {
+                    MCU_DW3_LOAD(c, 2);
+                    MCU_DW3_OUT(yq, a, b, c, 1, 1, 1);
+                    MCU_DW3_LOAD(a, 3);
+                    MCU_DW3_OUT(yq + 1, b, c, a, 1, 1, 1);
+                    MCU_DW3_LOAD(b, 4);
+                    MCU_DW3_OUT(yq + 2, c, a, b, 1, 1, 1);
+                    r0 += 3, r1 += 3, r2 += 3, yq += 3;
+                }
+                if (count > 0) {
+                    MCU_DW3_LOAD(c, 2);
+                    MCU_DW3_OUT(yq, a, b, c, 1, 1, 1);
+                    if (count > 1) {
+                        MCU_DW3_LOAD(a, 3);
+                        MCU_DW3_OUT(yq + 1, b, c, a, 1, 1, 1);
+                    }
+                }
+            } else {
+                for (; count >= 3; count -= 3) {
+                    MCU_DW3_LOAD(c, 2);
+                    MCU_DW3_OUT(yq, a, b, c, 1, 1, 1);
+                    MCU_DW3_LOAD(a, 3);
+                    MCU_DW3_LOAD(b, 4);
+                    MCU_DW3_OUT(yq + 1, c, a, b, 1, 1, 1);
+                    MCU_DW3_LOAD(c, 5);
+                    MCU_DW3_LOAD(a, 6);
+                    MCU_DW3_OUT(yq + 2, b, c, a, 1, 1, 1);
+                    MCU_DW3_LOAD(b, 7);
+                    r0 += 6, r1 += 6, r2 += 6, yq += 3;
+                }
+                if (count > 0) {
+                    MCU_DW3_LOAD(c, 2);
+                    MCU_DW3_OUT(yq, a, b, c, 1, 1, 1);
+                    if (count > 1) {
+                        MCU_DW3_LOAD(a, 3);
+                        MCU_DW3_LOAD(b, 4);
+                        MCU_DW3_OUT(yq + 1, c, a, b, 1, 1, 1);
+                    }
+                }
+            }
+            r0 = q0, r1 = q1, r2 = q2;
+        }
+        for (ox = ox1; ox < w_out; ++ox) {
+            const int32_t ix = ox * s - g->pad_l;
+            if (ix == w_in - 2 && ix >= 0) {
+                MCU_DW3_LOAD(a, ix);
+                MCU_DW3_LOAD(b, ix + 1);
+                MCU_DW3_OUT(yr + ox, a, b, c, 1, 1, 0);
+            } else {
+                mcu_dw_row_checked(p, xp, wk, has_bias, bias, yr, oy, ox, ox + 1);
             }
         }
-        return;
-    }
-    for (; count >= 3; count -= 3) {
-        MCU_DW3_LOAD(c, 2);
-        MCU_DW3_OUT(yr, a, b, c);
-        MCU_DW3_LOAD(a, 3);
-        MCU_DW3_LOAD(b, 4);
-        MCU_DW3_OUT(yr + 1, c, a, b);
-        MCU_DW3_LOAD(c, 5);
-        MCU_DW3_LOAD(a, 6);
-        MCU_DW3_OUT(yr + 2, b, c, a);
-        MCU_DW3_LOAD(b, 7);
-        r0 += 6, r1 += 6, r2 += 6, yr += 3;
-    }
-    if (count > 0) {
-        MCU_DW3_LOAD(c, 2);
-        MCU_DW3_OUT(yr, a, b, c);
-        if (count > 1) {
-            MCU_DW3_LOAD(a, 3);
-            MCU_DW3_LOAD(b, 4);
-            MCU_DW3_OUT(yr + 1, c, a, b);
-        }
     }
 }
 
-/* One output row of a 3x3 window at stride s (the params' stride_w) whose R valid kernel rows (2 or 3, constant)
- * are the input rows r0..r2, weight rows wr[0..3R): in column order (the overlap margin relies on it) the left
- * border outputs (columns [0, ox0)) from their columns inside the input, the interior ones sliding, the right border
- * ones (columns [ox1, w_out)). */
-static MCU_INLINE void mcu_dw3_row(const mcu_conv2d_f32_params *p, const float *r0, const float *r1, const float *r2,
-                                   const float *wr, int R, int has_bias, float bias, float *yr, int32_t ox0,
-                                   int32_t ox1)
+static void mcu_dw3_rows3(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int32_t oy,
+                          int32_t oy_end, int has_bias, float b, float *yp, int32_t ox0, int32_t ox1)
 {
-    const mcu_conv_geom *g = &p->g;
-    const int32_t s = g->stride_w;
-    int32_t ox;
-    for (ox = 0; ox < ox0; ++ox) {
-        const int32_t ix = ox * s - g->pad_l;
-        MCU_DW_STORE(yr + ox, mcu_dw3_edge(r0, r1, r2, wr, R, ix, -ix, ix + 3 > g->w_in ? g->w_in - ix : 3),
-                     has_bias, bias, p->act_min, p->act_max);
-    }
-    if (ox1 > ox0) {
-        const int32_t ix0 = ox0 * s - g->pad_l;
-        mcu_dw3_run(r0 + ix0, r1 + ix0, r2 + ix0, wr, R, s, has_bias, bias, p->act_min, p->act_max, yr + ox0,
-                    ox1 - ox0);
-    }
-    for (ox = ox1; ox < g->w_out; ++ox) {
-        const int32_t ix = ox * s - g->pad_l;
-        MCU_DW_STORE(yr + ox, mcu_dw3_edge(r0, r1, r2, wr, R, ix, ix < 0 ? -ix : 0, g->w_in - ix), has_bias, bias,
-                     p->act_min, p->act_max);
-    }
+    mcu_dw3_rows(p, xp, wk, 3, 0, oy, oy_end, has_bias, b, yp, ox0, ox1);
 }
 
-static void mcu_dw3_row3(const mcu_conv2d_f32_params *p, const float *r0, const float *wr, int has_bias, float b,
-                         float *yr, int32_t ox0, int32_t ox1)
+static void mcu_dw3_rows2(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int32_t ky0, int32_t oy,
+                          int32_t oy_end, int has_bias, float b, float *yp, int32_t ox0, int32_t ox1)
 {
-    mcu_dw3_row(p, r0, r0 + p->g.w_in, r0 + 2 * p->g.w_in, wr, 3, has_bias, b, yr, ox0, ox1);
+    mcu_dw3_rows(p, xp, wk, 2, ky0, oy, oy_end, has_bias, b, yp, ox0, ox1);
 }
 
-static void mcu_dw3_row2(const mcu_conv2d_f32_params *p, const float *r0, const float *wr, int has_bias, float b,
-                         float *yr, int32_t ox0, int32_t ox1)
-{
-    mcu_dw3_row(p, r0, r0 + p->g.w_in, r0, wr, 2, has_bias, b, yr, ox0, ox1);
-}
-
-/* A 3x3 plane at stride s (1 or 2, both axes), undilated, at least 3 input columns: rows with 3 or 2 kernel rows
- * inside the input run mcu_dw3_row, the others (1-row planes, pads of 2) walk clipped windows. */
+/* A 3x3 plane at stride s (1 or 2, both axes), undilated, at least 3 input columns: each run of rows with the same
+ * 3 or 2 kernel rows inside the input goes through mcu_dw3_rows, the others (1-row inputs, pads of 2) walk clipped
+ * windows. */
 static void mcu_dw3_plane(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int has_bias, float b,
                           float *yp)
 {
@@ -223,20 +220,31 @@ static void mcu_dw3_plane(const mcu_conv2d_f32_params *p, const float *xp, const
     const int32_t s = g->stride_w;
     /* interior columns: ix0 = ox * s - pad_l >= 0 and ix0 + 2 < w_in */
     const int32_t ox0a = (g->pad_l + s - 1) / s, ox1a = (g->w_in - 3 + g->pad_l) / s + 1;
-    const int32_t ox0 = ox0a < g->w_out ? ox0a : g->w_out, ox1 = ox1a < ox0 ? ox0 : (ox1a < g->w_out ? ox1a : g->w_out);
-    int32_t oy;
-    for (oy = 0; oy < g->h_out; ++oy) {
+    const int32_t ox0 = ox0a < g->w_out ? ox0a : g->w_out;
+    const int32_t ox1 = ox1a < ox0 ? ox0 : (ox1a < g->w_out ? ox1a : g->w_out);
+    int32_t oy = 0;
+    while (oy < g->h_out) {
         const int32_t iy0 = oy * g->stride_h - g->pad_t;
         const int32_t ky0 = iy0 < 0 ? -iy0 : 0, ky1 = iy0 + 3 > g->h_in ? g->h_in - iy0 : 3;
-        float *yr = yp + (size_t)oy * g->w_out;
-        const float *r0 = xp + (size_t)(iy0 + ky0) * g->w_in;
-        if (ky1 - ky0 == 3) {
-            mcu_dw3_row3(p, r0, wk, has_bias, b, yr, ox0, ox1);
-        } else if (ky1 - ky0 == 2) {
-            mcu_dw3_row2(p, r0, wk + 3 * ky0, has_bias, b, yr, ox0, ox1);
-        } else {
-            mcu_dw_row_checked(p, xp, wk, has_bias, b, yr, oy, 0, g->w_out);
+        int32_t end = oy + 1;
+        /* the rows after oy with the same kernel rows inside the input */
+        while (end < g->h_out) {
+            const int32_t iy = end * g->stride_h - g->pad_t;
+            if ((iy < 0 ? -iy : 0) != ky0 || (iy + 3 > g->h_in ? g->h_in - iy : 3) != ky1) {
+                break;
+            }
+            ++end;
         }
+        if (ky1 - ky0 == 3) {
+            mcu_dw3_rows3(p, xp, wk, oy, end, has_bias, b, yp, ox0, ox1);
+        } else if (ky1 - ky0 == 2) {
+            mcu_dw3_rows2(p, xp, wk, ky0, oy, end, has_bias, b, yp, ox0, ox1);
+        } else {
+            for (; oy < end; ++oy) {
+                mcu_dw_row_checked(p, xp, wk, has_bias, b, yp + (size_t)oy * g->w_out, oy, 0, g->w_out);
+            }
+        }
+        oy = end;
     }
 }
 

@@ -164,34 +164,23 @@ def test_model_links_the_depthwise_file(tmp_path):
 
 
 def _target_model():
-    """Sliding rows of every length 1 to 7 (3-output steps and both tails) at strides 1 and 2, border rows and
-    columns, a 5x5 window, a multiplier of 2, bias and none, a fused Clip."""
-    rng = np.random.default_rng(46)
-    n = helper.make_node
-    nodes, inits = [], {}
-    x = "x"
-    for i, (c_out, k, s, pads, bias) in enumerate([(3, 3, 1, [1, 1, 1, 1], True), (3, 3, 2, [0, 0, 1, 1], False),
-                                                   (6, 3, 1, [1, 0, 0, 1], True), (6, 5, 1, [2, 2, 2, 2], True)]):
-        c_in = 3 if i < 3 else 6
-        inits[f"w{i}"] = rand(rng, c_out, 1, k, k)
-        ins = [x, f"w{i}"] + ([f"b{i}"] if bias else [])
-        if bias:
-            inits[f"b{i}"] = rand(rng, c_out)
-        nodes.append(n("Conv", ins, [f"c{i}"], group=c_in, pads=pads, strides=[s, s]))
-        x = f"c{i}"
-    nodes.append(n("Clip", [x, "lo", "hi"], ["y"]))
-    inits.update(lo=np.float32(-1), hi=np.float32(1.5))
-    inputs = {"x": (np.float32, (1, 3, 9, 9))}
-    return make_model(nodes, inputs, {"y": infer_outputs(nodes, inputs, inits)["y"]}, inits)
+    """Every case of CASES (sliding rows of 1 to 9 outputs, both strides and both tails, every border, the clipped
+    windows), with runtime weights, and a fused Clip and Relu on two of them."""
+    nodes, inputs, _, inits = _case_nodes(np.random.default_rng(46), runtime=True)
+    inits.update(lo=np.float32(-0.5), hi=np.float32(1.5))
+    nodes += [helper.make_node("Clip", ["y0", "lo", "hi"], ["y0c"]), helper.make_node("Relu", ["y2"], ["y2r"])]
+    outputs = {k: v for k, v in infer_outputs(nodes, inputs, inits).items() if k not in ("y0", "y2")}
+    return make_model(nodes, inputs, outputs, inits)
 
 
 @pytest.mark.parametrize("board", CORE_BOARDS)
 def test_on_target_equal_host(board, tmp_path):
     """On each QEMU core (the core's own float multiply-accumulate form; soft-float on the M0+) the firmware's
-    outputs equal the host build's bit for bit."""
+    outputs equal the host build's bit for bit, every case of CASES included."""
     model = _target_model()
     result = mcucomp.compile_model(model, tmp_path, name="m", board=board)
     assert "m_conv2d_f32_depthwise.c" in result.report["files"]
+    assert len(result.report["layers"]) == len(CASES)  # the Clip and the Relu fused into their convs
     verified = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
     assert verified.status == "ok", verified.detail
     assert verified.mismatching and all(v == 0 for v in verified.mismatching.values()), verified.mismatching
