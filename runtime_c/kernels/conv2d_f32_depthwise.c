@@ -5,15 +5,27 @@
  * written plane by plane, each in row-major order (the depthwise overlap margin in mcucomp/ops/_overlap.py relies on
  * it). */
 
-/* One output's end: the bias when there is one (adding 0.0 instead would turn a -0.0 sum into +0.0), the clamp. */
-#define MCU_DW_STORE(dst, acc, has_bias, b, lo, hi)                                                                \
+/* One output's end: the plane's bias term (mcu_dw_bias), the clamp. */
+#define MCU_DW_STORE(dst, acc, b, lo, hi)                                                                          \
     do {                                                                                                           \
-        float v_ = (acc);                                                                                          \
-        if (has_bias) {                                                                                            \
-            v_ += (b);                                                                                             \
-        }                                                                                                          \
+        const float v_ = (acc) + (b);                                                                              \
         *(dst) = v_ < (lo) ? (lo) : (v_ > (hi) ? (hi) : v_);                                                       \
     } while (0)
+
+/* The term every output of plane oc adds last, so that no output needs a test for the bias:
+ * - fused form: bias[oc], or -0.0 without a bias (s + -0.0 == s for every s);
+ * - separate form (the sliding rows start from their first product, not from 0.0 + it): with the sum s of the
+ *   products and t = 0.0 + s (what starting from 0.0 gives), t == s except that t is +0.0 where s is -0.0 (all
+ *   products -0.0), and t is never -0.0; so t + bias == s + bias', bias' being bias with -0.0 made +0.0, and +0.0
+ *   without a bias. The clipped windows start from 0.0 (t, never -0.0) and add the same bias'. */
+static float mcu_dw_bias(const float *bias, int32_t oc)
+{
+#if MCU_F32_FUSED
+    return bias ? bias[oc] : -0.0f;
+#else
+    return bias && bias[oc] != 0.0f ? bias[oc] : 0.0f;
+#endif
+}
 
 /* The taps of one window, row range [ky0, ky1) and column range [kx0, kx1) (the taps inside the input), from
  * iy0/ix0, the window's top-left input position. */
@@ -46,8 +58,7 @@ static int32_t mcu_dw_end(int32_t start, int32_t dil, int32_t k_n, int32_t n)
 }
 
 /* Outputs [ox0, ox1) of row oy, each window clipped to the input. */
-static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int has_bias,
-                               float b, float *yr, int32_t oy, int32_t ox0, int32_t ox1)
+static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, float b, float *yr, int32_t oy, int32_t ox0, int32_t ox1)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t iy0 = oy * g->stride_h - g->pad_t;
@@ -58,7 +69,7 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
         const float acc = mcu_dw_window(xp, g->w_in, wk, g->k_w, g->dil_h, g->dil_w, iy0, ix0, ky0, ky1,
                                         mcu_dw_first(ix0, g->dil_w, g->k_w),
                                         mcu_dw_end(ix0, g->dil_w, g->k_w, g->w_in));
-        MCU_DW_STORE(yr + ox, acc, has_bias, b, p->act_min, p->act_max);
+        MCU_DW_STORE(yr + ox, acc, b, p->act_min, p->act_max);
     }
 }
 
@@ -80,7 +91,7 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
 
 #define MCU_DW3_OUT(dst, a, b, c, KA, KB, KC)                                                                      \
     do {                                                                                                           \
-        float acc_ = 0.0f;                                                                                         \
+        float acc_ = MCU_DW3_START;                                                                                \
         MCU_DW3_ROW_TAPS(acc_, 0, a, b, c, KA, KB, KC);                                                                        \
         if (R > 1) {                                                                                               \
             MCU_DW3_ROW_TAPS(acc_, 1, a, b, c, KA, KB, KC);                                                                    \
@@ -88,8 +99,16 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
         if (R > 2) {                                                                                               \
             MCU_DW3_ROW_TAPS(acc_, 2, a, b, c, KA, KB, KC);                                                                    \
         }                                                                                                          \
-        MCU_DW_STORE(dst, acc_, has_bias, bias, lo, hi);                                                           \
+        MCU_DW_STORE(dst, acc_, bias, lo, hi);                                                           \
     } while (0)
+
+/* Where an unrolled output's sum starts: 0.0 (fused: the first step is fmaf(w, x, 0.0)), or -0.0 in the separate
+ * form: -0.0 + p == p for every p, so the compiler drops that addition and the sum is mcu_dw_bias's s. */
+#if MCU_F32_FUSED
+#define MCU_DW3_START 0.0f
+#else
+#define MCU_DW3_START -0.0f
+#endif
 
 /* Loads input column i of the R valid rows into slot s. */
 #define MCU_DW3_LOAD(s, i)                                                                                         \
@@ -111,7 +130,7 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
  * output missing only column 0 (pad 1 on the left) or only column 2 (the last input column) is unrolled too, the
  * others (pads of 2, stride 2 past the last column) walk their clipped windows. */
 static MCU_INLINE void mcu_dw3_rows(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int R,
-                                    int32_t ky0, int32_t oy, int32_t oy_end, int has_bias, float bias, float *yp,
+                                    int32_t ky0, int32_t oy, int32_t oy_end, float bias, float *yp,
                                     int32_t ox0, int32_t ox1)
 {
     const mcu_conv_geom *g = &p->g;
@@ -133,7 +152,7 @@ static MCU_INLINE void mcu_dw3_rows(const mcu_conv2d_f32_params *p, const float 
             MCU_DW3_LOAD(c, 1);
             MCU_DW3_OUT(yr, a, b, c, 0, 1, 1);
         } else {
-            mcu_dw_row_checked(p, xp, wk, has_bias, bias, yr, oy, 0, ox0);
+            mcu_dw_row_checked(p, xp, wk, bias, yr, oy, 0, ox0);
         }
         if (count > 0) {
             const int32_t ix0 = ox0 * s - g->pad_l;
@@ -192,28 +211,28 @@ static MCU_INLINE void mcu_dw3_rows(const mcu_conv2d_f32_params *p, const float 
                 MCU_DW3_LOAD(b, ix + 1);
                 MCU_DW3_OUT(yr + ox, a, b, c, 1, 1, 0);
             } else {
-                mcu_dw_row_checked(p, xp, wk, has_bias, bias, yr, oy, ox, ox + 1);
+                mcu_dw_row_checked(p, xp, wk, bias, yr, oy, ox, ox + 1);
             }
         }
     }
 }
 
 static void mcu_dw3_rows3(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int32_t oy,
-                          int32_t oy_end, int has_bias, float b, float *yp, int32_t ox0, int32_t ox1)
+                          int32_t oy_end, float b, float *yp, int32_t ox0, int32_t ox1)
 {
-    mcu_dw3_rows(p, xp, wk, 3, 0, oy, oy_end, has_bias, b, yp, ox0, ox1);
+    mcu_dw3_rows(p, xp, wk, 3, 0, oy, oy_end, b, yp, ox0, ox1);
 }
 
 static void mcu_dw3_rows2(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int32_t ky0, int32_t oy,
-                          int32_t oy_end, int has_bias, float b, float *yp, int32_t ox0, int32_t ox1)
+                          int32_t oy_end, float b, float *yp, int32_t ox0, int32_t ox1)
 {
-    mcu_dw3_rows(p, xp, wk, 2, ky0, oy, oy_end, has_bias, b, yp, ox0, ox1);
+    mcu_dw3_rows(p, xp, wk, 2, ky0, oy, oy_end, b, yp, ox0, ox1);
 }
 
 /* A 3x3 plane at stride s (1 or 2, both axes), undilated, at least 3 input columns: each run of rows with the same
  * 3 or 2 kernel rows inside the input goes through mcu_dw3_rows, the others (1-row inputs, pads of 2) walk clipped
  * windows. */
-static void mcu_dw3_plane(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int has_bias, float b,
+static void mcu_dw3_plane(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, float b,
                           float *yp)
 {
     const mcu_conv_geom *g = &p->g;
@@ -236,12 +255,12 @@ static void mcu_dw3_plane(const mcu_conv2d_f32_params *p, const float *xp, const
             ++end;
         }
         if (ky1 - ky0 == 3) {
-            mcu_dw3_rows3(p, xp, wk, oy, end, has_bias, b, yp, ox0, ox1);
+            mcu_dw3_rows3(p, xp, wk, oy, end, b, yp, ox0, ox1);
         } else if (ky1 - ky0 == 2) {
-            mcu_dw3_rows2(p, xp, wk, ky0, oy, end, has_bias, b, yp, ox0, ox1);
+            mcu_dw3_rows2(p, xp, wk, ky0, oy, end, b, yp, ox0, ox1);
         } else {
             for (; oy < end; ++oy) {
-                mcu_dw_row_checked(p, xp, wk, has_bias, b, yp + (size_t)oy * g->w_out, oy, 0, g->w_out);
+                mcu_dw_row_checked(p, xp, wk, b, yp + (size_t)oy * g->w_out, oy, 0, g->w_out);
             }
         }
         oy = end;
@@ -263,13 +282,13 @@ void mcu_conv2d_f32_depthwise(const mcu_conv2d_f32_params *p, const float *x, co
             const float *xp = x + ((size_t)n * g->c_in + oc / mult) * in_plane;
             const float *wk = w + (size_t)oc * k_vol;
             float *yp = y + ((size_t)n * g->c_out + oc) * out_plane;
-            const float b = bias ? bias[oc] : 0.0f;
+            const float b = mcu_dw_bias(bias, oc);
             if (three) {
-                mcu_dw3_plane(p, xp, wk, bias != NULL, b, yp);
+                mcu_dw3_plane(p, xp, wk, b, yp);
                 continue;
             }
             for (oy = 0; oy < g->h_out; ++oy) {
-                mcu_dw_row_checked(p, xp, wk, bias != NULL, b, yp + (size_t)oy * g->w_out, oy, 0, g->w_out);
+                mcu_dw_row_checked(p, xp, wk, b, yp + (size_t)oy * g->w_out, oy, 0, g->w_out);
             }
         }
     }

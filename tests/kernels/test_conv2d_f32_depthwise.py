@@ -148,6 +148,36 @@ def test_bit_equal_to_the_general_path(tmp_path, form, monkeypatch):
         assert_close(ours[name], value, name, exact=True)
 
 
+@pytest.mark.parametrize("form", FORMS)
+def test_signed_zeros_equal_the_general_path(tmp_path, form, monkeypatch):
+    """Windows whose products are all -0.0 (zero inputs, negative weights), with a -0.0 bias, a +0.0 bias and none,
+    at both strides and at every border: the same signed zeros as the general path (sums from +0.0)."""
+    rng = np.random.default_rng(47)
+    n = helper.make_node
+    weights = -np.abs(rand(rng, 3, 1, 3, 3))
+    weights[1, 0, 1] = 0.5  # one channel with a positive middle row: +0.0 products among the -0.0 ones
+    inits = {"w": weights, "bneg": np.full(3, -0.0, np.float32), "bpos": np.zeros(3, np.float32)}
+    nodes = [n("Conv", ["x", "w", "bneg"], ["y0"], group=3, pads=[1, 1, 1, 1]),
+             n("Conv", ["x", "w", "bpos"], ["y1"], group=3, pads=[1, 1, 1, 1], strides=[2, 2]),
+             n("Conv", ["x", "w"], ["y2"], group=3, pads=[1, 0, 0, 1]),
+             n("Conv", ["x", "w"], ["y3"], group=3, pads=[0, 1, 1, 0], strides=[2, 2])]
+    inputs = {"x": (np.float32, (1, 3, 7, 8))}
+    model = make_model(nodes, inputs, infer_outputs(nodes, inputs, inits), inits)
+    x = rand(rng, 1, 3, 7, 8)
+    x[:, :, 2:6, 1:7] = 0.0
+    feeds = [{"x": np.zeros((1, 3, 7, 8), np.float32)}, {"x": x}]
+    mcucomp.compile_model(model, tmp_path / "dw", name="m", float_mac=form)
+    ours = [mcucomp.host.load(tmp_path / "dw").run(f) for f in feeds]
+    monkeypatch.setattr(conv2d_f32, "depthwise", lambda node, g: False)
+    mcucomp.compile_model(model, tmp_path / "general", name="m", float_mac=form)
+    general = [mcucomp.host.load(tmp_path / "general").run(f) for f in feeds]
+    # zero sums of -0.0 products: +0.0 from the sums that start at +0.0 (-0.0 from a sum of the products alone)
+    assert all((v == 0).any() for out in general for v in out.values())
+    for got, want in zip(ours, general):
+        for name, value in want.items():
+            assert_close(got[name], value, name, exact=True)
+
+
 def test_model_links_the_depthwise_file(tmp_path):
     """The compile output holds conv2d_f32_depthwise.c, the C calls mcu_conv2d_f32_depthwise, the report's layer
     names that kernel and `show` the path."""

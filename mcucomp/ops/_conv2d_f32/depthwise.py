@@ -42,35 +42,66 @@ def _checked(geom: dict, rows: list[int], cols: list[int]) -> dict[str, int]:
             "taps": valid_rows * valid_cols}
 
 
+def _row_groups(geom: dict) -> list[tuple[int, int, int]]:
+    """mcu_dw3_plane's runs of output rows with the same kernel rows inside the input: (first kernel row, kernel rows
+    inside, output rows)."""
+    groups: list[tuple[int, int, int]] = []
+    for oy in range(geom["h_out"]):
+        first, end = _axis_first_end(oy * geom["stride_h"] - geom["pad_t"], 1, 3, geom["h_in"])
+        key = (first, max(0, end - first))
+        if groups and groups[-1][:2] == key:
+            groups[-1] = (*key, groups[-1][2] + 1)
+        else:
+            groups.append((*key, 1))
+    return groups
+
+
 def depthwise_terms(geom: dict) -> tuple[str, dict[str, int]]:
     """The path ("depthwise3x3" when the rows slide, else "depthwise") and its loops' counts over all planes: the
-    planes and output rows; for sliding planes, per row with 3 (or 2) kernel rows inside the input its border outputs
-    and their taps, one sliding run over the interior columns, its 3-output steps and the 1 or 2 outputs after them
-    (per stride); the rows left (1 kernel row inside) and the clipped-window path walk clipped windows: per row a call,
-    its outputs, the kernel rows they enter and the taps they read."""
+    planes; for sliding planes, each run of rows with the same 3 or 2 kernel rows inside the input (weights loaded
+    once), its rows, their unrolled border outputs (pad 1 on the left, the last input column on the right) and those
+    outputs' taps, one sliding run per row over the interior columns with its 3-output steps and the 1 or 2 outputs
+    after them (per stride, and their taps); the clipped-window loop (every row of the other convs; the other border
+    outputs and rows of sliding planes): its calls, outputs, the kernel rows it enters and the taps it reads."""
     planes = geom["n"] * geom["c_out"]
     h_out, w_out, s = geom["h_out"], geom["w_out"], geom["stride_w"]
-    terms = {"calls": 1, "planes": planes, "rows": planes * h_out}
+    terms = {"calls": 1, "planes": planes}
     if not slides(geom):
         c = _checked(geom, list(range(h_out)), list(range(w_out)))
         return "depthwise", {**terms, "checked_calls": planes * h_out,
                              **{f"checked_{k}": planes * v for k, v in c.items()}}
     ox0 = min(-(-geom["pad_l"] // s), w_out)
     ox1 = min(max((geom["w_in"] - 3 + geom["pad_l"]) // s + 1, ox0), w_out)
-    border = list(range(ox0)) + list(range(ox1, w_out))
-    kx = [_axis_first_end(ox * s - geom["pad_l"], 1, 3, geom["w_in"]) for ox in border]
-    border_cols = sum(e - f for f, e in kx)
+    left1 = ox0 == 1 and geom["pad_l"] == 1
+    right1 = [ox for ox in range(ox1, w_out) if ox * s - geom["pad_l"] == geom["w_in"] - 2]
+    checked_cols = ([] if left1 else list(range(ox0))) + [ox for ox in range(ox1, w_out) if ox not in right1]
+    calls = (0 if left1 or not ox0 else 1) + (w_out - ox1 - len(right1))
     count = ox1 - ox0
-    rows = {1: [], 2: [], 3: []}
-    for oy in range(h_out):
-        f, e = _axis_first_end(oy * geom["stride_h"] - geom["pad_t"], 1, 3, geom["h_in"])
-        rows[max(1, e - f)].append(oy)
-    terms = {**terms, "rows3": planes * len(rows[3]), "rows2": planes * len(rows[2])}
-    for r in (3, 2):
-        n = planes * len(rows[r])
-        terms.update({f"edges{r}": n * len(border), f"edge_taps{r}": n * r * border_cols,
-                      f"runs{r}_s{s}": n * (count > 0), f"steps{r}_s{s}": n * (count // 3),
-                      f"tail{r}_s{s}": n * (count % 3)})
-    c = _checked(geom, rows[1], list(range(w_out)))
-    return "depthwise3x3", {**terms, "checked_calls": planes * len(rows[1]),
-                            **{f"checked_{k}": planes * v for k, v in c.items()}}
+    counts = dict.fromkeys(("groups", "rows", "edges", "edge_taps", "step_taps", "tail_taps", "checked_calls"), 0)
+    counts.update({"runs": 0, f"steps_s{s}": 0, f"tail_s{s}": 0})
+    checked_rows, checked_row_cols = [], []
+    oy = 0
+    for _, inside, rows in _row_groups(geom):
+        group = list(range(oy, oy + rows))
+        oy += rows
+        if inside < 2:
+            checked_rows += group
+            counts["checked_calls"] += rows
+            continue
+        edges = rows * (left1 + len(right1))
+        counts["groups"] += 1
+        counts["rows"] += rows
+        counts["edges"] += edges
+        counts["edge_taps"] += edges * 2 * inside
+        counts["checked_calls"] += rows * calls
+        checked_row_cols += group
+        if count > 0:
+            counts["runs"] += rows
+            counts[f"steps_s{s}"] += rows * (count // 3)
+            counts[f"tail_s{s}"] += rows * (count % 3)
+            counts["step_taps"] += rows * (count // 3) * 3 * 3 * inside
+            counts["tail_taps"] += rows * (count % 3) * 3 * inside
+    full = _checked(geom, checked_rows, list(range(w_out)))
+    border = _checked(geom, checked_row_cols, checked_cols)
+    return "depthwise3x3", {**terms, **{k: planes * v for k, v in counts.items()},
+                            **{f"checked_{k}": planes * (full[k] + border[k]) for k in full}}
