@@ -1,9 +1,9 @@
 #include "conv2d_f32_depthwise.h"
 
-/* Every output accumulates from 0.0 over the taps inside the input in (row, column) order with MCU_F32_MAC, adds
- * the bias last and is clamped: mcu_conv2d_f32's order for a depthwise conv, so both give the same bits. Outputs are
- * written plane by plane, each in row-major order (the depthwise overlap margin in mcucomp/ops/_overlap.py relies on
- * it). */
+/* Every output sums the products of its taps inside the input in (row, column) order with MCU_F32_MAC, adds the
+ * bias last and is clamped: mcu_conv2d_f32's order for a depthwise conv, and the same bits (its sums start from 0.0;
+ * where these do not, mcu_dw_bias says why the result is the same). Outputs are written plane by plane, each in
+ * row-major order (the depthwise overlap margin in mcucomp/ops/_overlap.py relies on it). */
 
 /* One output's end: the plane's bias term (mcu_dw_bias), the clamp. */
 #define MCU_DW_STORE(dst, acc, b, lo, hi)                                                                          \
@@ -44,13 +44,14 @@ static float mcu_dw_window(const float *xp, int32_t w_in, const float *wk, int32
     return acc;
 }
 
-/* First tap index k in [0, k_n) whose position start + k * dil is at least 0, and one past the last below n. */
+/* The first tap index k in [0, k_n] whose position start + k * dil is at least 0. */
 static int32_t mcu_dw_first(int32_t start, int32_t dil, int32_t k_n)
 {
     int32_t k = start < 0 ? (-start + dil - 1) / dil : 0;
     return k < k_n ? k : k_n;
 }
 
+/* One past the last tap index k in [0, k_n] whose position start + k * dil is below n. */
 static int32_t mcu_dw_end(int32_t start, int32_t dil, int32_t k_n, int32_t n)
 {
     int32_t k = start < n ? (n - 1 - start) / dil + 1 : 0;
@@ -58,7 +59,8 @@ static int32_t mcu_dw_end(int32_t start, int32_t dil, int32_t k_n, int32_t n)
 }
 
 /* Outputs [ox0, ox1) of row oy, each window clipped to the input. */
-static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, float b, float *yr, int32_t oy, int32_t ox0, int32_t ox1)
+static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, float b, float *yr,
+                               int32_t oy, int32_t ox0, int32_t ox1)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t iy0 = oy * g->stride_h - g->pad_t;
@@ -76,7 +78,7 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
 /* One 3x3 output from the input columns a, b, c (each the values of the R valid kernel rows; R constant) of which
  * those with KA, KB, KC set (constants) lie inside the input, in (row, column) order; weights wRC of the valid
  * rows. */
-#define MCU_DW3_ROW_TAPS(acc, r, a, b, c, KA, KB, KC)                                                                         \
+#define MCU_DW3_ROW_TAPS(acc, r, a, b, c, KA, KB, KC)                                                              \
     do {                                                                                                           \
         if (KA) {                                                                                                  \
             acc = MCU_F32_MAC(acc, w##r##0, a##r);                                                                 \
@@ -92,14 +94,14 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
 #define MCU_DW3_OUT(dst, a, b, c, KA, KB, KC)                                                                      \
     do {                                                                                                           \
         float acc_ = MCU_DW3_START;                                                                                \
-        MCU_DW3_ROW_TAPS(acc_, 0, a, b, c, KA, KB, KC);                                                                        \
+        MCU_DW3_ROW_TAPS(acc_, 0, a, b, c, KA, KB, KC);                                                            \
         if (R > 1) {                                                                                               \
-            MCU_DW3_ROW_TAPS(acc_, 1, a, b, c, KA, KB, KC);                                                                    \
+            MCU_DW3_ROW_TAPS(acc_, 1, a, b, c, KA, KB, KC);                                                        \
         }                                                                                                          \
         if (R > 2) {                                                                                               \
-            MCU_DW3_ROW_TAPS(acc_, 2, a, b, c, KA, KB, KC);                                                                    \
+            MCU_DW3_ROW_TAPS(acc_, 2, a, b, c, KA, KB, KC);                                                        \
         }                                                                                                          \
-        MCU_DW_STORE(dst, acc_, bias, lo, hi);                                                           \
+        MCU_DW_STORE(dst, acc_, bias, lo, hi);                                                                     \
     } while (0)
 
 /* Where an unrolled output's sum starts: 0.0 (fused: the first step is fmaf(w, x, 0.0)), or -0.0 in the separate
@@ -130,8 +132,8 @@ static void mcu_dw_row_checked(const mcu_conv2d_f32_params *p, const float *xp, 
  * output missing only column 0 (pad 1 on the left) or only column 2 (the last input column) is unrolled too, the
  * others (pads of 2, stride 2 past the last column) walk their clipped windows. */
 static MCU_INLINE void mcu_dw3_rows(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int R,
-                                    int32_t ky0, int32_t oy, int32_t oy_end, float bias, float *yp,
-                                    int32_t ox0, int32_t ox1)
+                                    int32_t ky0, int32_t oy, int32_t oy_end, float bias, float *yp, int32_t ox0,
+                                    int32_t ox1)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t s = g->stride_w, w_in = g->w_in, w_out = g->w_out;
@@ -171,14 +173,6 @@ static MCU_INLINE void mcu_dw3_rows(const mcu_conv2d_f32_params *p, const float 
                     MCU_DW3_OUT(yq + 2, c, a, b, 1, 1, 1);
                     r0 += 3, r1 += 3, r2 += 3, yq += 3;
                 }
-                if (count > 0) {
-                    MCU_DW3_LOAD(c, 2);
-                    MCU_DW3_OUT(yq, a, b, c, 1, 1, 1);
-                    if (count > 1) {
-                        MCU_DW3_LOAD(a, 3);
-                        MCU_DW3_OUT(yq + 1, b, c, a, 1, 1, 1);
-                    }
-                }
             } else {
                 for (; count >= 3; count -= 3) {
                     MCU_DW3_LOAD(c, 2);
@@ -192,14 +186,18 @@ static MCU_INLINE void mcu_dw3_rows(const mcu_conv2d_f32_params *p, const float 
                     MCU_DW3_LOAD(b, 7);
                     r0 += 6, r1 += 6, r2 += 6, yq += 3;
                 }
-                if (count > 0) {
-                    MCU_DW3_LOAD(c, 2);
-                    MCU_DW3_OUT(yq, a, b, c, 1, 1, 1);
-                    if (count > 1) {
-                        MCU_DW3_LOAD(a, 3);
-                        MCU_DW3_LOAD(b, 4);
-                        MCU_DW3_OUT(yq + 1, c, a, b, 1, 1, 1);
-                    }
+            }
+            if (count > 0) {
+                MCU_DW3_LOAD(c, 2);
+                MCU_DW3_OUT(yq, a, b, c, 1, 1, 1);
+            }
+            if (count > 1) {
+                MCU_DW3_LOAD(a, 3);
+                if (s == 1) {
+                    MCU_DW3_OUT(yq + 1, b, c, a, 1, 1, 1);
+                } else {
+                    MCU_DW3_LOAD(b, 4);
+                    MCU_DW3_OUT(yq + 1, c, a, b, 1, 1, 1);
                 }
             }
             r0 = q0, r1 = q1, r2 = q2;
@@ -217,6 +215,7 @@ static MCU_INLINE void mcu_dw3_rows(const mcu_conv2d_f32_params *p, const float 
     }
 }
 
+/* mcu_dw3_rows with all 3 kernel rows inside the input, and with 2 (the first at ky0). */
 static void mcu_dw3_rows3(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, int32_t oy,
                           int32_t oy_end, float b, float *yp, int32_t ox0, int32_t ox1)
 {
@@ -232,8 +231,7 @@ static void mcu_dw3_rows2(const mcu_conv2d_f32_params *p, const float *xp, const
 /* A 3x3 plane at stride s (1 or 2, both axes), undilated, at least 3 input columns: each run of rows with the same
  * 3 or 2 kernel rows inside the input goes through mcu_dw3_rows, the others (1-row inputs, pads of 2) walk clipped
  * windows. */
-static void mcu_dw3_plane(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, float b,
-                          float *yp)
+static void mcu_dw3_plane(const mcu_conv2d_f32_params *p, const float *xp, const float *wk, float b, float *yp)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t s = g->stride_w;
