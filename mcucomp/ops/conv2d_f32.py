@@ -51,7 +51,8 @@ class Conv2dF32(KernelOp):
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """Exactly in place when pointwise (pixel by pixel through the scratch); the window margin when depthwise,
-        since the general loop then goes plane by plane (see mcucomp/ops/_overlap.py); not at all for 3-D data."""
+        since the general and depthwise loops go plane by plane, row by row (see mcucomp/ops/_overlap.py); not at all
+        for 3-D data."""
         return None if is_3d(node, g) else conv_overlap(node, g)
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
