@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from ..ir import Graph, Node
+from ._conv2d_f32.depthwise import depthwise, depthwise_terms
 from ._overlap import conv_overlap, pointwise
 from ._cost import params_dict, window
 from ._window import canonical_nd, depth_fields, is_3d, rank_1_to_3, window_geom
@@ -17,7 +18,7 @@ class Conv2dF32(KernelOp):
     """Conv on float32 tensors."""
 
     name = "conv2d_f32"
-    cost_paths = ("pointwise", "general")
+    cost_paths = ("pointwise", "general", "depthwise3x3", "depthwise")
     onnx_ops = ("Conv",)
     constraints = (all_float32, rank_1_to_3)
 
@@ -29,8 +30,15 @@ class Conv2dF32(KernelOp):
         node.op = self.name
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_conv2d_f32(params, x, w, bias|NULL, y, scratch|NULL); a scratch (c_in floats) means pointwise."""
+        """mcu_conv2d_f32(params, x, w, bias|NULL, y, scratch|NULL); a scratch (c_in floats) means pointwise;
+        depthwise convs call mcu_conv2d_f32_depthwise(params, x, w, bias|NULL, y) (its own file)."""
         bias = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
+        if depthwise(node, g):
+            return KernelCall(
+                f"{self.name}_depthwise",
+                [("g", window_geom(node, g, group=node.attrs["group"])), *depth_fields(node, g),
+                 ("act_min", float(node.attrs["act_min"])), ("act_max", float(node.attrs["act_max"]))],
+                [node.inputs[0], node.inputs[1], bias, node.outputs[0]])
         scratch = 4 * shape(g, node.inputs[0])[1] if not is_3d(node, g) and pointwise(node, g) else 0
         return KernelCall(
             self.name,
@@ -43,15 +51,18 @@ class Conv2dF32(KernelOp):
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """Exactly in place when pointwise (pixel by pixel through the scratch); the window margin when depthwise,
-        since the general loop then goes plane by plane (see mcucomp/ops/_overlap.py); not at all for 3-D data."""
+        since the general and depthwise loops go plane by plane, row by row (see mcucomp/ops/_overlap.py); not at all
+        for 3-D data."""
         return None if is_3d(node, g) else conv_overlap(node, g)
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """Pointwise: per pixel a c_in gather, per output a c_in FMA chain; general (depthwise too): per output the
-        kernel planes and rows entered, the taps checked and the taps read."""
+        """Pointwise: per pixel a c_in gather, per output a c_in FMA chain; general: per output the
+        kernel planes and rows entered, the taps checked and the taps read; depthwise: see depthwise_terms."""
         call = self.call(node, g)
         p = params_dict(call)
         geom = p["g"]
+        if depthwise(node, g):
+            return depthwise_terms(geom)
         win = window(geom, p)
         planes = geom["n"] * geom["c_out"]
         outputs = planes * win.pixels

@@ -798,7 +798,8 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto, dict], ...]:
         models += [(f"calib_fc{i}_float", base), (f"calib_fc{i}_qdq", quantized(base, "qdq", SEED + 1000 + i)),
                    (f"calib_fc{i}_qdq_int8io", with_int8_io(quantized(base, "qdq", SEED + 1000 + i)))]
     for i in range(len(DW_CHAINS)):
-        models.append((f"calib_dw{i}_qdq_int8io", with_int8_io(quantized(dw_chain(i), "qdq", SEED + 2000 + i))))
+        models += [(f"calib_dw{i}_float", dw_chain(i)),
+                   (f"calib_dw{i}_qdq_int8io", with_int8_io(quantized(dw_chain(i), "qdq", SEED + 2000 + i)))]
     for i in range(len(FEW_CHAINS)):
         models.append((f"calib_few{i}_qdq_int8io", with_int8_io(quantized(few_chain(i), "qdq", SEED + 3000 + i))))
     for i in range(FC_CHAINS):  # QOperator has no QGemm: MatMul + Add
