@@ -1,4 +1,5 @@
 #include "rnn_f32.h"
+#include "matvec_f32.h"
 #include "mcu_math.h"
 #include <math.h>
 
@@ -53,6 +54,22 @@ static float mcu_rnn_f32_dot(const float *m, int32_t row, int32_t n, const float
     return acc;
 }
 
+/* Rows row0 .. row0 + rows - 1 of an [.., n] matrix times v into y, each from init[k] (0.0 when init is NULL) in
+ * column order: through mcu_matvec_f32 when the rows are packed (packed: those rows alone, by matvec_f32.h's row
+ * blocks), else one dot per row of m. The same order either way. */
+static void mcu_rnn_f32_rows(const float *packed, const float *m, int32_t row0, int32_t rows, int32_t n,
+                             const float *v, const float *init, float *y)
+{
+    int32_t k;
+    if (packed != NULL) {
+        mcu_matvec_f32(packed, rows, n, v, init, y);
+        return;
+    }
+    for (k = 0; k < rows; ++k) {
+        y[k] = mcu_rnn_f32_dot(m, row0 + k, n, v, init ? init[k] : 0.0f);
+    }
+}
+
 /* The combined bias Wb + Rb of gate row k (0 without B). */
 static float mcu_rnn_f32_bias(const float *b, int32_t n_rows, int32_t k)
 {
@@ -63,18 +80,16 @@ static float mcu_rnn_f32_bias(const float *b, int32_t n_rows, int32_t k)
  * A gate's pre-activation is X·W^T, then H·R^T accumulated onto it, then the LSTM peephole term, then the bias
  * Wb + Rb, then the clip: onnxruntime's order. */
 static void mcu_rnn_f32_step(const mcu_rnn_f32_params *p, int32_t d, const float *xt, const float *w, const float *r,
-                             const float *b, const float *peep, float *h, float *c, float *gates, float *tmp)
+                             const float *wp, const float *rp, const float *b, const float *peep, float *h, float *c,
+                             float *gates, float *tmp, float *rec)
 {
     const int32_t hs = p->hidden;
     const int32_t n_gates = p->cell == MCU_RNN_CELL_RNN ? 1 : (p->cell == MCU_RNN_CELL_GRU ? 3 : 4);
     const int32_t rows = n_gates * hs;
     int32_t j, k;
-    for (k = 0; k < rows; ++k) {
-        gates[k] = mcu_rnn_f32_dot(w, k, p->input, xt, 0.0f);
-        if (p->cell != MCU_RNN_CELL_GRU || k < 2 * hs) {
-            gates[k] = mcu_rnn_f32_dot(r, k, hs, h, gates[k]); /* GRU's h gate: the recurrent part needs r */
-        }
-    }
+    mcu_rnn_f32_rows(wp, w, 0, rows, p->input, xt, NULL, gates);
+    /* GRU's h gate: its recurrent part needs r, below */
+    mcu_rnn_f32_rows(rp, r, 0, p->cell == MCU_RNN_CELL_GRU ? 2 * hs : rows, hs, h, gates, gates);
     if (p->cell == MCU_RNN_CELL_RNN) {
         for (j = 0; j < hs; ++j) {
             h[j] = mcu_rnn_f32_gate(p, d, 0, gates[j] + mcu_rnn_f32_bias(b, rows, j));
@@ -86,15 +101,12 @@ static void mcu_rnn_f32_step(const mcu_rnn_f32_params *p, int32_t d, const float
             gates[k] = mcu_rnn_f32_gate(p, d, 0, gates[k] + mcu_rnn_f32_bias(b, rows, k));
             tmp[j] = gates[k] * h[j];
         }
+        mcu_rnn_f32_rows(rp ? rp + (size_t)2 * hs * hs : NULL, r, 2 * hs, hs, hs, p->linear_before_reset ? h : tmp,
+                         NULL, rec);
         for (j = 0; j < hs; ++j) {
             const float wb = b ? b[2 * hs + j] : 0.0f, rb = b ? b[rows + 2 * hs + j] : 0.0f;
-            float rec;
-            if (p->linear_before_reset) {
-                rec = gates[hs + j] * (mcu_rnn_f32_dot(r, 2 * hs + j, hs, h, 0.0f) + rb);
-            } else {
-                rec = mcu_rnn_f32_dot(r, 2 * hs + j, hs, tmp, 0.0f) + rb;
-            }
-            gates[2 * hs + j] = mcu_rnn_f32_gate(p, d, 1, gates[2 * hs + j] + wb + rec);
+            const float rh = p->linear_before_reset ? gates[hs + j] * (rec[j] + rb) : rec[j] + rb;
+            gates[2 * hs + j] = mcu_rnn_f32_gate(p, d, 1, gates[2 * hs + j] + wb + rh);
         }
         for (j = 0; j < hs; ++j) {
             const float z = gates[j];
@@ -129,11 +141,13 @@ void mcu_rnn_f32(const mcu_rnn_f32_params *p, const float *x, const float *w, co
     float *c = h + (size_t)p->batch * hs;
     float *gates = c + (size_t)p->batch * hs;
     float *tmp = gates + (size_t)n_gates * hs;
+    float *rec = tmp + hs;
     int32_t d, s, bi, j;
     for (d = 0; d < p->dirs; ++d) {
         const int32_t reverse = d == 1 || p->reverse_first;
-        const float *wd = w + (size_t)d * n_gates * hs * p->input;
-        const float *rd = r + (size_t)d * n_gates * hs * hs;
+        const size_t w_off = (size_t)d * n_gates * hs * p->input, r_off = (size_t)d * n_gates * hs * hs;
+        const float *wd = w ? w + w_off : NULL, *rd = r ? r + r_off : NULL;
+        const float *wpd = p->w_packed ? p->w_packed + w_off : NULL, *rpd = p->r_packed ? p->r_packed + r_off : NULL;
         const float *bd = b ? b + (size_t)d * 2 * n_gates * hs : NULL;
         const float *pd = peep ? peep + (size_t)d * 3 * hs : NULL;
         for (bi = 0; bi < p->batch; ++bi) {
@@ -160,7 +174,8 @@ void mcu_rnn_f32(const mcu_rnn_f32_params *p, const float *x, const float *w, co
                 }
                 mcu_rnn_f32_step(p, d,
                                  x + (p->layout ? ((size_t)bi * p->seq + t) : ((size_t)t * p->batch + bi)) * p->input,
-                                 wd, rd, bd, pd, h + (size_t)bi * hs, c + (size_t)bi * hs, gates, tmp);
+                                 wd, rd, wpd, rpd, bd, pd, h + (size_t)bi * hs, c + (size_t)bi * hs, gates, tmp,
+                                 rec);
                 if (yt) {
                     memcpy(yt, h + (size_t)bi * hs, (size_t)hs * sizeof(float));
                 }
