@@ -26,10 +26,10 @@ def row_blocks(rows: int) -> tuple[int, int, int]:
 
 
 def matvec_terms(count: int, rows: int, cols: int) -> dict[str, int]:
-    """`count` calls of mcu_matvec_f32 over `rows` x `cols`: per 8-row block a two-column loop (cols // 2 turns of
-    16 MACs) and an odd column, per 4-row block and per single row a one-column loop (their MACs)."""
+    """`count` calls of mcu_matvec_f32 over `rows` x `cols`: per 8-row and per 4-row block its set-up and store and
+    its MACs (column turns of 32 weights on cores that take the assembly loops, of 16 or 4 in C elsewhere), per
+    single row a dot product (its MACs)."""
     blocks, halves, singles = row_blocks(rows)
-    return {"mv_calls": count, "mv_blocks": count * blocks, "mv_block_turns": count * blocks * (cols // 2),
-            "mv_block_odd": count * blocks * (cols % 2), "mv_halves": count * halves,
-            "mv_half_macs": count * halves * HALF * cols, "mv_singles": count * singles,
+    return {"mv_calls": count, "mv_blocks": count * blocks, "mv_block_macs": count * blocks * BLOCK * cols,
+            "mv_halves": count * halves, "mv_half_macs": count * halves * HALF * cols, "mv_singles": count * singles,
             "mv_single_macs": count * singles * cols}
