@@ -13,46 +13,22 @@ static void mcu_gemm_f32_row_pair(const mcu_gemm_f32_packed_params *p, const flo
         float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, a4 = 0.0f, a5 = 0.0f, a6 = 0.0f, a7 = 0.0f;
         float b0 = 0.0f, b1 = 0.0f, b2 = 0.0f, b3 = 0.0f, b4 = 0.0f, b5 = 0.0f, b6 = 0.0f, b7 = 0.0f;
         for (t = 0; t < k; ++t) {
-            const float u = x0[t], v = x1[t];
-            a0 = MCU_F32_MAC(a0, w[0], u);
-            a1 = MCU_F32_MAC(a1, w[1], u);
-            a2 = MCU_F32_MAC(a2, w[2], u);
-            a3 = MCU_F32_MAC(a3, w[3], u);
-            a4 = MCU_F32_MAC(a4, w[4], u);
-            a5 = MCU_F32_MAC(a5, w[5], u);
-            a6 = MCU_F32_MAC(a6, w[6], u);
-            a7 = MCU_F32_MAC(a7, w[7], u);
-            b0 = MCU_F32_MAC(b0, w[0], v);
-            b1 = MCU_F32_MAC(b1, w[1], v);
-            b2 = MCU_F32_MAC(b2, w[2], v);
-            b3 = MCU_F32_MAC(b3, w[3], v);
-            b4 = MCU_F32_MAC(b4, w[4], v);
-            b5 = MCU_F32_MAC(b5, w[5], v);
-            b6 = MCU_F32_MAC(b6, w[6], v);
-            b7 = MCU_F32_MAC(b7, w[7], v);
+            MCU_MATVEC_F32_MAC8(a, w, x0[t]);
+            MCU_MATVEC_F32_MAC8(b, w, x1[t]);
             w += MCU_MATVEC_F32_BLOCK;
         }
-        y0[j] = a0, y0[j + 1] = a1, y0[j + 2] = a2, y0[j + 3] = a3;
-        y0[j + 4] = a4, y0[j + 5] = a5, y0[j + 6] = a6, y0[j + 7] = a7;
-        y1[j] = b0, y1[j + 1] = b1, y1[j + 2] = b2, y1[j + 3] = b3;
-        y1[j + 4] = b4, y1[j + 5] = b5, y1[j + 6] = b6, y1[j + 7] = b7;
+        MCU_MATVEC_F32_PUT8(y0 + j, a);
+        MCU_MATVEC_F32_PUT8(y1 + j, b);
     }
     if (n - j >= MCU_MATVEC_F32_HALF) {
         float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, b0 = 0.0f, b1 = 0.0f, b2 = 0.0f, b3 = 0.0f;
         for (t = 0; t < k; ++t) {
-            const float u = x0[t], v = x1[t];
-            a0 = MCU_F32_MAC(a0, w[0], u);
-            a1 = MCU_F32_MAC(a1, w[1], u);
-            a2 = MCU_F32_MAC(a2, w[2], u);
-            a3 = MCU_F32_MAC(a3, w[3], u);
-            b0 = MCU_F32_MAC(b0, w[0], v);
-            b1 = MCU_F32_MAC(b1, w[1], v);
-            b2 = MCU_F32_MAC(b2, w[2], v);
-            b3 = MCU_F32_MAC(b3, w[3], v);
+            MCU_MATVEC_F32_MAC4(a, w, x0[t]);
+            MCU_MATVEC_F32_MAC4(b, w, x1[t]);
             w += MCU_MATVEC_F32_HALF;
         }
-        y0[j] = a0, y0[j + 1] = a1, y0[j + 2] = a2, y0[j + 3] = a3;
-        y1[j] = b0, y1[j + 1] = b1, y1[j + 2] = b2, y1[j + 3] = b3;
+        MCU_MATVEC_F32_PUT4(y0 + j, a);
+        MCU_MATVEC_F32_PUT4(y1 + j, b);
         j += MCU_MATVEC_F32_HALF;
     }
     for (; j < n; ++j) {
