@@ -31,16 +31,30 @@ static float mcu_rnn_f32_act(int32_t code, float alpha, float beta, float v)
     }
 }
 
-/* Activation k (0: f, 1: g, 2: h) of direction d. */
-static float mcu_rnn_f32_apply(const mcu_rnn_f32_params *p, int32_t d, int32_t k, float v)
+/* Activation k (0: f, 1: g, 2: h) of direction d over v[0 .. n - 1] in place, each bounded to [-clip, clip] first
+ * when clip > 0: one dispatch per gate part and step, the cells' usual sigmoid and tanh inlined in their loops. */
+static void mcu_rnn_f32_acts(const mcu_rnn_f32_params *p, int32_t d, int32_t k, float clip, float *v, int32_t n)
 {
-    return mcu_rnn_f32_act(p->act[d][k], p->alpha[d][k], p->beta[d][k], v);
-}
-
-/* Activation k of direction d on a gate pre-activation, bounded to [-clip, clip] first when clip > 0. */
-static float mcu_rnn_f32_gate(const mcu_rnn_f32_params *p, int32_t d, int32_t k, float pre)
-{
-    return mcu_rnn_f32_apply(p, d, k, p->clip > 0.0f ? mcu_clampf(pre, -p->clip, p->clip) : pre);
+    const int32_t code = p->act[d][k];
+    int32_t j;
+    if (clip > 0.0f) {
+        for (j = 0; j < n; ++j) {
+            v[j] = mcu_clampf(v[j], -clip, clip);
+        }
+    }
+    if (code == MCU_RNN_ACT_SIGMOID) {
+        for (j = 0; j < n; ++j) {
+            v[j] = mcu_sigmoidf(v[j]);
+        }
+    } else if (code == MCU_RNN_ACT_TANH) {
+        for (j = 0; j < n; ++j) {
+            v[j] = mcu_tanhf(v[j]);
+        }
+    } else {
+        for (j = 0; j < n; ++j) {
+            v[j] = mcu_rnn_f32_act(code, p->alpha[d][k], p->beta[d][k], v[j]);
+        }
+    }
 }
 
 /* Row `row` of an [rows, n] matrix times vector v, MCU_F32_MAC from `acc` in column order. */
@@ -92,38 +106,55 @@ static void mcu_rnn_f32_step(const mcu_rnn_f32_params *p, int32_t d, const float
     mcu_rnn_f32_rows(rp, r, 0, p->cell == MCU_RNN_CELL_GRU ? 2 * hs : rows, hs, h, gates, gates);
     if (p->cell == MCU_RNN_CELL_RNN) {
         for (j = 0; j < hs; ++j) {
-            h[j] = mcu_rnn_f32_gate(p, d, 0, gates[j] + mcu_rnn_f32_bias(b, rows, j));
+            gates[j] = gates[j] + mcu_rnn_f32_bias(b, rows, j);
         }
+        mcu_rnn_f32_acts(p, d, 0, p->clip, gates, hs);
+        memcpy(h, gates, (size_t)hs * sizeof(float));
     } else if (p->cell == MCU_RNN_CELL_GRU) {
+        for (k = 0; k < 2 * hs; ++k) {
+            gates[k] = gates[k] + mcu_rnn_f32_bias(b, rows, k);
+        }
+        mcu_rnn_f32_acts(p, d, 0, p->clip, gates, 2 * hs); /* z, r */
         for (j = 0; j < hs; ++j) {
-            gates[j] = mcu_rnn_f32_gate(p, d, 0, gates[j] + mcu_rnn_f32_bias(b, rows, j));
-            k = hs + j;
-            gates[k] = mcu_rnn_f32_gate(p, d, 0, gates[k] + mcu_rnn_f32_bias(b, rows, k));
-            tmp[j] = gates[k] * h[j];
+            tmp[j] = gates[hs + j] * h[j];
         }
         mcu_rnn_f32_rows(rp ? rp + (size_t)2 * hs * hs : NULL, r, 2 * hs, hs, hs, p->linear_before_reset ? h : tmp,
                          NULL, rec);
         for (j = 0; j < hs; ++j) {
             const float wb = b ? b[2 * hs + j] : 0.0f, rb = b ? b[rows + 2 * hs + j] : 0.0f;
             const float rh = p->linear_before_reset ? gates[hs + j] * (rec[j] + rb) : rec[j] + rb;
-            gates[2 * hs + j] = mcu_rnn_f32_gate(p, d, 1, gates[2 * hs + j] + wb + rh);
+            gates[2 * hs + j] = gates[2 * hs + j] + wb + rh;
         }
+        mcu_rnn_f32_acts(p, d, 1, p->clip, gates + 2 * hs, hs);
         for (j = 0; j < hs; ++j) {
             const float z = gates[j];
             h[j] = (1.0f - z) * gates[2 * hs + j] + z * h[j];
         }
-    } else {
+    } else { /* gates i, o, f, c; the peepholes of i and f read C before the update, o's after it */
         for (j = 0; j < hs; ++j) {
             const float pi = peep ? peep[j] * c[j] : 0.0f, pf = peep ? peep[2 * hs + j] * c[j] : 0.0f;
-            const float i_gate = mcu_rnn_f32_gate(p, d, 0, gates[j] + pi + mcu_rnn_f32_bias(b, rows, j));
-            const float f_pre = gates[2 * hs + j] + pf + mcu_rnn_f32_bias(b, rows, 2 * hs + j);
-            const float f_gate = p->input_forget ? 1.0f - i_gate : mcu_rnn_f32_gate(p, d, 0, f_pre);
-            const float cand = mcu_rnn_f32_gate(p, d, 1, gates[3 * hs + j] + mcu_rnn_f32_bias(b, rows, 3 * hs + j));
-            float po;
-            c[j] = f_gate * c[j] + i_gate * cand;
-            po = peep ? peep[hs + j] * c[j] : 0.0f;
-            h[j] = mcu_rnn_f32_gate(p, d, 0, gates[hs + j] + po + mcu_rnn_f32_bias(b, rows, hs + j)) *
-                   mcu_rnn_f32_apply(p, d, 2, c[j]);
+            gates[j] = gates[j] + pi + mcu_rnn_f32_bias(b, rows, j);
+            gates[2 * hs + j] = gates[2 * hs + j] + pf + mcu_rnn_f32_bias(b, rows, 2 * hs + j);
+            gates[3 * hs + j] = gates[3 * hs + j] + mcu_rnn_f32_bias(b, rows, 3 * hs + j);
+        }
+        mcu_rnn_f32_acts(p, d, 0, p->clip, gates, hs);
+        if (p->input_forget) {
+            for (j = 0; j < hs; ++j) {
+                gates[2 * hs + j] = 1.0f - gates[j];
+            }
+        } else {
+            mcu_rnn_f32_acts(p, d, 0, p->clip, gates + 2 * hs, hs);
+        }
+        mcu_rnn_f32_acts(p, d, 1, p->clip, gates + 3 * hs, hs);
+        for (j = 0; j < hs; ++j) {
+            c[j] = gates[2 * hs + j] * c[j] + gates[j] * gates[3 * hs + j];
+            gates[hs + j] = gates[hs + j] + (peep ? peep[hs + j] * c[j] : 0.0f) + mcu_rnn_f32_bias(b, rows, hs + j);
+            tmp[j] = c[j];
+        }
+        mcu_rnn_f32_acts(p, d, 0, p->clip, gates + hs, hs);
+        mcu_rnn_f32_acts(p, d, 2, 0.0f, tmp, hs);
+        for (j = 0; j < hs; ++j) {
+            h[j] = gates[hs + j] * tmp[j];
         }
     }
 }
