@@ -129,17 +129,18 @@ def test_packed_paths_against_ort(form, tmp_path):
         name: f"gemm_f32.{path}" for name, path in paths.items()}
 
 
+@pytest.mark.parametrize("form", ["fused", "separate"])
 @pytest.mark.parametrize("board", CORE_BOARDS)
-def test_paths_on_target_equal_host(board, tmp_path):
-    """On each QEMU core (its default float form; the assembly loops on the M4 and M33) every gemm_f32 path (the
-    packed ones with their block tails, and the general one over a runtime B and transA) equals the host build bit
-    for bit."""
+def test_paths_on_target_equal_host(board, form, tmp_path):
+    """On each QEMU core, in both float forms (the assembly loops in the separate form on cores with an FPU), every
+    gemm_f32 path (the packed ones with their block tails, and the general one over a runtime B and transA) equals
+    the host build bit for bit."""
     model, _, _ = _packed_model(5)
     model.graph.node.append(helper.make_node("Gemm", ["ga", "gb"], ["gy"], name="general", transA=1, alpha=0.5))
     model.graph.input.extend([helper.make_tensor_value_info("ga", onnx.TensorProto.FLOAT, [9, 3]),
                               helper.make_tensor_value_info("gb", onnx.TensorProto.FLOAT, [9, 5])])
     model.graph.output.append(helper.make_tensor_value_info("gy", onnx.TensorProto.FLOAT, [3, 5]))
-    mcucomp.compile_model(model, tmp_path, name="m", board=board)
+    mcucomp.compile_model(model, tmp_path, name="m", board=board, float_mac=form)
     result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
     assert result.status == "ok", result.detail
     assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
