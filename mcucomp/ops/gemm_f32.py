@@ -125,10 +125,13 @@ class GemmF32(KernelOp):
             c_name = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
             c_strides = tuple(broadcast_strides(shape(g, c_name), [rows, n])) if c_name else (0, 0)
             alpha, beta = float(node.attrs.get("alpha", 1.0)), float(node.attrs.get("beta", 1.0))
+        # named after B and its orientation, so that the layers sharing a B (an unrolled recurrence) share one array
+        trans_b = node.attrs["onnx_op"] == "Gemm" and node.attrs.get("transB", 0)
+        key = f"{node.inputs[1]}_bpack_{'t' if trans_b else 'n'}"
         params = [("rows", rows), ("n", n), ("k", k), ("c_rs", c_strides[0]), ("c_cs", c_strides[1]),
-                  ("alpha", alpha), ("beta", beta), ("w", ArrayRef(f"{node.name}_bpack"))]
+                  ("alpha", alpha), ("beta", beta), ("w", ArrayRef(key))]
         return KernelCall(f"{self.name}_{path}", params, [node.inputs[0], c_name, node.outputs[0]],
-                          {f"{node.name}_bpack": packed_b(node, g)})
+                          {key: packed_b(node, g)})
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """general: per output a K-long MAC chain (strided loads), then alpha and beta * C when present (path `gemm`,

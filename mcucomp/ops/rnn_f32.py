@@ -143,8 +143,10 @@ class RnnF32(KernelOp):
             params += [("w_packed", "NULL"), ("r_packed", "NULL")]
             wr = [node.inputs[1], node.inputs[2]]
         else:
-            arrays = {f"{node.name}_wpack": packed[0], f"{node.name}_rpack": packed[1]}
-            params += [("w_packed", ArrayRef(f"{node.name}_wpack")), ("r_packed", ArrayRef(f"{node.name}_rpack"))]
+            # named after W and R (R's packing per cell), so that cells sharing them share the arrays
+            keys = f"{node.inputs[1]}_wpack", f"{node.inputs[2]}_rpack_{a['cell'].lower()}"
+            arrays = dict(zip(keys, packed))
+            params += [("w_packed", ArrayRef(keys[0])), ("r_packed", ArrayRef(keys[1]))]
             wr = [None, None]
         inputs = [node.inputs[0]] + wr + [_input(node, k) for k in range(3, 8)]
         outputs = [_output(node, k) for k in range(3)]
