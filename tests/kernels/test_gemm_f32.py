@@ -149,7 +149,8 @@ def test_paths_on_target_equal_host(board, form, tmp_path):
 def test_layers_sharing_b_share_its_packing(tmp_path):
     """Gemms over one constant B (an unrolled recurrence's weights) read one packed array: the flash holds B once."""
     b = rand(np.random.default_rng(6), 12, 12)
-    nodes = [helper.make_node("Gemm", ["x", "b"], ["h"], transB=1), helper.make_node("Gemm", ["h", "b"], ["y"], transB=1)]
+    nodes = [helper.make_node("Gemm", ["x", "b"], ["h"], transB=1),
+             helper.make_node("Gemm", ["h", "b"], ["y"], transB=1)]
     model = make_model(nodes, {"x": (np.float32, (1, 12))}, {"y": (np.float32, (1, 12))}, {"b": b})
     mcucomp.compile_model(model, tmp_path, name="m")
     assert json.loads((tmp_path / "report.json").read_text())["flash_bytes"] == b.nbytes
