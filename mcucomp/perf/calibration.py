@@ -6,7 +6,8 @@ simulator run stays short. Every chain exists in three formats: float32, int8 QD
 onnxruntime's quantize_static from random calibration data, per-channel weights; every other chain with 8-bit graph
 input and output, as converted TFLite models have them), so that the lowering picks the int8 kernel paths the way it
 does for real models. Beside them: fully connected stacks (QDQ and QOperator, up to an AD autoencoder's widths),
-depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied),
+depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied; some with
+W and R computed at run time), float matrix-product chains (packed, strided and runtime-B products),
 data-movement chains (Transpose, Slice, Pad, Split, Concat, Gather, Tile, Expand, DepthToSpace; float and int8) and
 element-wise models (every unary function, binary ops in float32 and float64, reductions, softmax, normalization,
 the rarer float kernels) at three sizes, sequence models (Swish, CausalConvWithState, Attention, EyeLike, a constant
