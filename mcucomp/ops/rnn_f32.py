@@ -7,10 +7,13 @@ LSTM's peepholes and input_forget.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir import Graph, Node
 from ._window import text_attr
 from ._cost import params_dict
-from .base import KernelCall, KernelOp, shape
+from ._gemm_f32.packing import matvec_terms, pack_rows
+from .base import ArrayRef, KernelCall, KernelOp, shape
 
 #: ONNX op → (MCU_RNN_CELL_* code, gates, default activations of one direction).
 CELLS = {"RNN": (0, 1, ("Tanh",)), "GRU": (1, 3, ("Sigmoid", "Tanh")), "LSTM": (2, 4, ("Sigmoid", "Tanh", "Tanh"))}
@@ -89,13 +92,27 @@ def activation_params(node: Node) -> tuple[list[list[int]], list[list[float]], l
     return codes, alpha, beta
 
 
+def packed_weights(node: Node, g: Graph) -> tuple[np.ndarray, np.ndarray] | None:
+    """Constant W and R packed per direction by pack_rows (a GRU's R as its z and r rows, then its h rows: the h
+    gate's recurrent product runs apart), or None when either is a runtime tensor."""
+    w, r = g.const(node.inputs[1]), g.const(node.inputs[2])
+    if w is None or r is None:
+        return None
+    hidden = r.shape[2]
+    split = 2 * hidden if _cell(node) == "GRU" else r.shape[1]
+    r_parts = [pack_rows(part) for rd in r.astype(np.float32) for part in (rd[:split], rd[split:]) if len(part)]
+    return np.concatenate([pack_rows(wd) for wd in w.astype(np.float32)]), np.concatenate(r_parts)
+
+
 class RnnF32(KernelOp):
     """ONNX RNN, GRU and LSTM on float32 tensors."""
 
     name = "rnn_f32"
     onnx_ops = ("GRU", "LSTM", "RNN")
     constraints = (_float32, _known_direction, _known_activations)
-    cost_paths = tuple(cell.lower() for cell in CELLS)
+    #: per cell: constant W and R packed (one blocked matrix-vector product per gate part and step), or `_rows`
+    #: (runtime W or R: one dot per gate row)
+    cost_paths = tuple(cell.lower() + suffix for cell in CELLS for suffix in ("", "_rows"))
 
     def lower(self, node: Node, g: Graph) -> None:
         """Record the cell (the ONNX op) before the op becomes the kernel name; keep only the outputs in use, with
@@ -120,22 +137,42 @@ class RnnF32(KernelOp):
                   ("act", codes), ("alpha", alpha), ("beta", beta), ("clip", float(a.get("clip", 0.0))),
                   ("linear_before_reset", int(a.get("linear_before_reset", 0))),
                   ("input_forget", int(a.get("input_forget", 0)))]
-        inputs = [node.inputs[0], node.inputs[1], node.inputs[2]] + [_input(node, k) for k in range(3, 8)]
+        packed = packed_weights(node, g)
+        arrays = {}
+        if packed is None:
+            params += [("w_packed", "NULL"), ("r_packed", "NULL")]
+            wr = [node.inputs[1], node.inputs[2]]
+        else:
+            # named after W and R (R's packing per cell), so that cells sharing them share the arrays
+            keys = f"{node.inputs[1]}_wpack", f"{node.inputs[2]}_rpack_{a['cell'].lower()}"
+            arrays = dict(zip(keys, packed))
+            params += [("w_packed", ArrayRef(keys[0])), ("r_packed", ArrayRef(keys[1]))]
+            wr = [None, None]
+        inputs = [node.inputs[0]] + wr + [_input(node, k) for k in range(3, 8)]
         outputs = [_output(node, k) for k in range(3)]
-        return KernelCall(self.name, params, inputs + outputs, scratch_bytes=4 * (2 * batch + n_gates + 1) * hidden)
+        return KernelCall(self.name, params, inputs + outputs, arrays,
+                          scratch_bytes=4 * (2 * batch + n_gates + 2) * hidden)
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """Per direction, time step and batch element (a step): one dot product per gate row over the input and
-        one per recurrent row over the hidden state (their FMAs), then per hidden unit the cell's activations and
-        state updates (a fixed set per cell, so the path is the cell); per direction and batch element the state set
-        up and copied out."""
+        """Per direction, time step and batch element (a step): the gate rows over the input, then the recurrent rows
+        over the hidden state (a GRU's h rows apart) as mcu_matvec_f32 calls when W and R are packed (matvec_terms),
+        else one dot product per row (`_rows` path: their MACs); per hidden unit the cell's activations and state
+        updates (a fixed set per cell, so the path is the cell); per direction and batch element the state set up and
+        copied out."""
         p = params_dict(self.call(node, g))
-        hs, n_gates = p["hidden"], CELLS[node.attrs["cell"]][1]
+        cell = node.attrs["cell"]
+        hs, n_gates = p["hidden"], CELLS[cell][1]
         steps = p["dirs"] * p["seq"] * p["batch"]
         rows = n_gates * hs
-        return node.attrs["cell"].lower(), {"calls": 1, "states": p["dirs"] * p["batch"] * hs, "steps": steps,
-                                            "dots": steps * 2 * rows, "macs": steps * rows * (p["input"] + hs),
-                                            "units": steps * hs}
+        terms = {"calls": 1, "states": p["dirs"] * p["batch"] * hs, "steps": steps, "units": steps * hs}
+        if p["w_packed"] == "NULL":
+            return cell.lower() + "_rows", {**terms, "dots": steps * 2 * rows,
+                                            "macs": steps * rows * (p["input"] + hs)}
+        parts = [(rows, p["input"]), (2 * hs, hs), (hs, hs)] if cell == "GRU" else [(rows, p["input"]), (rows, hs)]
+        for part_rows, cols in parts:
+            for name, value in matvec_terms(steps, part_rows, cols).items():
+                terms[name] = terms.get(name, 0) + value
+        return cell.lower(), terms
 
     def macs(self, node: Node, g: Graph) -> int:
         """Per step, direction and batch element: the gate rows times (input + hidden)."""

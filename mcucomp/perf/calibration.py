@@ -6,7 +6,8 @@ simulator run stays short. Every chain exists in three formats: float32, int8 QD
 onnxruntime's quantize_static from random calibration data, per-channel weights; every other chain with 8-bit graph
 input and output, as converted TFLite models have them), so that the lowering picks the int8 kernel paths the way it
 does for real models. Beside them: fully connected stacks (QDQ and QOperator, up to an AD autoencoder's widths),
-depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied),
+depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied; some with
+W and R computed at run time), float matrix-product chains (packed, strided and runtime-B products),
 data-movement chains (Transpose, Slice, Pad, Split, Concat, Gather, Tile, Expand, DepthToSpace; float and int8) and
 element-wise models (every unary function, binary ops in float32 and float64, reductions, softmax, normalization,
 the rarer float kernels) at three sizes, sequence models (Swish, CausalConvWithState, Attention, EyeLike, a constant
@@ -47,6 +48,11 @@ DW_CHAINS = ((8, 24, 24), (12, 9, 13), (32, 10, 8), (64, 8, 6))
 #: spectrogram's) and convs over a few channels further on, the `few_channels` path's geometries
 FEW_CHAINS = ((3, 48, 48, 2), (3, 32, 32, 1), (1, 40, 12, 1), (4, 20, 28, 2))
 MAX_CONV_MACS = 40_000
+#: Matrix-product calibration chains (rows, input width, then the three products' output widths): odd and even
+#: row counts, widths on and off the packed row blocks (8, 4, 1).
+MATRIX_CHAINS = ((4, 24, 16, 12, 10), (5, 13, 21, 7, 32), (2, 40, 9, 30, 5), (7, 8, 36, 3, 19))
+#: The RNN_CHAINS indices also calibrated with runtime W and R (one dot per gate row): three per cell.
+RNN_RUNTIME_CHAINS = (0, 2, 3, 5, 7, 8, 10, 12, 13)
 #: Recurrent calibration models: (cell, direction, sequence length, per layer (input size, hidden size)); most
 #: layers' steps x gate rows x (input + hidden) stay near MAX_CONV_MACS, one per cell reaches a keyword-spotting
 #: model's size (up to 64 units, 49 steps; float FMAs, soft-float on the M0+).
@@ -228,14 +234,16 @@ def fc_chain(index: int, matmul: bool = False, sizes: tuple[int, ...] | None = N
     return _checked(ch, f"calib_fc{index}", [1, sizes[0]], x)
 
 
-def rnn_chain(index: int) -> onnx.ModelProto:
+def rnn_chain(index: int, runtime_weights: bool = False) -> onnx.ModelProto:
     """Recurrent calibration model `index` (RNN_CHAINS): two stacked layers of one cell, the first's Y (directions
-    folded into the features) feeding the second, whose Y_h is the output."""
+    folded into the features) feeding the second, whose Y_h is the output. With `runtime_weights`, W and R are
+    computed from the input (scaled by a sigmoid of its mean), so the cells read them as runtime tensors."""
     rng = np.random.default_rng(SEED + 4000 + index)
     cell, direction, seq, layers = RNN_CHAINS[index]
     gates, dirs = {"RNN": 1, "GRU": 3, "LSTM": 4}[cell], 2 if direction == "bidirectional" else 1
     ch = _Chain(rng, [seq, 1, layers[0][0]], [], [])
     x = "input"
+    gain = ch.node("Sigmoid", [ch.node("ReduceMean", [x], "mean", keepdims=0)], "gain") if runtime_weights else ""
     for i, (width, hidden) in enumerate(layers):
         if i:  # Y [seq, dirs, 1, hidden] -> [seq, 1, dirs * hidden], and a Gemm to this layer's input width
             y = ch.node("Transpose", [x], f"y{i}_t", perm=[0, 2, 1, 3])
@@ -247,12 +255,36 @@ def rnn_chain(index: int) -> onnx.ModelProto:
         w = ch._const(f"rnn{i}_w", scale * rng.standard_normal((dirs, gates * hidden, width)))
         r = ch._const(f"rnn{i}_r", scale * rng.standard_normal((dirs, gates * hidden, hidden)))
         b = ch._const(f"rnn{i}_b", 0.1 * rng.standard_normal((dirs, 2 * gates * hidden)))
+        if runtime_weights:
+            w, r = ch.node("Mul", [w, gain], f"rnn{i}_w_run"), ch.node("Mul", [r, gain], f"rnn{i}_r_run")
         outs = [f"rnn{i}_y", f"rnn{i}_h"]
         ch.nodes.append(helper.make_node(cell, [x, w, r, b], outs, name=f"rnn{i}", hidden_size=hidden,
                                          direction=direction))
         x, prev = outs[0] if i < len(layers) - 1 else outs[1], hidden
     ch.shape = [dirs, 1, prev]
-    return _checked(ch, f"calib_rnn{index}", [seq, 1, layers[0][0]], x)
+    return _checked(ch, f"calib_rnn{index}{'_runtime' if runtime_weights else ''}", [seq, 1, layers[0][0]], x)
+
+
+def matrix_chain(index: int) -> onnx.ModelProto:
+    """Matrix-product calibration chain `index` (MATRIX_CHAINS, rows x width in): a Gemm with a bias over several
+    rows (packed B, blocked), then the rows times their own transpose (MatMul over a runtime B), a Gemm with transA
+    (strided), and over all of it flattened one scaled Gemm with a bias (packed B, matvec)."""
+    rng = np.random.default_rng(SEED + 14000 + index)
+    rows, width, n1, n2, n3 = MATRIX_CHAINS[index]
+    alpha = 1.0 if index % 2 else 0.5
+    ch = _Chain(rng, [rows, width], [], [])
+    w1 = ch._const("g1_w", rng.standard_normal((width, n1)) / np.sqrt(width))
+    x = ch.node("Gemm", ["input", w1, ch._const("g1_b", 0.1 * rng.standard_normal(n1))], "g1", alpha=alpha)
+    x = ch.node("Relu", [x], "g1_relu")
+    gram = ch.node("MatMul", [x, ch.node("Transpose", [x], "g1_t", perm=[1, 0])], "gram")
+    w2 = ch._const("g2_w", rng.standard_normal((rows, n2)) / np.sqrt(rows * n1))
+    x = ch.node("Gemm", [gram, w2, ch._const("g2_b", 0.1 * rng.standard_normal((rows, n2)))], "g2", transA=1)
+    x = ch.node("Reshape", [x, ch.ints("flat_shape", [1, rows * n2])], "flat")
+    w3 = ch._const("g3_w", rng.standard_normal((n3, rows * n2)) / np.sqrt(rows * n2))
+    y = ch.node("Gemm", [x, w3, ch._const("g3_b", 0.1 * rng.standard_normal(n3))], "g3", transB=1, alpha=alpha,
+                beta=0.5)
+    ch.shape = [1, n3]
+    return _checked(ch, f"calib_matrix{index}", [rows, width], y)
 
 
 def data_chain(index: int) -> onnx.ModelProto:
@@ -810,6 +842,8 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto, dict], ...]:
                    (f"calib_fc{index}_qdq_int8io",
                     with_int8_io(quantized(fc_chain(index, False, sizes), "qdq", SEED + 1000 + index)))]
     models += [(f"calib_rnn{i}_float", rnn_chain(i)) for i in range(len(RNN_CHAINS))]
+    models += [(f"calib_rnn{i}_runtime_float", rnn_chain(i, runtime_weights=True)) for i in RNN_RUNTIME_CHAINS]
+    models += [(f"calib_matrix{i}_float", matrix_chain(i)) for i in range(len(MATRIX_CHAINS))]
     for i in range(len(DATA_CHAINS)):
         base = data_chain(i)
         models += [(f"calib_data{i}_float", base), (f"calib_data{i}_qdq", quantized(base, "qdq", SEED + 5000 + i))]

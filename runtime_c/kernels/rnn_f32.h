@@ -22,7 +22,9 @@
 /* seq, batch, input, hidden: X's dims; dirs: 1 or 2 (direction 1 runs backwards; reverse_first: direction 0 does
  * too, for direction=reverse). layout: ONNX's 0 (X [seq, batch, input]) or 1 (X [batch, seq, input]).
  * act/alpha/beta: per direction, the cell's activations f, g, h. clip: bound of the gate pre-activations (0: none).
- * linear_before_reset (GRU), input_forget (LSTM): ONNX's attributes. */
+ * linear_before_reset (GRU), input_forget (LSTM): ONNX's attributes. w_packed, r_packed: constant W and R per
+ * direction packed by matvec_f32.h's row blocks (R of a GRU as its z and r rows, then its h rows), or NULL: the gate
+ * rows then read w and r one dot product at a time, in the same order. */
 typedef struct {
     int32_t cell;
     int32_t seq, batch, input, hidden, dirs;
@@ -31,11 +33,13 @@ typedef struct {
     float alpha[2][3], beta[2][3];
     float clip;
     int32_t linear_before_reset, input_forget;
+    const float *w_packed, *r_packed;
 } mcu_rnn_f32_params;
 
-/** ONNX RNN, GRU and LSTM on float32: w [dirs, G*hidden, input], r [dirs, G*hidden, hidden], optional b
+/** ONNX RNN, GRU and LSTM on float32: w [dirs, G*hidden, input], r [dirs, G*hidden, hidden] (NULL when packed in
+ * the params), optional b
  * [dirs, 2*G*hidden], seq_lens (int32 [batch]), initial_h, initial_c, p ([dirs, 3*hidden] peepholes); every
- * optional input and output may be NULL. scratch: (2 * batch + G + 1) * hidden floats. */
+ * optional input and output may be NULL. scratch: (2 * batch + G + 2) * hidden floats. */
 void mcu_rnn_f32(const mcu_rnn_f32_params *p, const float *x, const float *w, const float *r, const float *b,
                  const int32_t *seq_lens, const float *initial_h, const float *initial_c, const float *peep, float *y,
                  float *y_h, float *y_c, void *scratch);

@@ -9,13 +9,17 @@ within 2 ULPs of the true value), and the differences carry through the time ste
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import onnxruntime as ort
-from onnx import helper
+import pytest
+from onnx import helper, numpy_helper
 
 import mcucomp
 import mcucomp.host
 from float_cases import assert_within_ulps, check_nodes_ulps
-from helpers import infer_outputs, make_model, rand
+from helpers import infer_outputs, make_model, rand, run_both
+from mcucomp.target.verify import verify_on_target
+from target_boards import CORE_BOARDS
 
 RECURRENT_ULPS = 8
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
@@ -80,3 +84,58 @@ def test_rnn_batchwise_layout(tmp_path):
     for name, want in zip(names, sess.run(names, feeds0)):
         want = want.transpose(2, 0, 1, 3) if want.ndim == 4 else want.transpose(1, 0, 2)
         assert_within_ulps(ours[name], want, RECURRENT_ULPS, name)
+
+
+# Constant W and R (the packed path): sizes with row-block tails (rows % 8, % 4), inputs and hidden sizes below and
+# past the assembly loops' column turns (4 and 8), both GRU reset orders, both directions
+PACKED_CASES = [
+    ("GRU", 4, 2, 9, 5, ("B", "h0"), dict()),
+    ("GRU", 3, 1, 17, 6, ("B",), dict(direction="bidirectional", linear_before_reset=1)),
+    ("GRU", 3, 1, 3, 11, (), dict(direction="reverse", linear_before_reset=1)),
+    ("LSTM", 3, 2, 8, 3, ("B", "P", "h0", "c0"), dict()),
+    ("LSTM", 2, 1, 4, 9, ("B",), dict(direction="bidirectional", input_forget=1)),
+    ("RNN", 3, 1, 12, 13, ("B",), dict()),
+    ("RNN", 2, 2, 1, 1, ("B", "seq"), dict(direction="bidirectional")),
+]
+
+
+def _packed_model(seed: int):
+    """PACKED_CASES with W, R, B and P as initializers; the model and its feeds."""
+    nodes, inputs, feeds = _case_nodes(np.random.default_rng(seed), PACKED_CASES)
+    constants = {name: feeds.pop(name) for name in list(inputs) if name[0] in "WRBP"}
+    for name in constants:
+        del inputs[name]
+    return make_model(nodes, inputs, infer_outputs(nodes, inputs, constants, 14), constants, 14), feeds
+
+
+@pytest.mark.parametrize("form", ["fused", "separate"])
+def test_packed_weights_against_ort(form, tmp_path):
+    """Constant W and R take the packed matrix-vector loops: within RECURRENT_ULPS of onnxruntime in both forms, and
+    bit for bit what the same model with W and R as runtime inputs (one dot per gate row) computes."""
+    model, feeds = _packed_model(62)
+    ours, ref = run_both(model, feeds, tmp_path / "packed", float_mac=form)
+    assert "_wpack" in (tmp_path / "packed" / "m_weights.c").read_text()
+    for name, want in ref.items():
+        assert_within_ulps(ours[name], want, RECURRENT_ULPS, name)
+    runtime = onnx.ModelProto()
+    runtime.CopyFrom(model)
+    moved = [t for t in runtime.graph.initializer if t.name[0] in "WR"]
+    for t in moved:
+        runtime.graph.initializer.remove(t)
+        runtime.graph.input.append(helper.make_tensor_value_info(t.name, onnx.TensorProto.FLOAT, list(t.dims)))
+    mcucomp.compile_model(runtime, tmp_path / "rows", name="m", float_mac=form)
+    rows = mcucomp.host.load(tmp_path / "rows").run({**feeds, **{t.name: numpy_helper.to_array(t) for t in moved}})
+    for name, value in ours.items():
+        np.testing.assert_array_equal(rows[name], value, err_msg=name)
+
+
+@pytest.mark.parametrize("form", ["fused", "separate"])
+@pytest.mark.parametrize("board", CORE_BOARDS)
+def test_packed_on_target_equal_host(board, form, tmp_path):
+    """On each QEMU core, in both float forms (the assembly loops in the separate form on cores with an FPU), the
+    packed GRU, LSTM and RNN equal the host build bit for bit."""
+    model, _ = _packed_model(63)
+    mcucomp.compile_model(model, tmp_path, name="m", board=board, float_mac=form)
+    result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
