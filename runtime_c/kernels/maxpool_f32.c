@@ -105,6 +105,42 @@ static int64_t mcu_maxpool_index(const mcu_maxpool_f32_params *p, int32_t plane,
         }                                                                                                             \
     }
 
+/* Float 2x2 windows at stride 2, every window inside the input (no pads, dilation 1, 2-D, no Indices): the window
+ * loop's comparisons without its bounds checks, two input rows walked by pointer, the four taps loaded together and
+ * compared in row-major window order from -FLT_MAX (so -inf and NaN lose as there). Same output order, each output
+ * written after its reads. */
+static void mcu_maxpool_f32_float_2x2(const mcu_maxpool_f32_params *p, const float *x, float *y)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t w_in = g->w_in;
+    int32_t plane, oy, ox;
+    for (plane = 0; plane < g->n * g->c_in; ++plane) {
+        const float *row = x + (size_t)plane * g->h_in * w_in;
+        for (oy = 0; oy < g->h_out; ++oy, row += 2 * (size_t)w_in) {
+            const float *t = row, *b = row + w_in;
+            for (ox = 0; ox < g->w_out; ++ox, t += 2, b += 2) {
+                const float v0 = t[0], v1 = t[1], v2 = b[0], v3 = b[1];
+                float best = v0 > -FLT_MAX ? v0 : -FLT_MAX;
+                best = v1 > best ? v1 : best;
+                best = v2 > best ? v2 : best;
+                best = v3 > best ? v3 : best;
+                *y++ = best;
+            }
+        }
+    }
+}
+
+/** Whether mcu_maxpool_f32_float_2x2 computes this pool: float, NCHW, no Indices, 2x2 windows at stride 2 and
+ * dilation 1 that all lie inside the input. */
+static int mcu_maxpool_f32_is_2x2(const mcu_maxpool_f32_params *p, const int64_t *indices)
+{
+    const mcu_conv_geom *g = &p->g;
+    return p->dtype == MCU_DT_FLOAT && !p->channels_last && indices == NULL && p->d_in == 1 && p->d_out == 1 &&
+           p->k_d == 1 && p->pad_f == 0 && g->k_h == 2 && g->k_w == 2 && g->stride_h == 2 && g->stride_w == 2 &&
+           g->dil_h == 1 && g->dil_w == 1 && g->pad_t == 0 && g->pad_l == 0 && 2 * g->h_out <= g->h_in &&
+           2 * g->w_out <= g->w_in;
+}
+
 MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_float, float, -FLT_MAX)
 MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_int8, int8_t, INT8_MIN)
 MCU_MAXPOOL_DEFINE(mcu_maxpool_f32_uint8, uint8_t, 0)
@@ -112,7 +148,9 @@ MCU_MAXPOOL_NHWC_DEFINE(mcu_maxpool_f32_int8_nhwc, int8_t, INT8_MIN)
 
 void mcu_maxpool_f32(const mcu_maxpool_f32_params *p, const void *x, void *y, int64_t *indices)
 {
-    if (p->channels_last) {
+    if (mcu_maxpool_f32_is_2x2(p, indices)) {
+        mcu_maxpool_f32_float_2x2(p, (const float *)x, (float *)y);
+    } else if (p->channels_last) {
         mcu_maxpool_f32_int8_nhwc(p, (const int8_t *)x, (int8_t *)y);
     } else if (p->dtype == MCU_DT_INT8) {
         mcu_maxpool_f32_int8(p, (const int8_t *)x, (int8_t *)y, indices);
