@@ -394,6 +394,35 @@ static inline int32_t mcu_requant_plain(const mcu_requant *rq, int32_t acc, int3
     return mcu_requant_plain_scaled(rq, acc, rq->scale[rq->per_channel ? ch : 0]);
 }
 
+/* Cores without a floating-point unit (ARMv6-M, ARMv8-M baseline) compare floats through their bits: a software
+ * float comparison is a library call of tens of cycles, while the integer order of mcu_f32_key is a few
+ * instructions. Kernels that only compare and select floats (clamp, max pooling) take their bits loops there; host
+ * builds may define MCU_F32_BITS to run them. */
+#if defined(__arm__) && !defined(__ARM_FP)
+#define MCU_F32_BITS 1
+#endif
+
+/** The bits of a float. */
+static inline uint32_t mcu_f32_bits(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/** Whether the float whose bits are u is a NaN. */
+static inline int32_t mcu_f32_bits_nan(uint32_t u)
+{
+    return (u & 0x7FFFFFFFu) > 0x7F800000u;
+}
+
+/** An integer in the order of the float whose bits are u (not a NaN): -|v| for negative v, so -0 and +0 both map to
+ * 0 and compare equal, as the floats do; a < b for floats exactly when key(a) < key(b). */
+static inline int32_t mcu_f32_key(uint32_t u)
+{
+    return (int32_t)u < 0 ? -(int32_t)(u & 0x7FFFFFFFu) : (int32_t)u;
+}
+
 /** Geometry shared by convolutions and pooling (NCHW, 1-D ops use h = 1). */
 typedef struct {
     int32_t n, c_in, h_in, w_in;

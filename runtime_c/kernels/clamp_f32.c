@@ -1,4 +1,5 @@
 #include "clamp_f32.h"
+#include "mcu_math.h"
 
 /* One element: v < 0 takes the slope (SLOPE), then below lo gives lo (LO), else above hi gives hi (HI); both bound
  * tests read the sloped v, as the comparisons in the header's formula do. A part whose flag is 0 is left out where it
@@ -43,10 +44,42 @@
         }                                                                                                            \
     } while (0)
 
+#if defined(MCU_F32_BITS)
+/* The clamp through the floats' bits (cores without an FPU): the same selections with integer comparisons of
+ * mcu_f32_key, which order non-NaN floats as float comparisons do; a NaN passes through untouched, as it fails every
+ * float comparison; a bound that is -inf, +inf or NaN (never compared true) gets a key no element's key passes. Only
+ * negative elements are multiplied by the slope (a software multiply), and not at all for a slope of 1. */
+static void mcu_clamp_f32_bits(const mcu_clamp_f32_params *p, const float *x, float *y)
+{
+    const float slope = p->neg_slope;
+    const uint32_t lo = mcu_f32_bits(p->lo), hi = mcu_f32_bits(p->hi);
+    const int32_t has_slope = mcu_f32_bits(slope) != 0x3F800000u; /* slope != 1.0f */
+    const int32_t k_lo = mcu_f32_bits_nan(lo) || lo == 0xFF800000u ? INT32_MIN : mcu_f32_key(lo);
+    const int32_t k_hi = mcu_f32_bits_nan(hi) || hi == 0x7F800000u ? INT32_MAX : mcu_f32_key(hi);
+    const int32_t n = p->count;
+    int32_t i;
+    for (i = 0; i < n; ++i) {
+        uint32_t u = mcu_f32_bits(x[i]);
+        int32_t k = mcu_f32_key(u);
+        if (MCU_RARE(k < 0 && has_slope) && !mcu_f32_bits_nan(u)) {
+            u = mcu_f32_bits(x[i] * slope);
+            k = mcu_f32_key(u);
+        }
+        if (!mcu_f32_bits_nan(u)) {
+            u = k < k_lo ? lo : (k > k_hi ? hi : u);
+        }
+        y[i] = mcu_f32_from_bits(u);
+    }
+}
+#endif
+
 /* Relu (lo only), Clip (lo and hi), LeakyRelu (slope only) get a loop each; any other combination takes the loop
  * with every part. */
 void mcu_clamp_f32(const mcu_clamp_f32_params *p, const float *x, float *y)
 {
+#if defined(MCU_F32_BITS)
+    mcu_clamp_f32_bits(p, x, y);
+#else
     const float slope = p->neg_slope, lo = p->lo, hi = p->hi;
     const int has_slope = slope != 1.0f, has_lo = lo > -INFINITY, has_hi = hi < INFINITY;
     int32_t n = p->count;
@@ -59,4 +92,5 @@ void mcu_clamp_f32(const mcu_clamp_f32_params *p, const float *x, float *y)
     } else {
         MCU_CLAMP_LOOP(1, 1, 1);
     }
+#endif
 }

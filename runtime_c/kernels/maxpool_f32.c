@@ -1,4 +1,5 @@
 #include "maxpool_f32.h"
+#include "mcu_math.h"
 #include <float.h>
 
 /* The flat Indices value of input element `at` (row-major within its plane, -1 when the window held no input
@@ -119,12 +120,24 @@ static void mcu_maxpool_f32_float_2x2(const mcu_maxpool_f32_params *p, const flo
         for (oy = 0; oy < g->h_out; ++oy, row += 2 * (size_t)w_in) {
             const float *t = row, *b = row + w_in;
             for (ox = 0; ox < g->w_out; ++ox, t += 2, b += 2) {
+#if defined(MCU_F32_BITS)
+                /* through the bits (no FPU): a tap wins when it is not a NaN and its key is above the best's */
+                const uint32_t u0 = mcu_f32_bits(t[0]), u1 = mcu_f32_bits(t[1]), u2 = mcu_f32_bits(b[0]),
+                               u3 = mcu_f32_bits(b[1]);
+                uint32_t best = mcu_f32_bits(-FLT_MAX);
+                best = !mcu_f32_bits_nan(u0) && mcu_f32_key(u0) > mcu_f32_key(best) ? u0 : best;
+                best = !mcu_f32_bits_nan(u1) && mcu_f32_key(u1) > mcu_f32_key(best) ? u1 : best;
+                best = !mcu_f32_bits_nan(u2) && mcu_f32_key(u2) > mcu_f32_key(best) ? u2 : best;
+                best = !mcu_f32_bits_nan(u3) && mcu_f32_key(u3) > mcu_f32_key(best) ? u3 : best;
+                *y++ = mcu_f32_from_bits(best);
+#else
                 const float v0 = t[0], v1 = t[1], v2 = b[0], v3 = b[1];
                 float best = v0 > -FLT_MAX ? v0 : -FLT_MAX;
                 best = v1 > best ? v1 : best;
                 best = v2 > best ? v2 : best;
                 best = v3 > best ? v3 : best;
                 *y++ = best;
+#endif
             }
         }
     }
