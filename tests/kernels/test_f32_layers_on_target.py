@@ -49,7 +49,8 @@ def _chain():
     inputs = {"x": (np.float32, x_shape), "skip": (np.float32, pooled), "raw": (np.float32, x_shape)}
     outputs = {"relu": (np.float32, pooled), "probs": (np.float32, (1, 3)), "gate": (np.float32, pooled),
                "squashed": (np.float32, pooled), "turned": (np.float32, (1, 3, 7, 5)), "peaks": (np.float32, pooled),
-               "capped": (np.float32, x_shape), "raw_clipped": (np.float32, x_shape), "raw_leaky": (np.float32, x_shape)}
+               "capped": (np.float32, x_shape), "raw_clipped": (np.float32, x_shape),
+               "raw_leaky": (np.float32, x_shape)}
     feeds = {"x": rand(rng, *x_shape) * 4, "skip": rand(rng, *pooled), "raw": rand(rng, *x_shape) * 4}
     paths = {"pooled": "maxpool_f32.float32_2x2", "mean": "avgpool_f32.global", "diff": "binary_f32.sub",
              "biased": "binary_f32.add_broadcast", "scaled": "binary_f32.mul_broadcast",
