@@ -259,7 +259,8 @@ def data_chain(index: int) -> onnx.ModelProto:
     """Data-movement calibration chain `index` in float32 (DATA_CHAINS): channels-last Transpose and back, rows and
     columns swapped and back, a
     stepped Slice, Pad in constant, reflect and edge modes, Split and Concat along channels and rows, a Gather of
-    channels, Tile, Expand and DepthToSpace, with 1x1 convs between so that the int8 versions keep every step int8."""
+    channels, Tile, Expand and DepthToSpace, with 1x1 convs between so that the int8 versions keep every step int8,
+    and a 2x2 max pool before the last Transpose."""
     rng = np.random.default_rng(SEED + 5000 + index)
     c, h, w = DATA_CHAINS[index]
     ch = _Chain(rng, [1, c, h, w], [], [])
@@ -295,6 +296,9 @@ def data_chain(index: int) -> onnx.ModelProto:
     ch.shape = [1, 1, 2 * ch.shape[2], 2 * ch.shape[3]]
     x = ch.node("Expand", [x, i64("expand_s", [1, 2, 1, 1])], "expand_c")
     ch.shape[1] = 2
+    # 2x2 windows at stride 2 (float: maxpool_f32's loop without bounds checks, of which the random chains have two)
+    x = ch.node("MaxPool", [x], "pool_out", kernel_shape=[2, 2], strides=[2, 2])
+    ch.shape = [1, 2, ch.shape[2] // 2, ch.shape[3] // 2]
     x = ch.node("Transpose", [x], "to_nhwc_out", perm=[0, 2, 3, 1])
     ch.shape = [1, ch.shape[2], ch.shape[3], 2]
     return _checked(ch, f"calib_data{index}", [1, c, *DATA_CHAINS[index][1:]], x)
