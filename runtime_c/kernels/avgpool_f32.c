@@ -38,7 +38,8 @@ static void mcu_avgpool_f32_planes(int32_t planes, int32_t size, const float *x,
     for (plane = 0; plane < planes; ++plane) {
         float sum = 0.0f;
         for (i = 0; i + 4 <= size; i += 4, x += 4) {
-            const float v0 = x[0], v1 = x[1], v2 = x[2], v3 = x[3];
+            float v0 = x[0], v1 = x[1], v2 = x[2], v3 = x[3];
+            MCU_F32_LOADS_FIRST(v0, v1, v2, v3);
             sum += v0;
             sum += v1;
             sum += v2;
