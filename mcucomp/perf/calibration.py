@@ -319,14 +319,15 @@ ELEMENTWISE_OPS = (("Sigmoid", {}), ("Tanh", {}), ("Exp", {}), ("Log", {}), ("Er
 
 def elementwise_chain(index: int) -> onnx.ModelProto:
     """Element-wise calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]): every
-    ELEMENTWISE_OPS function, Clip, PRelu, the binary ops with a per-channel constant (broadcast) and a tensor of the
-    same shape, reductions along the last axis, Softmax and LogSoftmax, LayerNormalization, CumSum and ArgMax, and a
-    Reshape into the graph output (a copy)."""
+    ELEMENTWISE_OPS function, Clip (two-sided and max-only), PRelu, the binary ops with a per-channel constant
+    (broadcast) and a tensor of the same shape, reductions along the last axis, Softmax and LogSoftmax,
+    LayerNormalization, CumSum and ArgMax, and a Reshape into the graph output (a copy)."""
     rng = np.random.default_rng(SEED + 6000 + index)
     n = ELEMENTWISE_SIZES[index]
     shape = [1, 4, n // 4]
     ch = _Chain(rng, list(shape), [], [])
     x = ch.node("Clip", ["input", ch._const("clip_lo", -2.0), ch._const("clip_hi", 2.0)], "clip")
+    x = ch.node("Clip", [x, "", ch._const("clip_max", 1.5)], "clip_upper")  # clamp_f32's loop with every part
     for k, (op, attrs) in enumerate(ELEMENTWISE_OPS):
         x = ch.node(op, [x], f"{op.lower()}{k}", **attrs)
         if op in ("Exp", "Neg", "Reciprocal"):  # keep the next function's argument in range

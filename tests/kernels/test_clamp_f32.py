@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 from onnx import helper
 
@@ -37,9 +39,10 @@ def test_clip_opset6_attributes(tmp_path):
 
 
 def test_unrolled_tails(tmp_path):
-    """Each loop (Relu; Clip with both bounds; LeakyRelu; the loop with every part, taken by a one-sided Clip) on 1
-    to 9 elements, around the four-element unroll, with NaN, infinities and signed zeros in the data (finite only
-    for the one-sided Clip: onnxruntime clips -inf to the lowest float there, the kernel keeps it)."""
+    """Each loop (Relu; Clip with both bounds; LeakyRelu; the loop with every part, taken by a one-sided Clip), as its
+    cost path names it, on 1 to 9 elements, around the four-element unroll, with NaN, infinities and signed zeros in
+    the data (finite only for the one-sided Clip: onnxruntime clips -inf to the lowest float there, the kernel keeps
+    it)."""
     rng = np.random.default_rng(41)
     nodes, inputs, feeds = [], {}, {}
     specials = [np.nan, -np.inf, np.inf, -0.0, 0.0, -2.0, 7.0, 6.0, -1.0]
@@ -54,3 +57,6 @@ def test_unrolled_tails(tmp_path):
                   helper.make_node("Clip", [f"f{n}", "", "hi"], [f"clip_max{n}"])]
     inits = {"lo": np.float32(0.0), "hi": np.float32(6.0)}
     check_nodes(nodes, inputs, feeds, tmp_path, initializers=inits, exact=True)
+    loops = {"relu": "lower_bound", "clip": "both_bounds", "leaky": "slope", "clip_max": "general"}
+    for layer in json.loads((tmp_path / "report.json").read_text())["layers"]:
+        assert layer["kernel_path"] == "clamp_f32." + loops[layer["outputs"][0].rstrip("0123456789")]
