@@ -404,12 +404,12 @@ static inline int32_t mcu_requant_plain(const mcu_requant *rq, int32_t acc, int3
 #define MCU_F32_LOADS_FIRST(a, b, c, d) ((void)0)
 #endif
 
-/* Cores without a floating-point unit (ARMv6-M, ARMv8-M baseline) compare floats through their bits: a software
+/* MCU_F32_SOFT: float arithmetic runs in software (ARMv6-M, ARMv8-M baseline: no floating-point unit). A software
  * float comparison is a library call of tens of cycles, while the integer order of mcu_f32_key is a few
- * instructions. Kernels that only compare and select floats (clamp, max pooling) take their bits loops there; host
- * builds may define MCU_F32_BITS to run them. */
+ * instructions: kernels that only compare and select floats (clamp, max pooling) take their loops through the bits
+ * there; loops of library calls are not unrolled (binary_f32). Host builds may define it to run those loops. */
 #if defined(__arm__) && !defined(__ARM_FP)
-#define MCU_F32_BITS 1
+#define MCU_F32_SOFT 1
 #endif
 
 /** The bits of a float. */

@@ -71,11 +71,12 @@ void mcu_binary_f32(const mcu_binary_f32_params *p, const float *a, const float 
  * software double arithmetic). Each op is one IEEE operation with a single rounding (fmod is exact), so results
  * match onnxruntime bit for bit. Mod (numpy's np.mod): the remainder takes the sign of b; a zero result takes b's
  * sign, and b = +-inf keeps a finite a of b's sign and gives b otherwise. Max and Min propagate NaN like np.maximum
- * and np.minimum. FMOD and COPYSIGN are the <math.h> functions of T (both exact).
+ * and np.minimum. FMOD and COPYSIGN are the <math.h> functions of T (both exact). UNROLL: 0 where T's arithmetic
+ * is a library call (nothing to gain from the unrolled rows but their code size).
  * The output goes row by row (one flat row when both shapes equal the output's; else the broadcast walk's innermost
- * dim, where each operand steps 1 or 0): + - and * in an unrolled loop per stride pair, the other ops (and any other
- * stride pair) in a loop per op. Every element is the same single operation either way. */
-#define MCU_BINARY_FLOAT_KERNEL(NAME, T, FMOD, COPYSIGN)                                                           \
+ * dim, where each operand steps 1 or 0): + - and * in an unrolled loop per stride pair (with UNROLL), the other ops
+ * (and any other stride pair) in a loop per op. Every element is the same single operation either way. */
+#define MCU_BINARY_FLOAT_KERNEL(NAME, T, FMOD, COPYSIGN, UNROLL)                                                   \
     static T NAME##_mod(T a, T b)                                                                                  \
     {                                                                                                              \
         const T r = FMOD(a, b);                                                                                    \
@@ -89,7 +90,7 @@ void mcu_binary_f32(const mcu_binary_f32_params *p, const float *a, const float 
     static void NAME##_row(int32_t op, const T *a, int32_t sa, const T *b, int32_t sb, T *y, int32_t n)            \
     {                                                                                                              \
         int32_t i;                                                                                                 \
-        const int32_t unrolled = (sa | sb) == 1; /* strides 0 or 1, not both 0 */                                  \
+        const int32_t unrolled = UNROLL && (sa | sb) == 1; /* strides 0 or 1, not both 0 */                        \
         if (unrolled && op == MCU_BINARY_ADD) {                                                                    \
             MCU_BINARY_ROWS(T, MCU_BINARY_OP_ADD, sa, sb);                                                         \
         } else if (unrolled && op == MCU_BINARY_SUB) {                                                             \

@@ -44,7 +44,7 @@
         }                                                                                                            \
     } while (0)
 
-#if defined(MCU_F32_BITS)
+#if defined(MCU_F32_SOFT)
 /* The clamp through the floats' bits (cores without an FPU): the same selections with integer comparisons of
  * mcu_f32_key, which order non-NaN floats as float comparisons do; a NaN passes through untouched, as it fails every
  * float comparison; a bound that is -inf, +inf or NaN (never compared true) gets a key no element's key passes. Only
@@ -77,7 +77,7 @@ static void mcu_clamp_f32_bits(const mcu_clamp_f32_params *p, const float *x, fl
  * with every part. */
 void mcu_clamp_f32(const mcu_clamp_f32_params *p, const float *x, float *y)
 {
-#if defined(MCU_F32_BITS)
+#if defined(MCU_F32_SOFT)
     mcu_clamp_f32_bits(p, x, y);
 #else
     const float slope = p->neg_slope, lo = p->lo, hi = p->hi;

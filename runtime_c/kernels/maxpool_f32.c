@@ -120,7 +120,7 @@ static void mcu_maxpool_f32_float_2x2(const mcu_maxpool_f32_params *p, const flo
         for (oy = 0; oy < g->h_out; ++oy, row += 2 * (size_t)w_in) {
             const float *t = row, *b = row + w_in;
             for (ox = 0; ox < g->w_out; ++ox, t += 2, b += 2) {
-#if defined(MCU_F32_BITS)
+#if defined(MCU_F32_SOFT)
                 /* through the bits (no FPU): a tap wins when it is not a NaN and its key is above the best's */
                 const uint32_t u0 = mcu_f32_bits(t[0]), u1 = mcu_f32_bits(t[1]), u2 = mcu_f32_bits(b[0]),
                                u3 = mcu_f32_bits(b[1]);
