@@ -433,6 +433,13 @@ static inline int32_t mcu_f32_key(uint32_t u)
     return (int32_t)u < 0 ? -(int32_t)(u & 0x7FFFFFFFu) : (int32_t)u;
 }
 
+/** a > b as the float comparison computes it (false when a is a NaN), through the bits; b must not be a NaN. */
+static inline int32_t mcu_f32_greater(float a, float b)
+{
+    const uint32_t ua = mcu_f32_bits(a);
+    return !mcu_f32_bits_nan(ua) && mcu_f32_key(ua) > mcu_f32_key(mcu_f32_bits(b));
+}
+
 /** Geometry shared by convolutions and pooling (NCHW, 1-D ops use h = 1). */
 typedef struct {
     int32_t n, c_in, h_in, w_in;

@@ -1,8 +1,8 @@
 """The float pooling, element-wise and activation loops on every QEMU core: a model chaining Clip, MaxPool's 2x2
-loop, LeakyRelu, Add of same-shape and row-broadcast operands (each stride pair of a row), Mul, Sub, Relu, the
-whole-plane average, Softmax, Sigmoid, Tanh and a Transpose, on sizes that leave tails after every four-element
-unroll. The firmware's outputs equal the host build's bit for bit (the host build is checked against onnxruntime
-first)."""
+loop (and the window loop), LeakyRelu, Add of same-shape and row-broadcast operands (each stride pair of a row),
+Mul, Sub, Relu, the whole-plane average, Softmax, Sigmoid, Tanh and a Transpose, on sizes that leave tails after
+every four-element unroll. The firmware's outputs equal the host build's bit for bit (the host build is checked
+against onnxruntime first)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ def _chain():
         # compare-only layers on a second input that may hold NaN (float arithmetic on NaN gives the host's NaN
         # encoding, not the target's; comparisons and selections keep the input's bits)
         helper.make_node("MaxPool", ["raw"], ["peaks"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("MaxPool", ["raw"], ["peaks3"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
         helper.make_node("Clip", ["raw", "", "hi"], ["capped"]),  # clamp_f32, the loop with every part
         helper.make_node("Clip", ["raw", "lo", "hi"], ["raw_clipped"]),
         helper.make_node("LeakyRelu", ["raw"], ["raw_leaky"], alpha=0.1),
@@ -49,11 +50,11 @@ def _chain():
     inputs = {"x": (np.float32, x_shape), "skip": (np.float32, pooled), "raw": (np.float32, x_shape)}
     outputs = {"relu": (np.float32, pooled), "probs": (np.float32, (1, 3)), "gate": (np.float32, pooled),
                "squashed": (np.float32, pooled), "turned": (np.float32, (1, 3, 7, 5)), "peaks": (np.float32, pooled),
-               "capped": (np.float32, x_shape), "raw_clipped": (np.float32, x_shape),
+               "peaks3": (np.float32, pooled), "capped": (np.float32, x_shape), "raw_clipped": (np.float32, x_shape),
                "raw_leaky": (np.float32, x_shape)}
     feeds = {"x": rand(rng, *x_shape) * 4, "skip": rand(rng, *pooled), "raw": rand(rng, *x_shape) * 4}
-    paths = {"pooled": "maxpool_f32.float32_2x2", "mean": "avgpool_f32.global", "diff": "binary_f32.sub",
-             "biased": "binary_f32.add_broadcast", "scaled": "binary_f32.mul_broadcast",
+    paths = {"pooled": "maxpool_f32.float32_2x2", "peaks3": "maxpool_f32.float32", "mean": "avgpool_f32.global",
+             "diff": "binary_f32.sub", "biased": "binary_f32.add_broadcast", "scaled": "binary_f32.mul_broadcast",
              "flipped": "binary_f32.sub_broadcast"}
     return make_model(nodes, inputs, outputs, inits), feeds, paths
 
