@@ -394,6 +394,52 @@ static inline int32_t mcu_requant_plain(const mcu_requant *rq, int32_t acc, int3
     return mcu_requant_plain_scaled(rq, acc, rq->scale[rq->per_channel ? ch : 0]);
 }
 
+/* MCU_F32_LOADS_FIRST(a, b, c, d): an empty statement that the compiler must see four float values (in FPU
+ * registers) complete for, so that their loads issue back to back ahead of the arithmetic: on the Cortex-M4 and M33 a
+ * VLDR that follows another load takes 1 cycle instead of 2, and GCC's scheduler otherwise interleaves each load with
+ * the arithmetic that uses it. It emits no instruction and changes no value. */
+#if defined(__GNUC__) && defined(__ARM_FP) && defined(__thumb2__)
+#define MCU_F32_LOADS_FIRST(a, b, c, d) __asm__("" : "+t"(a), "+t"(b), "+t"(c), "+t"(d))
+#else
+#define MCU_F32_LOADS_FIRST(a, b, c, d) ((void)0)
+#endif
+
+/* MCU_F32_SOFT: float arithmetic runs in software (ARMv6-M, ARMv8-M baseline: no floating-point unit). A software
+ * float comparison is a library call of tens of cycles, while the integer order of mcu_f32_key is a few
+ * instructions: kernels that only compare and select floats (clamp, max pooling) take their loops through the bits
+ * there; loops of library calls are not unrolled (binary_f32). Host builds may define it to run those loops. */
+#if defined(__arm__) && !defined(__ARM_FP)
+#define MCU_F32_SOFT 1
+#endif
+
+/** The bits of a float. */
+static inline uint32_t mcu_f32_bits(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/** Whether the float whose bits are u is a NaN. */
+static inline int32_t mcu_f32_bits_nan(uint32_t u)
+{
+    return (u & 0x7FFFFFFFu) > 0x7F800000u;
+}
+
+/** An integer in the order of the float whose bits are u (not a NaN): -|v| for negative v, so -0 and +0 both map to
+ * 0 and compare equal, as the floats do; a < b for floats exactly when key(a) < key(b). */
+static inline int32_t mcu_f32_key(uint32_t u)
+{
+    return (int32_t)u < 0 ? -(int32_t)(u & 0x7FFFFFFFu) : (int32_t)u;
+}
+
+/** a > b as the float comparison computes it (false when a is a NaN), through the bits; b must not be a NaN. */
+static inline int32_t mcu_f32_greater(float a, float b)
+{
+    const uint32_t ua = mcu_f32_bits(a);
+    return !mcu_f32_bits_nan(ua) && mcu_f32_key(ua) > mcu_f32_key(mcu_f32_bits(b));
+}
+
 /** Geometry shared by convolutions and pooling (NCHW, 1-D ops use h = 1). */
 typedef struct {
     int32_t n, c_in, h_in, w_in;

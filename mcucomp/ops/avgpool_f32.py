@@ -15,11 +15,21 @@ def _lp_exponent(node: Node, g: Graph) -> bool:
     return node.op not in ("LpPool", "GlobalLpPool") or int(node.attrs.get("p", 2)) >= 1
 
 
+def _whole_plane(p: dict) -> bool:
+    """Whether mcu_avgpool_f32 takes its whole-plane loop for these params: the average over one window that covers
+    the input plane exactly (no pads, dilation 1, one output per plane)."""
+    geom = p["g"]
+    return (not p["p"] and (p["d_out"], geom["h_out"], geom["w_out"]) == (1, 1, 1)
+            and (p["k_d"], geom["k_h"], geom["k_w"]) == (p["d_in"], geom["h_in"], geom["w_in"])
+            and (p["dil_d"], geom["dil_h"], geom["dil_w"]) == (1, 1, 1)
+            and not any((p["pad_f"], geom["pad_t"], geom["pad_l"], p["pad_bk"], p["pad_b"], p["pad_r"])))
+
+
 class AvgPoolF32(KernelOp):
     """AveragePool, GlobalAveragePool, LpPool and GlobalLpPool on float32 NCW/NCHW/NCDHW tensors."""
 
     name = "avgpool_f32"
-    cost_paths = ("average", "lp")
+    cost_paths = ("average", "lp", "global")
     onnx_ops = ("AveragePool", "GlobalAveragePool", "LpPool", "GlobalLpPool")
     constraints = (all_float32, rank_1_to_3, _lp_exponent)
 
@@ -40,10 +50,14 @@ class AvgPoolF32(KernelOp):
                           [node.inputs[0], node.outputs[0]])
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """The window loop (sum of taps), then a division per output ('average') or a p-th power per tap ('lp')."""
+        """The window loop (sum of taps), then a division per output ('average') or a p-th power per tap ('lp'); a
+        window that covers each plane exactly, without pads, is a straight sum per plane ('global')."""
         p = params_dict(self.call(node, g))
         geom = p["g"]
         planes = geom["n"] * geom["c_out"]
+        if _whole_plane(p):
+            plane = p["d_in"] * geom["h_in"] * geom["w_in"]
+            return "global", {"calls": 1, "planes": planes, "elements": planes * plane}
         # the taps of each window axis inside the input are counted per output row (y) and per output (x)
         axis_steps = planes * p["d_out"] * geom["h_out"] * (geom["k_h"] + geom["w_out"] * geom["k_w"])
         return "lp" if p["p"] else "average", {"calls": 1, "axis_steps": axis_steps, **window_loop_terms(geom, p)}

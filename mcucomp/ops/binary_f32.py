@@ -19,7 +19,7 @@ def _all_float32(node: Node, g: Graph) -> bool:
 
 
 class BinaryF32(KernelOp):
-    """Element-wise arithmetic on float32 tensors; same-shape operands run as one flat loop."""
+    """Element-wise arithmetic on float32 tensors: same-shape operands as one flat row, else row by row."""
 
     name = "binary_f32"
     cost_paths = tuple(f"{code}{kind}" for code in [*(op.lower() for op in OP_CODES), "fmod"]
@@ -44,10 +44,15 @@ class BinaryF32(KernelOp):
                                       ("bc", bcast_struct(dims, a_st, b_st))], [a, b, y])
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """One element loop per op code: flat when both shapes equal the output's, else with a broadcast index step."""
+        """One element loop per op code: flat when both shapes equal the output's, else one row per step of the
+        broadcast walk over all but its innermost dim (the row's length)."""
         p = params_dict(self.call(node, g))
         code = {v: k for k, v in OP_CODES.items()}.get(p["op"], "Fmod").lower()
-        return code + ("_broadcast" if p["bc"]["rank"] else ""), {"calls": 1, "elements": p["count"]}
+        bc = p["bc"]
+        if not bc["rank"]:
+            return code, {"calls": 1, "elements": p["count"]}
+        rows = p["count"] // bc["dims"][bc["rank"] - 1]
+        return code + "_broadcast", {"calls": 1, "elements": p["count"], "rows": rows}
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: both loops read a[i] (an unbroadcast a walks the output's indices) and b, then write y[i]."""

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..ir import Graph, Node
+from ._cost import element_terms
 from ._overlap import elementwise
 from .base import KernelCall, KernelOp, OverlapMargin, all_float32
 
@@ -25,6 +28,7 @@ class ClampF32(KernelOp):
     """Relu, Clip and LeakyRelu on float32 tensors."""
 
     name = "clamp_f32"
+    cost_paths = ("lower_bound", "both_bounds", "slope", "general")
     onnx_ops = ("Relu", "Clip", "LeakyRelu")
     constraints = (all_float32, _bounds_constant)
 
@@ -47,6 +51,15 @@ class ClampF32(KernelOp):
         a = node.attrs
         return KernelCall(self.name, [("count", g.tensors[node.outputs[0]].size), ("neg_slope", a["neg_slope"]),
                                       ("lo", a["lo"]), ("hi", a["hi"])], [node.inputs[0], node.outputs[0]])
+
+    def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
+        """The loop mcu_clamp_f32 picks from the parts that can change a value: a lower bound alone (Relu), both
+        bounds (Clip), the slope alone (LeakyRelu), or every part (any other mix); each runs over the elements."""
+        slope, lo, hi = (np.float32(node.attrs[k]) for k in ("neg_slope", "lo", "hi"))  # the C params' floats
+        slope, lo, hi = slope != 1, lo > -np.inf, hi < np.inf  # NaN bounds: False, as in C
+        path = {(False, True, False): "lower_bound", (False, True, True): "both_bounds",
+                (True, False, False): "slope"}.get((slope, lo, hi), "general")
+        return path, element_terms(node, g)
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
         """In place: the loop reads x[i], then writes y[i]."""

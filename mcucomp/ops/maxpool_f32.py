@@ -25,11 +25,22 @@ def _indices_used(node: Node, g: Graph) -> bool:
     return bool(extra) and (extra in g.outputs or bool(g.consumers(extra)))
 
 
+def _inside_2x2(p: dict, indices: bool) -> bool:
+    """Whether mcu_maxpool_f32 takes its float 2x2 loop for these params: float NCHW without Indices, 2x2 windows
+    at stride 2 and dilation 1, all inside the input."""
+    geom = p["g"]
+    return (p["dtype"] == DTYPE_CODES["float32"] and not p["channels_last"] and not indices
+            and (p["d_in"], p["d_out"], p["k_d"], p["pad_f"]) == (1, 1, 1, 0)
+            and (geom["k_h"], geom["k_w"], geom["stride_h"], geom["stride_w"]) == (2, 2, 2, 2)
+            and (geom["dil_h"], geom["dil_w"], geom["pad_t"], geom["pad_l"]) == (1, 1, 0, 0)
+            and 2 * geom["h_out"] <= geom["h_in"] and 2 * geom["w_out"] <= geom["w_in"])
+
+
 class MaxPoolF32(KernelOp):
     """MaxPool and GlobalMaxPool on NCW/NCHW/NCDHW tensors."""
 
     name = "maxpool_f32"
-    cost_paths = (*(f"{t}{i}" for t in VALUE_DTYPES for i in ("", "_indices")), "int8_nhwc")
+    cost_paths = (*(f"{t}{i}" for t in VALUE_DTYPES for i in ("", "_indices")), "int8_nhwc", "float32_2x2")
     onnx_ops = ("MaxPool", "GlobalMaxPool")
     constraints = (_values_dtype, rank_1_to_3)
 
@@ -49,8 +60,13 @@ class MaxPoolF32(KernelOp):
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
         """The window loop of the element type (a compare per tap read), plus an index per output when asked; the
-        channels-last loop is its own path."""
+        channels-last loop is its own path, and so are float 2x2 windows at stride 2 inside the input (no bounds
+        checks: per output row a step of two input rows, per output four taps)."""
         p = params_dict(self.call(node, g))
+        geom = p["g"]
+        if _inside_2x2(p, len(node.outputs) > 1):
+            return "float32_2x2", {"calls": 1, "rows": geom["n"] * geom["c_in"] * geom["h_out"],
+                                   "outputs": geom["n"] * geom["c_in"] * geom["h_out"] * geom["w_out"]}
         path = g.tensors[node.inputs[0]].dtype + ("_indices" if len(node.outputs) > 1 else "") + \
             ("_nhwc" if is_nhwc(node) else "")
         return path, {"calls": 1, **window_loop_terms(p["g"], p)}

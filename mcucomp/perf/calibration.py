@@ -291,7 +291,8 @@ def data_chain(index: int) -> onnx.ModelProto:
     """Data-movement calibration chain `index` in float32 (DATA_CHAINS): channels-last Transpose and back, rows and
     columns swapped and back, a
     stepped Slice, Pad in constant, reflect and edge modes, Split and Concat along channels and rows, a Gather of
-    channels, Tile, Expand and DepthToSpace, with 1x1 convs between so that the int8 versions keep every step int8."""
+    channels, Tile, Expand and DepthToSpace, with 1x1 convs between so that the int8 versions keep every step int8,
+    and a 2x2 max pool before the last Transpose."""
     rng = np.random.default_rng(SEED + 5000 + index)
     c, h, w = DATA_CHAINS[index]
     ch = _Chain(rng, [1, c, h, w], [], [])
@@ -327,6 +328,9 @@ def data_chain(index: int) -> onnx.ModelProto:
     ch.shape = [1, 1, 2 * ch.shape[2], 2 * ch.shape[3]]
     x = ch.node("Expand", [x, i64("expand_s", [1, 2, 1, 1])], "expand_c")
     ch.shape[1] = 2
+    # 2x2 windows at stride 2 (float: maxpool_f32's loop without bounds checks, of which the random chains have two)
+    x = ch.node("MaxPool", [x], "pool_out", kernel_shape=[2, 2], strides=[2, 2])
+    ch.shape = [1, 2, ch.shape[2] // 2, ch.shape[3] // 2]
     x = ch.node("Transpose", [x], "to_nhwc_out", perm=[0, 2, 3, 1])
     ch.shape = [1, ch.shape[2], ch.shape[3], 2]
     return _checked(ch, f"calib_data{index}", [1, c, *DATA_CHAINS[index][1:]], x)
@@ -347,14 +351,15 @@ ELEMENTWISE_OPS = (("Sigmoid", {}), ("Tanh", {}), ("Exp", {}), ("Log", {}), ("Er
 
 def elementwise_chain(index: int) -> onnx.ModelProto:
     """Element-wise calibration model `index` in float32 on ELEMENTWISE_SIZES[index] elements ([1, 4, n / 4]): every
-    ELEMENTWISE_OPS function, Clip, PRelu, the binary ops with a per-channel constant (broadcast) and a tensor of the
-    same shape, reductions along the last axis, Softmax and LogSoftmax, LayerNormalization, CumSum and ArgMax, and a
-    Reshape into the graph output (a copy)."""
+    ELEMENTWISE_OPS function, Clip (two-sided and max-only), PRelu, the binary ops with a per-channel constant
+    (broadcast) and a tensor of the same shape, reductions along the last axis, Softmax and LogSoftmax,
+    LayerNormalization, CumSum and ArgMax, and a Reshape into the graph output (a copy)."""
     rng = np.random.default_rng(SEED + 6000 + index)
     n = ELEMENTWISE_SIZES[index]
     shape = [1, 4, n // 4]
     ch = _Chain(rng, list(shape), [], [])
     x = ch.node("Clip", ["input", ch._const("clip_lo", -2.0), ch._const("clip_hi", 2.0)], "clip")
+    x = ch.node("Clip", [x, "", ch._const("clip_max", 1.5)], "clip_upper")  # clamp_f32's loop with every part
     for k, (op, attrs) in enumerate(ELEMENTWISE_OPS):
         x = ch.node(op, [x], f"{op.lower()}{k}", **attrs)
         if op in ("Exp", "Neg", "Reciprocal"):  # keep the next function's argument in range

@@ -29,6 +29,29 @@ static float mcu_avgpool_f32_powi(float v, int32_t p)
     return r;
 }
 
+/* The average of each whole plane (the window covers the input exactly: a global pool, no pads, one output per
+ * plane): the same sum from zero in row-major order as the window loop, as a straight pass over the plane, four
+ * elements per trip (their loads grouped, the additions still one after another), divided by the plane's size. */
+static void mcu_avgpool_f32_planes(int32_t planes, int32_t size, const float *x, float *y)
+{
+    int32_t plane, i;
+    for (plane = 0; plane < planes; ++plane) {
+        float sum = 0.0f;
+        for (i = 0; i + 4 <= size; i += 4, x += 4) {
+            float v0 = x[0], v1 = x[1], v2 = x[2], v3 = x[3];
+            MCU_F32_LOADS_FIRST(v0, v1, v2, v3);
+            sum += v0;
+            sum += v1;
+            sum += v2;
+            sum += v3;
+        }
+        for (; i < size; ++i, ++x) {
+            sum += x[0];
+        }
+        y[plane] = sum / (float)size;
+    }
+}
+
 /* Sums the window's taps inside the input from zero in row-major window order (|x|^p for LpPool), then divides by
  * the tap count, as onnxruntime's reference pooling does (or takes the p-th root). The count is the taps inside the
  * padded input (count_include_pad) or inside the input (otherwise). Planes (n, c) go in order, each in row-major
@@ -40,6 +63,12 @@ void mcu_avgpool_f32(const mcu_avgpool_f32_params *p, const float *x, float *y)
     const size_t plane_in = (size_t)p->d_in * g->h_in * g->w_in;
     size_t q = 0;
     int32_t plane, oz, oy, ox, kz, ky, kx;
+    if (p->p == 0 && p->d_out == 1 && g->h_out == 1 && g->w_out == 1 && p->k_d == p->d_in && g->k_h == g->h_in &&
+        g->k_w == g->w_in && (p->dil_d | g->dil_h | g->dil_w) == 1 &&
+        (p->pad_f | g->pad_t | g->pad_l | p->pad_bk | p->pad_b | p->pad_r) == 0) {
+        mcu_avgpool_f32_planes(g->n * g->c_in, (int32_t)plane_in, x, y);
+        return;
+    }
     for (plane = 0; plane < g->n * g->c_in; ++plane) {
         const float *xp = x + (size_t)plane * plane_in;
         for (oz = 0; oz < p->d_out; ++oz) {

@@ -1,3 +1,4 @@
 #include "binary_f64.h"
 
-MCU_BINARY_FLOAT_KERNEL(mcu_binary_f64, double, fmod, copysign)
+/* double arithmetic is a library call on every core (single-precision FPUs at most): rows not unrolled */
+MCU_BINARY_FLOAT_KERNEL(mcu_binary_f64, double, fmod, copysign, 0)

@@ -107,6 +107,25 @@ static MCU_TRANSPOSE_OUTLINE void mcu_transpose_rgb_words(uint8_t *out, const ui
     }
 }
 
+/* One output row of `n` 4-byte elements read `step` elements apart (in and out 4-byte aligned), four per trip with
+ * the loads ahead of the stores: one LDR and one STR per element. */
+static void mcu_transpose_row_u32(uint8_t *out, const uint8_t *in, int32_t step, int32_t n)
+{
+    const ptrdiff_t s = (ptrdiff_t)step * 4;
+    int32_t j = 0;
+    for (; j + 4 <= n; j += 4, in += 4 * s, out += 16) {
+        const uint32_t w0 = mcu_transpose_load_word(in), w1 = mcu_transpose_load_word(in + s),
+                       w2 = mcu_transpose_load_word(in + 2 * s), w3 = mcu_transpose_load_word(in + 3 * s);
+        mcu_transpose_store_word(out, w0);
+        mcu_transpose_store_word(out + 4, w1);
+        mcu_transpose_store_word(out + 8, w2);
+        mcu_transpose_store_word(out + 12, w3);
+    }
+    for (; j < n; ++j, in += s, out += 4) {
+        mcu_transpose_store_word(out, mcu_transpose_load_word(in));
+    }
+}
+
 /* A 2-D walk of bytes (a layout conversion NCHW <-> NHWC at a model's inputs and outputs): `rows` output rows of
  * `cols` bytes, the input `s0` bytes apart from row to row and `s1` within one; 3 columns (RGB pixels) unrolled,
  * four pixels per three words where the planes are contiguous and word-aligned (NCHW -> NHWC). */
@@ -151,6 +170,7 @@ void mcu_transpose(const mcu_transpose_params *p, const void *x, void *y)
     const int32_t last = p->rank - 1;
     const int32_t row = p->dims[last], step = p->strides[last];
     int32_t idx[MCU_TRANSPOSE_MAX_DIMS] = {0};
+    const int32_t words = es == 4 && (((uintptr_t)in | (uintptr_t)out) & 3u) == 0;
     int32_t src = p->offset, done, j, d;
     if (es == 1 && p->rank == 2 && step != 1) {
         mcu_transpose_2d_u8(out, in + src, p->dims[0], row, p->strides[0], step);
@@ -164,6 +184,9 @@ void mcu_transpose(const mcu_transpose_params *p, const void *x, void *y)
         } else if (es == 1) {
             mcu_transpose_row_u8(out, in + src, step, row);
             out += row;
+        } else if (words) {
+            mcu_transpose_row_u32(out, in + (size_t)src * 4, step, row);
+            out += (size_t)row * 4;
         } else {
             for (j = 0; j < row; ++j) {
                 mcu_transpose_elem(out, in + (size_t)(src + j * step) * es, es);

@@ -3,8 +3,13 @@ pooling; LpPool and GlobalLpPool."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 from onnx import helper
+
+import mcucomp
+import mcucomp.host
 
 from helpers import check_model, check_nodes, make_model, rand
 
@@ -64,3 +69,29 @@ def test_lppool(tmp_path):
     feeds["g"] = rand(rng, 1, 3, 4, 5)
     nodes += [helper.make_node("GlobalLpPool", ["g"], ["g2"]), helper.make_node("GlobalLpPool", ["g"], ["g3"], p=3)]
     check_nodes(nodes, inputs, feeds, tmp_path, opset=18)
+
+
+def test_whole_plane_sum_order(tmp_path):
+    """Whole-plane windows (GlobalAveragePool, and an AveragePool whose window is the plane) take the straight sum per
+    plane: planes of 1 to 9 elements around its four-element unroll, 3x3 and 8x8 equal bit for bit the sum from zero
+    in row-major order divided by the plane's size (the window loop's order, which the bound against onnxruntime in
+    test_global_average_pool rests on)."""
+    rng = np.random.default_rng(13)
+    shapes = [(1, 3, 1, n) for n in range(1, 10)] + [(2, 5, 8, 8), (1, 4, 3, 3)]
+    nodes = [helper.make_node("GlobalAveragePool", [f"x{i}"], [f"y{i}"]) for i in range(len(shapes))]
+    nodes.append(helper.make_node("AveragePool", ["w"], ["yw"], kernel_shape=[5, 7], strides=[5, 7]))
+    inputs = {f"x{i}": (np.float32, s) for i, s in enumerate(shapes)} | {"w": (np.float32, (1, 6, 5, 7))}
+    outputs = {f"y{i}": (np.float32, s[:2] + (1, 1)) for i, s in enumerate(shapes)} | {"yw": (np.float32, (1, 6, 1, 1))}
+    feeds = {name: rand(rng, *shape) * 10 for name, (_, shape) in inputs.items()}
+    mcucomp.compile_model(make_model(nodes, inputs, outputs), tmp_path, name="m")
+    layers = json.loads((tmp_path / "report.json").read_text())["layers"]
+    assert {layer["kernel_path"] for layer in layers} == {"avgpool_f32.global"}
+    ours = mcucomp.host.load(tmp_path).run(feeds)
+    for name, x in feeds.items():
+        planes = x.reshape(x.shape[0] * x.shape[1], -1)
+        sums = np.zeros(len(planes), np.float32)
+        for column in planes.T:
+            sums = sums + column  # float32 + float32: one rounding per element, in row-major order
+        want = sums / np.float32(planes.shape[1])
+        got = ours["yw" if name == "w" else "y" + name[1:]].reshape(-1)
+        assert got.tobytes() == want.tobytes(), name

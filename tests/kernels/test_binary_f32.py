@@ -83,3 +83,32 @@ def test_variadic(op, tmp_path):
     nodes = [helper.make_node(op, ["x0"], ["one"]), helper.make_node(op, ["x0", "x1"], ["two"]),
              helper.make_node(op, list(feeds), ["four"])]
     check_nodes(nodes, inputs, feeds, tmp_path)
+
+
+# Row lengths around the four-output unroll (1..9) for each stride pair of a row: a flat same-shape row (1, 1), b
+# repeated per row (1, 1 with the walk resetting b), b broadcast along the row (1, 0), a broadcast along it (0, 1).
+ROW_PATTERNS = [
+    lambda n: ((2, n), (2, n)),
+    lambda n: ((3, n), (n,)),
+    lambda n: ((3, n), (3, 1)),
+    lambda n: ((3, 1), (3, n)),
+]
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div", "Max", "Min"])
+def test_row_tails(op, tmp_path):
+    """Every stride pair of the unrolled rows (and the per-op loops of Div, Max, Min) on rows of 1 to 9 elements:
+    the four-output trips and each tail length, exact against onnxruntime; a NaN and infinities sit in the data."""
+    rng = np.random.default_rng(35)
+    nodes, inputs, feeds = [], {}, {}
+    for n in range(1, 10):
+        for k, pattern in enumerate(ROW_PATTERNS):
+            names = []
+            for side, shp in zip("ab", pattern(n)):
+                name = f"{side}{n}_{k}"
+                feeds[name] = rand(rng, *shp)
+                feeds[name].flat[-1] = [np.nan, np.inf, -np.inf, 0.0][(n + k) % 4] if side == "a" else 1.5
+                inputs[name] = (np.float32, shp)
+                names.append(name)
+            nodes.append(helper.make_node(op, names, [f"y{n}_{k}"]))
+    check_nodes(nodes, inputs, feeds, tmp_path, exact=True)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 from onnx import helper
 
@@ -77,3 +79,29 @@ def test_maxpool_channels_last(tmp_path, monkeypatch):
     nodes.append(helper.make_node("MaxPool", ["u"], ["uy"], kernel_shape=[2, 2]))
     check_nodes(nodes, inputs, feeds, tmp_path, exact=True)
     assert layer_layouts(tmp_path)["maxpool_f32"] == {"nhwc", "onnx"}
+
+
+def test_maxpool_2x2_inside(tmp_path):
+    """Float 2x2 windows at stride 2 inside the input take the loop without bounds checks: output rows of 1 to 9
+    pixels, odd input sizes (the last row or column unread), a bottom pad that no window reaches, -inf and ties in
+    the windows, exact against onnxruntime; a ceil_mode pool whose last window crosses the edge and one with
+    Indices keep the window loop."""
+    rng = np.random.default_rng(24)
+    nodes, inputs, feeds = [], {}, {}
+    shapes = [(1, 2, 2 * (n % 3 + 1) + n % 2, 2 * n + (n + 1) % 2) for n in range(1, 10)]
+    for i, shp in enumerate(shapes):
+        x = rand(rng, *shp)
+        x[0, 0, :2, :2] = [[-np.inf, -3.0], [-3.0, -np.inf]]
+        x[0, 1, :2, :2] = [[1.0, 1.0], [-0.0, 1.0]]
+        inputs[f"x{i}"], feeds[f"x{i}"] = (np.float32, shp), x
+        nodes.append(helper.make_node("MaxPool", [f"x{i}"], [f"y{i}"], kernel_shape=[2, 2], strides=[2, 2]))
+    nodes += [helper.make_node("MaxPool", ["x1"], ["padded"], kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 1, 0]),
+              helper.make_node("MaxPool", ["x2"], ["ceil"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
+              helper.make_node("MaxPool", ["x3"], ["with_values", "with_indices"], kernel_shape=[2, 2],
+                               strides=[2, 2])]
+    check_nodes(nodes, inputs, feeds, tmp_path, exact=True)
+    paths = {layer["outputs"][0]: layer["kernel_path"]
+             for layer in json.loads((tmp_path / "report.json").read_text())["layers"]}
+    fast = [f"y{i}" for i in range(len(shapes))] + ["padded"]
+    assert {paths[name] for name in fast} == {"maxpool_f32.float32_2x2"}
+    assert (paths["ceil"], paths["with_values"]) == ("maxpool_f32.float32", "maxpool_f32.float32_indices")

@@ -37,3 +37,22 @@ def test_transpose_int8_layout_conversions(tmp_path):
         x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max + 1, shape).astype(dtype)
         node = helper.make_node("Transpose", ["x"], ["y"], perm=perm)
         check_nodes([node], {"x": (dtype, x.shape)}, {"x": x}, tmp_path / str(i), exact=True)
+
+
+def test_transpose_word_rows(tmp_path):
+    """4-byte elements (float32, int32) walk strided rows four words per trip: rows of 1 to 9 elements (the tail of
+    each length), an NCHW -> NHWC conversion, and a negative step (Slice reversing the innermost axis)."""
+    rng = np.random.default_rng(73)
+    nodes, inputs, feeds = [], {}, {}
+    for n in range(1, 10):
+        inputs[f"x{n}"], feeds[f"x{n}"] = (np.float32, (2, 3, n)), rand(rng, 2, 3, n)
+        nodes.append(helper.make_node("Transpose", [f"x{n}"], [f"y{n}"], perm=[0, 2, 1]))
+    inputs["img"], feeds["img"] = (np.float32, (1, 7, 5, 6)), rand(rng, 1, 7, 5, 6)
+    inputs["ints"] = (np.int32, (3, 11))
+    feeds["ints"] = rng.integers(-(2**31), 2**31 - 1, (3, 11), dtype=np.int32)
+    nodes += [helper.make_node("Transpose", ["img"], ["nhwc"], perm=[0, 2, 3, 1]),
+              helper.make_node("Transpose", ["ints"], ["ints_t"], perm=[1, 0]),
+              helper.make_node("Slice", ["img", "starts", "ends", "axes", "steps"], ["reversed"])]
+    inits = {"starts": np.array([-1], np.int64), "ends": np.array([-(2**62)], np.int64),
+             "axes": np.array([3], np.int64), "steps": np.array([-1], np.int64)}
+    check_nodes(nodes, inputs, feeds, tmp_path, initializers=inits, exact=True)
