@@ -1,23 +1,47 @@
-"""Float32 convolution (1-D, 2-D, 3-D): general, depthwise and 1x1, with groups, dilations, pads and fused clamp.
+"""Float32 convolution (1-D, 2-D, 3-D), the paths of PATHS, each its own runtime file and cost-terms module in
+_conv2d_f32/: pointwise and im2col (register-blocked GEMM over compile-time packed weights), general (any group,
+dilation, 3-D data, runtime weights); pads and a fused clamp on every path.
 
-Weights and bias may be runtime tensors (graph inputs), not only initializers."""
+Weights and bias may be runtime tensors (graph inputs), not only initializers: those convs take the general path."""
 
 from __future__ import annotations
 
 import math
 
 from ..ir import Graph, Node
+from ._conv2d_f32.gemm import packed_weights, padded_bias
+from ._conv2d_f32.general import general_terms
+from ._conv2d_f32.im2col import im2col_scratch, im2col_terms
+from ._conv2d_f32.pointwise import pointwise_scratch, pointwise_terms
 from ._overlap import conv_overlap, pointwise
 from ._cost import params_dict, window
 from ._window import canonical_nd, depth_fields, is_3d, rank_1_to_3, window_geom
-from .base import KernelCall, KernelOp, OverlapMargin, all_float32, shape
+from .base import ArrayRef, KernelCall, KernelOp, OverlapMargin, all_float32, shape
+
+#: The paths, each runtime_c/kernels/conv2d_f32_<path>.c (function mcu_conv2d_f32_<path>).
+PATHS = ("pointwise", "im2col", "general")
+
+
+def constant_weights(node: Node, g: Graph) -> bool:
+    """Weights, and the bias when there is one, are initializers (the GEMM paths pack them at compile time)."""
+    bias = node.inputs[2] if len(node.inputs) > 2 else ""
+    return g.const(node.inputs[1]) is not None and (not bias or g.const(bias) is not None)
+
+
+def conv_path(node: Node, g: Graph) -> str:
+    """The path a conv takes: pointwise (1x1, stride 1, unpadded, group 1, batch 1: the input planes are the GEMM
+    operand), im2col (other 1-D and 2-D convs of group 1), both with constant weights; general for the rest (3-D,
+    grouped and depthwise, runtime weights)."""
+    if is_3d(node, g) or node.attrs.get("group", 1) != 1 or not constant_weights(node, g):
+        return "general"
+    return "pointwise" if pointwise(node, g) else "im2col"
 
 
 class Conv2dF32(KernelOp):
     """Conv on float32 tensors."""
 
     name = "conv2d_f32"
-    cost_paths = ("pointwise", "general")
+    cost_paths = PATHS
     onnx_ops = ("Conv",)
     constraints = (all_float32, rank_1_to_3)
 
@@ -29,41 +53,42 @@ class Conv2dF32(KernelOp):
         node.op = self.name
 
     def call(self, node: Node, g: Graph) -> KernelCall:
-        """mcu_conv2d_f32(params, x, w, bias|NULL, y, scratch|NULL); a scratch (c_in floats) means pointwise."""
+        """mcu_conv2d_f32_<path>, the path's own file: general(params, x, w, bias|NULL, y); the GEMM paths
+        (params, x, y, scratch) with the packed weights and bias in the params and one block's columns as scratch."""
+        path = conv_path(node, g)
+        geom = window_geom(node, g, group=node.attrs.get("group", 1))
+        fields = [("g", geom), *depth_fields(node, g), ("act_min", float(node.attrs["act_min"])),
+                  ("act_max", float(node.attrs["act_max"]))]
         bias = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
-        scratch = 4 * shape(g, node.inputs[0])[1] if not is_3d(node, g) and pointwise(node, g) else 0
-        return KernelCall(
-            self.name,
-            [("g", window_geom(node, g, group=node.attrs.get("group", 1))), *depth_fields(node, g),
-             ("act_min", float(node.attrs["act_min"])), ("act_max", float(node.attrs["act_max"]))],
-            # the C signature ends in `void *scratch`: codegen appends it when scratch > 0, else it is NULL
-            [node.inputs[0], node.inputs[1], bias, node.outputs[0]] + ([] if scratch else [None]),
-            scratch_bytes=scratch,
-        )
+        if path == "general":
+            return KernelCall(f"{self.name}_{path}", fields + [("w", "NULL"), ("bias", "NULL")],
+                              [node.inputs[0], node.inputs[1], bias, node.outputs[0]])
+        c = dict(geom)
+        arrays = {f"{node.name}_wpack": packed_weights(g.const(node.inputs[1])),
+                  f"{node.name}_bias": padded_bias(None if bias is None else g.const(bias), c["c_out"])}
+        scratch = pointwise_scratch(c["c_in"]) if path == "pointwise" else im2col_scratch(c)
+        return KernelCall(f"{self.name}_{path}",
+                          fields + [("w", ArrayRef(f"{node.name}_wpack")), ("bias", ArrayRef(f"{node.name}_bias"))],
+                          [node.inputs[0], node.outputs[0]], arrays, scratch)
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:
-        """Exactly in place when pointwise (pixel by pixel through the scratch); the window margin when depthwise,
-        since the general loop then goes plane by plane (see mcucomp/ops/_overlap.py); not at all for 3-D data."""
-        return None if is_3d(node, g) else conv_overlap(node, g)
+        """Exactly in place on the pointwise path (block by block through the scratch); the window margin of a
+        depthwise conv on the general path (plane by plane, see mcucomp/ops/_overlap.py); otherwise none."""
+        path = conv_path(node, g)
+        if path == "pointwise":
+            return OverlapMargin(0, floor=0)
+        return conv_overlap(node, g) if path == "general" and not is_3d(node, g) and not pointwise(node, g) else None
 
     def cost_terms(self, node: Node, g: Graph) -> tuple[str, dict[str, int]]:
-        """Pointwise: per pixel a c_in gather, per output a c_in FMA chain; general (depthwise too): per output the
-        kernel planes and rows entered, the taps checked and the taps read."""
-        call = self.call(node, g)
-        p = params_dict(call)
-        geom = p["g"]
-        win = window(geom, p)
-        planes = geom["n"] * geom["c_out"]
-        outputs = planes * win.pixels
-        if call.scratch_bytes:
-            return "pointwise", {"calls": 1, "outputs": outputs, "pixels": win.pixels,
-                                 "gathered": win.pixels * geom["c_in"], "macs": outputs * geom["c_in"]}
-        cin_g = geom["c_in"] // geom["group"]
-        return "general", {"calls": 1, "outputs": outputs, "channel_loops": outputs * cin_g * p["k_d"],
-                           "kernel_rows": planes * cin_g * win.depth_valid * geom["k_h"],
-                           "rows_entered": planes * cin_g * win.rows_valid,
-                           "row_taps": planes * cin_g * win.rows_valid * geom["k_w"],
-                           "valid_taps": planes * cin_g * win.taps_valid}
+        """The path's loops: pointwise and im2col, see _conv2d_f32/pointwise.py and im2col.py (a gather per block of
+        pixels, then the micro-kernel blocks); general, per output every kernel plane, row and tap."""
+        path = conv_path(node, g)
+        p = params_dict(self.call(node, g))
+        if path == "pointwise":
+            return path, pointwise_terms(p["g"])
+        if path == "im2col":
+            return path, im2col_terms(p["g"])
+        return path, general_terms(p["g"], window(p["g"], p), p["k_d"])
 
     def macs(self, node: Node, g: Graph) -> int:
         """Output elements times the kernel volume of one group."""

@@ -1,0 +1,124 @@
+#ifndef MCU_CONV2D_F32_GEMM_H
+#define MCU_CONV2D_F32_GEMM_H
+#include "conv2d_f32.h"
+
+/* The register-blocked micro-kernel of conv2d_f32's GEMM paths (pointwise, im2col): a block of MCU_F32_BLOCK_OC
+ * output channels by MCU_F32_BLOCK_PX output pixels, 16 accumulators, from two operands laid out in the order the
+ * loop reads them, MCU_F32_BLOCK_OC (resp. _PX) floats per tap:
+ *   weights  w[block][t][i] = W[block * 4 + i][t]  (packed at compile time; zeros past c_out),
+ *   columns  col[t][j] = the input tap t of the block's pixel j  (gathered at run time; zeros for padding taps).
+ * Each output accumulates from 0.0 over its taps t = 0 .. k-1 in order with MCU_F32_MAC, then adds its bias: the
+ * general path's order (input channel, kernel row, column; padding taps as +0 products, which leave the sum
+ * unchanged: an accumulator started at +0.0 is never -0.0). The block over outputs leaves each output's order alone,
+ * so host and target compute the same bits. */
+
+#define MCU_F32_BLOCK_OC 4
+#define MCU_F32_BLOCK_PX 4
+
+/* One output: plus its bias, clamped to [lo, hi]. */
+#define MCU_F32_OUT(acc, b, lo, hi) mcu_conv2d_f32_clamp((acc) + (b), (lo), (hi))
+
+static MCU_INLINE float mcu_conv2d_f32_clamp(float v, float lo, float hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* Between taps: GCC's scheduler would otherwise hoist the next taps' loads above this tap's arithmetic, past the 32
+ * S registers (16 accumulators, 8 operands, products), and spill; the empty statement keeps each tap's loads in it. */
+#if defined(__GNUC__)
+#define MCU_F32_TAP_FENCE() __asm__ volatile("" ::: "memory")
+#else
+#define MCU_F32_TAP_FENCE() ((void)0)
+#endif
+
+/* Tap t of the turn: 16 multiply-accumulates of the block's accumulators (mcu_conv2d_f32_block's locals). */
+#define MCU_F32_TAP(t)                                                                                               \
+    do {                                                                                                             \
+        const float w0 = w[4 * (t)], w1 = w[4 * (t) + 1], w2 = w[4 * (t) + 2], w3 = w[4 * (t) + 3];                  \
+        const float x0 = col[4 * (t)], x1 = col[4 * (t) + 1], x2 = col[4 * (t) + 2], x3 = col[4 * (t) + 3];          \
+        a00 = MCU_F32_MAC(a00, w0, x0);                                                                              \
+        a01 = MCU_F32_MAC(a01, w0, x1);                                                                              \
+        a02 = MCU_F32_MAC(a02, w0, x2);                                                                              \
+        a03 = MCU_F32_MAC(a03, w0, x3);                                                                              \
+        a10 = MCU_F32_MAC(a10, w1, x0);                                                                              \
+        a11 = MCU_F32_MAC(a11, w1, x1);                                                                              \
+        a12 = MCU_F32_MAC(a12, w1, x2);                                                                              \
+        a13 = MCU_F32_MAC(a13, w1, x3);                                                                              \
+        a20 = MCU_F32_MAC(a20, w2, x0);                                                                              \
+        a21 = MCU_F32_MAC(a21, w2, x1);                                                                              \
+        a22 = MCU_F32_MAC(a22, w2, x2);                                                                              \
+        a23 = MCU_F32_MAC(a23, w2, x3);                                                                              \
+        a30 = MCU_F32_MAC(a30, w3, x0);                                                                              \
+        a31 = MCU_F32_MAC(a31, w3, x1);                                                                              \
+        a32 = MCU_F32_MAC(a32, w3, x2);                                                                              \
+        a33 = MCU_F32_MAC(a33, w3, x3);                                                                              \
+        MCU_F32_TAP_FENCE();                                                                                         \
+    } while (0)
+
+/* Outputs y[i * plane + j] (i < n_oc output channels, j < n_px pixels) of the block whose k-tap packed weights start
+ * at w and whose columns start at col; bias: the block's 4 biases. */
+static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, int32_t k, const float *bias,
+                                             float lo, float hi, float *y, size_t plane, int32_t n_oc, int32_t n_px)
+{
+    float a00 = 0.0f, a01 = 0.0f, a02 = 0.0f, a03 = 0.0f, a10 = 0.0f, a11 = 0.0f, a12 = 0.0f, a13 = 0.0f;
+    float a20 = 0.0f, a21 = 0.0f, a22 = 0.0f, a23 = 0.0f, a30 = 0.0f, a31 = 0.0f, a32 = 0.0f, a33 = 0.0f;
+    const float *w_end = w + (size_t)k * MCU_F32_BLOCK_OC;
+    const float *w_quads = w + (size_t)(k & ~3) * MCU_F32_BLOCK_OC;
+    /* four taps a turn (the loop's own instructions once per 64 MACs), then single taps */
+    while (w != w_quads) {
+        MCU_F32_TAP(0);
+        MCU_F32_TAP(1);
+        MCU_F32_TAP(2);
+        MCU_F32_TAP(3);
+        w += 4 * MCU_F32_BLOCK_OC;
+        col += 4 * MCU_F32_BLOCK_PX;
+    }
+    while (w != w_end) {
+        MCU_F32_TAP(0);
+        w += MCU_F32_BLOCK_OC;
+        col += MCU_F32_BLOCK_PX;
+    }
+    if (n_oc == MCU_F32_BLOCK_OC && n_px == MCU_F32_BLOCK_PX) {
+        float *y1 = y + plane, *y2 = y1 + plane, *y3 = y2 + plane;
+        y[0] = MCU_F32_OUT(a00, bias[0], lo, hi);
+        y[1] = MCU_F32_OUT(a01, bias[0], lo, hi);
+        y[2] = MCU_F32_OUT(a02, bias[0], lo, hi);
+        y[3] = MCU_F32_OUT(a03, bias[0], lo, hi);
+        y1[0] = MCU_F32_OUT(a10, bias[1], lo, hi);
+        y1[1] = MCU_F32_OUT(a11, bias[1], lo, hi);
+        y1[2] = MCU_F32_OUT(a12, bias[1], lo, hi);
+        y1[3] = MCU_F32_OUT(a13, bias[1], lo, hi);
+        y2[0] = MCU_F32_OUT(a20, bias[2], lo, hi);
+        y2[1] = MCU_F32_OUT(a21, bias[2], lo, hi);
+        y2[2] = MCU_F32_OUT(a22, bias[2], lo, hi);
+        y2[3] = MCU_F32_OUT(a23, bias[2], lo, hi);
+        y3[0] = MCU_F32_OUT(a30, bias[3], lo, hi);
+        y3[1] = MCU_F32_OUT(a31, bias[3], lo, hi);
+        y3[2] = MCU_F32_OUT(a32, bias[3], lo, hi);
+        y3[3] = MCU_F32_OUT(a33, bias[3], lo, hi);
+    } else {
+        /* a tail block: the outputs past c_out or past the last pixel are computed and dropped */
+        const float acc[16] = {a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33};
+        int32_t i, j;
+        for (i = 0; i < n_oc; ++i) {
+            for (j = 0; j < n_px; ++j) {
+                y[(size_t)i * plane + j] = MCU_F32_OUT(acc[i * MCU_F32_BLOCK_PX + j], bias[i], lo, hi);
+            }
+        }
+    }
+}
+
+/* The blocks of one column block: every output channel of the n_px pixels whose outputs start at y (y[oc * plane]). */
+static MCU_INLINE void mcu_conv2d_f32_columns(const mcu_conv2d_f32_params *p, const float *col, int32_t k, float *y,
+                                               size_t plane, int32_t n_px)
+{
+    const int32_t c_out = p->g.c_out;
+    int32_t oc;
+    for (oc = 0; oc < c_out; oc += MCU_F32_BLOCK_OC) {
+        const int32_t n_oc = c_out - oc < MCU_F32_BLOCK_OC ? c_out - oc : MCU_F32_BLOCK_OC;
+        mcu_conv2d_f32_block(p->w + (size_t)oc * k, col, k, p->bias + oc, p->act_min, p->act_max,
+                             y + (size_t)oc * plane, plane, n_oc, n_px);
+    }
+}
+
+#endif

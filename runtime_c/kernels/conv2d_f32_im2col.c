@@ -1,0 +1,102 @@
+#include "conv2d_f32_im2col.h"
+#include "conv2d_f32_gemm.h"
+
+/* Column j (of the block's columns, MCU_F32_BLOCK_PX floats a tap) of the output pixel (oy, ox): its taps in the
+ * order (input channel, kernel row, column), zeros where the window leaves the input. */
+static void mcu_conv2d_f32_gather(const mcu_conv_geom *g, const float *x, int32_t oy, int32_t ox, float *c)
+{
+    const size_t in_plane = (size_t)g->h_in * g->w_in;
+    const int32_t iy0 = oy * g->stride_h - g->pad_t;
+    const int32_t ix0 = ox * g->stride_w - g->pad_l;
+    const int32_t inside_x = ix0 >= 0 && ix0 + (g->k_w - 1) * g->dil_w < g->w_in;
+    int32_t ic, ky, kx;
+    for (ic = 0; ic < g->c_in; ++ic) {
+        const float *xc = x + (size_t)ic * in_plane;
+        for (ky = 0; ky < g->k_h; ++ky) {
+            const int32_t iy = iy0 + ky * g->dil_h;
+            const float *row = xc + (size_t)(iy < 0 || iy >= g->h_in ? 0 : iy) * g->w_in;
+            if (iy < 0 || iy >= g->h_in) {
+                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX) {
+                    *c = 0.0f;
+                }
+            } else if (inside_x) {
+                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX) {
+                    *c = row[ix0 + kx * g->dil_w];
+                }
+            } else {
+                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX) {
+                    const int32_t ix = ix0 + kx * g->dil_w;
+                    *c = ix >= 0 && ix < g->w_in ? row[ix] : 0.0f;
+                }
+            }
+        }
+    }
+}
+
+/* All MCU_F32_BLOCK_PX columns of a block whose pixels lie in one output row, stride 1 across, every window inside
+ * the input: per tap, the block's inputs are MCU_F32_BLOCK_PX adjacent floats of one input row. */
+static void mcu_conv2d_f32_gather_row(const mcu_conv_geom *g, const float *x, int32_t oy, int32_t ox, float *c)
+{
+    const size_t in_plane = (size_t)g->h_in * g->w_in;
+    const int32_t iy0 = oy * g->stride_h - g->pad_t;
+    const int32_t ix0 = ox - g->pad_l;
+    int32_t ic, ky, kx;
+    for (ic = 0; ic < g->c_in; ++ic) {
+        const float *xc = x + (size_t)ic * in_plane;
+        for (ky = 0; ky < g->k_h; ++ky) {
+            const int32_t iy = iy0 + ky * g->dil_h;
+            const float *row = xc + (size_t)(iy < 0 || iy >= g->h_in ? 0 : iy) * g->w_in + ix0;
+            if (iy < 0 || iy >= g->h_in) {
+                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX) {
+                    c[0] = 0.0f;
+                    c[1] = 0.0f;
+                    c[2] = 0.0f;
+                    c[3] = 0.0f;
+                }
+            } else {
+                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX, row += g->dil_w) {
+                    c[0] = row[0];
+                    c[1] = row[1];
+                    c[2] = row[2];
+                    c[3] = row[3];
+                }
+            }
+        }
+    }
+}
+
+/* Image by image, block of MCU_F32_BLOCK_PX output pixels (row-major) by block: gather the block's columns into the
+ * scratch, then every output channel of the block through the micro-kernel (a last short block: zero columns, its
+ * outputs past the last pixel dropped). */
+void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, const float *x, float *y, void *scratch)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t pixels = g->h_out * g->w_out;
+    const int32_t k = g->c_in * g->k_h * g->k_w;
+    float *col = (float *)scratch;
+    int32_t n, px, j, t;
+    for (n = 0; n < g->n; ++n) {
+        const float *xn = x + (size_t)n * g->c_in * g->h_in * g->w_in;
+        float *yn = y + (size_t)n * g->c_out * pixels;
+        for (px = 0; px < pixels; px += MCU_F32_BLOCK_PX) {
+            const int32_t n_px = pixels - px < MCU_F32_BLOCK_PX ? pixels - px : MCU_F32_BLOCK_PX;
+            const int32_t oy = px / g->w_out, ox = px % g->w_out;
+            const int32_t ix0 = ox - g->pad_l;
+            if (n_px == MCU_F32_BLOCK_PX && g->stride_w == 1 && ox + MCU_F32_BLOCK_PX <= g->w_out && ix0 >= 0
+                && ix0 + MCU_F32_BLOCK_PX - 1 + (g->k_w - 1) * g->dil_w < g->w_in) {
+                mcu_conv2d_f32_gather_row(g, xn, oy, ox, col);
+            } else {
+                for (j = 0; j < MCU_F32_BLOCK_PX; ++j) {
+                    if (j < n_px) {
+                        mcu_conv2d_f32_gather(g, xn, (px + j) / g->w_out, (px + j) % g->w_out, col + j);
+                    } else {
+                        for (t = 0; t < k; ++t) {
+                            col[t * MCU_F32_BLOCK_PX + j] = 0.0f;
+                        }
+                    }
+                }
+            }
+            mcu_conv2d_f32_columns(p, col, k, yn + px, (size_t)pixels, n_px);
+        }
+    }
+}
