@@ -108,6 +108,14 @@ static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, in
     }
 }
 
+/* On the functions that inline the micro-kernel: GCC's first scheduling pass would hoist a tap's products above its
+ * additions, past the 32 S registers, and spill (M4: 3.65 -> see BENCHMARKS); the tap fence does the same for loads. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define MCU_F32_GEMM_SCHED __attribute__((optimize("no-schedule-insns")))
+#else
+#define MCU_F32_GEMM_SCHED
+#endif
+
 /* The blocks of one column block: every output channel of the n_px pixels whose outputs start at y (y[oc * plane]). */
 static MCU_INLINE void mcu_conv2d_f32_columns(const mcu_conv2d_f32_params *p, const float *col, int32_t k, float *y,
                                                size_t plane, int32_t n_px)

@@ -33,32 +33,42 @@ static void mcu_conv2d_f32_gather(const mcu_conv_geom *g, const float *x, int32_
     }
 }
 
-/* All MCU_F32_BLOCK_PX columns of a block whose pixels lie in one output row, stride 1 across, every window inside
- * the input: per tap, the block's inputs are MCU_F32_BLOCK_PX adjacent floats of one input row. */
+/* All MCU_F32_BLOCK_PX columns of a block whose pixels lie in one output row, stride 1 across: per tap, the block's
+ * inputs are MCU_F32_BLOCK_PX adjacent floats of one input row, copied at once where all lie inside the row. */
 static void mcu_conv2d_f32_gather_row(const mcu_conv_geom *g, const float *x, int32_t oy, int32_t ox, float *c)
 {
     const size_t in_plane = (size_t)g->h_in * g->w_in;
+    const int32_t h_in = g->h_in, w_in = g->w_in, k_h = g->k_h, k_w = g->k_w, dil_h = g->dil_h, dil_w = g->dil_w;
     const int32_t iy0 = oy * g->stride_h - g->pad_t;
     const int32_t ix0 = ox - g->pad_l;
-    int32_t ic, ky, kx;
+    const int32_t inside_x = ix0 >= 0 && ix0 + MCU_F32_BLOCK_PX + (k_w - 1) * dil_w <= w_in;
+    int32_t ic, ky, kx, j;
     for (ic = 0; ic < g->c_in; ++ic) {
         const float *xc = x + (size_t)ic * in_plane;
-        for (ky = 0; ky < g->k_h; ++ky) {
-            const int32_t iy = iy0 + ky * g->dil_h;
-            const float *row = xc + (size_t)(iy < 0 || iy >= g->h_in ? 0 : iy) * g->w_in + ix0;
-            if (iy < 0 || iy >= g->h_in) {
-                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX) {
-                    c[0] = 0.0f;
-                    c[1] = 0.0f;
-                    c[2] = 0.0f;
-                    c[3] = 0.0f;
+        for (ky = 0; ky < k_h; ++ky) {
+            const int32_t iy = iy0 + ky * dil_h;
+            const float *row;
+            if (iy < 0 || iy >= h_in) {
+                memset(c, 0, sizeof(float) * MCU_F32_BLOCK_PX * (size_t)k_w);
+                c += MCU_F32_BLOCK_PX * k_w;
+                continue;
+            }
+            row = xc + (size_t)iy * w_in;
+            if (inside_x) {
+                const float *r = row + ix0;
+                for (kx = 0; kx < k_w; ++kx, c += MCU_F32_BLOCK_PX, r += dil_w) {
+                    memcpy(c, r, sizeof(float) * MCU_F32_BLOCK_PX);
                 }
-            } else {
-                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX, row += g->dil_w) {
-                    c[0] = row[0];
-                    c[1] = row[1];
-                    c[2] = row[2];
-                    c[3] = row[3];
+                continue;
+            }
+            for (kx = 0; kx < k_w; ++kx, c += MCU_F32_BLOCK_PX) {
+                const int32_t ix = ix0 + kx * dil_w;
+                if (ix >= 0 && ix + MCU_F32_BLOCK_PX <= w_in) {
+                    memcpy(c, row + ix, sizeof(float) * MCU_F32_BLOCK_PX);
+                } else {
+                    for (j = 0; j < MCU_F32_BLOCK_PX; ++j) {
+                        c[j] = ix + j >= 0 && ix + j < w_in ? row[ix + j] : 0.0f;
+                    }
                 }
             }
         }
@@ -68,7 +78,7 @@ static void mcu_conv2d_f32_gather_row(const mcu_conv_geom *g, const float *x, in
 /* Image by image, block of MCU_F32_BLOCK_PX output pixels (row-major) by block: gather the block's columns into the
  * scratch, then every output channel of the block through the micro-kernel (a last short block: zero columns, its
  * outputs past the last pixel dropped). */
-void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, const float *x, float *y, void *scratch)
+MCU_F32_GEMM_SCHED void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, const float *x, float *y, void *scratch)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t pixels = g->h_out * g->w_out;
@@ -81,9 +91,7 @@ void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, const float *x, float
         for (px = 0; px < pixels; px += MCU_F32_BLOCK_PX) {
             const int32_t n_px = pixels - px < MCU_F32_BLOCK_PX ? pixels - px : MCU_F32_BLOCK_PX;
             const int32_t oy = px / g->w_out, ox = px % g->w_out;
-            const int32_t ix0 = ox - g->pad_l;
-            if (n_px == MCU_F32_BLOCK_PX && g->stride_w == 1 && ox + MCU_F32_BLOCK_PX <= g->w_out && ix0 >= 0
-                && ix0 + MCU_F32_BLOCK_PX - 1 + (g->k_w - 1) * g->dil_w < g->w_in) {
+            if (n_px == MCU_F32_BLOCK_PX && g->stride_w == 1 && ox + MCU_F32_BLOCK_PX <= g->w_out) {
                 mcu_conv2d_f32_gather_row(g, xn, oy, ox, col);
             } else {
                 for (j = 0; j < MCU_F32_BLOCK_PX; ++j) {
