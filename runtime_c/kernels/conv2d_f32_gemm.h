@@ -79,23 +79,25 @@ static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, in
         col += MCU_F32_BLOCK_PX;
     }
     if (n_oc == MCU_F32_BLOCK_OC && n_px == MCU_F32_BLOCK_PX) {
+        /* the biases in registers: y may alias them for all the compiler knows */
+        const float b0 = bias[0], b1 = bias[1], b2 = bias[2], b3 = bias[3];
         float *y1 = y + plane, *y2 = y1 + plane, *y3 = y2 + plane;
-        y[0] = MCU_F32_OUT(a00, bias[0], lo, hi);
-        y[1] = MCU_F32_OUT(a01, bias[0], lo, hi);
-        y[2] = MCU_F32_OUT(a02, bias[0], lo, hi);
-        y[3] = MCU_F32_OUT(a03, bias[0], lo, hi);
-        y1[0] = MCU_F32_OUT(a10, bias[1], lo, hi);
-        y1[1] = MCU_F32_OUT(a11, bias[1], lo, hi);
-        y1[2] = MCU_F32_OUT(a12, bias[1], lo, hi);
-        y1[3] = MCU_F32_OUT(a13, bias[1], lo, hi);
-        y2[0] = MCU_F32_OUT(a20, bias[2], lo, hi);
-        y2[1] = MCU_F32_OUT(a21, bias[2], lo, hi);
-        y2[2] = MCU_F32_OUT(a22, bias[2], lo, hi);
-        y2[3] = MCU_F32_OUT(a23, bias[2], lo, hi);
-        y3[0] = MCU_F32_OUT(a30, bias[3], lo, hi);
-        y3[1] = MCU_F32_OUT(a31, bias[3], lo, hi);
-        y3[2] = MCU_F32_OUT(a32, bias[3], lo, hi);
-        y3[3] = MCU_F32_OUT(a33, bias[3], lo, hi);
+        y[0] = MCU_F32_OUT(a00, b0, lo, hi);
+        y[1] = MCU_F32_OUT(a01, b0, lo, hi);
+        y[2] = MCU_F32_OUT(a02, b0, lo, hi);
+        y[3] = MCU_F32_OUT(a03, b0, lo, hi);
+        y1[0] = MCU_F32_OUT(a10, b1, lo, hi);
+        y1[1] = MCU_F32_OUT(a11, b1, lo, hi);
+        y1[2] = MCU_F32_OUT(a12, b1, lo, hi);
+        y1[3] = MCU_F32_OUT(a13, b1, lo, hi);
+        y2[0] = MCU_F32_OUT(a20, b2, lo, hi);
+        y2[1] = MCU_F32_OUT(a21, b2, lo, hi);
+        y2[2] = MCU_F32_OUT(a22, b2, lo, hi);
+        y2[3] = MCU_F32_OUT(a23, b2, lo, hi);
+        y3[0] = MCU_F32_OUT(a30, b3, lo, hi);
+        y3[1] = MCU_F32_OUT(a31, b3, lo, hi);
+        y3[2] = MCU_F32_OUT(a32, b3, lo, hi);
+        y3[3] = MCU_F32_OUT(a33, b3, lo, hi);
     } else {
         /* a tail block: the outputs past c_out or past the last pixel are computed and dropped */
         const float acc[16] = {a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33};
