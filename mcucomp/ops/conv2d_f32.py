@@ -11,7 +11,7 @@ import math
 from ..ir import Graph, Node
 from ._conv2d_f32.gemm import packed_weights, padded_bias
 from ._conv2d_f32.general import general_terms
-from ._conv2d_f32.im2col import im2col_scratch, im2col_terms
+from ._conv2d_f32.im2col import im2col_scratch, im2col_terms, reads_in_place, window_offsets
 from ._conv2d_f32.pointwise import pointwise_scratch, pointwise_terms
 from ._overlap import conv_overlap, pointwise
 from ._cost import params_dict, window
@@ -54,21 +54,26 @@ class Conv2dF32(KernelOp):
 
     def call(self, node: Node, g: Graph) -> KernelCall:
         """mcu_conv2d_f32_<path>, the path's own file: general(params, x, w, bias|NULL, y); the GEMM paths
-        (params, x, y, scratch) with the packed weights and bias in the params and one block's columns as scratch."""
+        (params, x, y, scratch) with the packed weights and bias (im2col: also the window's offsets) in the params
+        and one block's columns as scratch."""
         path = conv_path(node, g)
         geom = window_geom(node, g, group=node.attrs.get("group", 1))
         fields = [("g", geom), *depth_fields(node, g), ("act_min", float(node.attrs["act_min"])),
                   ("act_max", float(node.attrs["act_max"]))]
         bias = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
         if path == "general":
-            return KernelCall(f"{self.name}_{path}", fields + [("w", "NULL"), ("bias", "NULL")],
+            return KernelCall(f"{self.name}_{path}", fields + [("w", "NULL"), ("bias", "NULL"), ("taps", "NULL")],
                               [node.inputs[0], node.inputs[1], bias, node.outputs[0]])
         c = dict(geom)
         arrays = {f"{node.name}_wpack": packed_weights(g.const(node.inputs[1])),
                   f"{node.name}_bias": padded_bias(None if bias is None else g.const(bias), c["c_out"])}
+        taps = "NULL"
+        if path == "im2col" and reads_in_place(c):
+            arrays[f"{node.name}_taps"], taps = window_offsets(c), ArrayRef(f"{node.name}_taps")
         scratch = pointwise_scratch(c["c_in"]) if path == "pointwise" else im2col_scratch(c)
         return KernelCall(f"{self.name}_{path}",
-                          fields + [("w", ArrayRef(f"{node.name}_wpack")), ("bias", ArrayRef(f"{node.name}_bias"))],
+                          fields + [("w", ArrayRef(f"{node.name}_wpack")), ("bias", ArrayRef(f"{node.name}_bias")),
+                                    ("taps", taps)],
                           [node.inputs[0], node.outputs[0]], arrays, scratch)
 
     def overlap_margin(self, node: Node, g: Graph) -> OverlapMargin | None:

@@ -6,7 +6,9 @@
  * output channels by MCU_F32_BLOCK_PX output pixels, 16 accumulators, from two operands laid out in the order the
  * loop reads them, MCU_F32_BLOCK_OC (resp. _PX) floats per tap:
  *   weights  w[block][t][i] = W[block * 4 + i][t]  (packed at compile time; zeros past c_out),
- *   columns  col[t][j] = the input tap t of the block's pixel j  (gathered at run time; zeros for padding taps).
+ *   columns  col[t][j] = the input tap t of the block's pixel j  (gathered at run time; zeros for padding taps),
+ *            or, for a block whose four pixels' windows lie inside the input side by side (stride 1 across), read in
+ *            place: tap t of the block's pixel j at x0[taps[t] + j] (taps: the window's offsets, conv2d_f32.h).
  * Each output accumulates from 0.0 over its taps t = 0 .. k-1 in order with MCU_F32_MAC, then adds its bias: the
  * general path's order (input channel, kernel row, column; padding taps as +0 products, which leave the sum
  * unchanged: an accumulator started at +0.0 is never -0.0). The block over outputs leaves each output's order alone,
@@ -31,11 +33,16 @@ static MCU_INLINE float mcu_conv2d_f32_clamp(float v, float lo, float hi)
 #define MCU_F32_TAP_FENCE() ((void)0)
 #endif
 
+/* Where the four inputs of tap t of the turn start: in place at col + taps[t] when the block reads its windows in
+ * place (in_place: a constant at each call site, so each inlined copy keeps one form), else the gathered columns. */
+#define MCU_F32_TAP_X(t) (in_place ? col + taps[t] : col + 4 * (t))
+
 /* Tap t of the turn: 16 multiply-accumulates of the block's accumulators (mcu_conv2d_f32_block's locals). */
 #define MCU_F32_TAP(t)                                                                                               \
     do {                                                                                                             \
+        const float *xt = MCU_F32_TAP_X(t);                                                                          \
         const float w0 = w[4 * (t)], w1 = w[4 * (t) + 1], w2 = w[4 * (t) + 2], w3 = w[4 * (t) + 3];                  \
-        const float x0 = col[4 * (t)], x1 = col[4 * (t) + 1], x2 = col[4 * (t) + 2], x3 = col[4 * (t) + 3];          \
+        const float x0 = xt[0], x1 = xt[1], x2 = xt[2], x3 = xt[3];                                                  \
         a00 = MCU_F32_MAC(a00, w0, x0);                                                                              \
         a01 = MCU_F32_MAC(a01, w0, x1);                                                                              \
         a02 = MCU_F32_MAC(a02, w0, x2);                                                                              \
@@ -56,9 +63,12 @@ static MCU_INLINE float mcu_conv2d_f32_clamp(float v, float lo, float hi)
     } while (0)
 
 /* Outputs y[i * plane + j] (i < n_oc output channels, j < n_px pixels) of the block whose k-tap packed weights start
- * at w and whose columns start at col; bias: the block's 4 biases. */
-static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, int32_t k, const float *bias,
-                                             float lo, float hi, float *y, size_t plane, int32_t n_oc, int32_t n_px)
+ * at w and whose columns start at col (in_place 0), or whose windows start at col in place (in_place 1, taps: their
+ * offsets); bias: the block's 4 biases. */
+static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, int in_place, const int32_t *taps,
+                                             int32_t k,
+                                             const float *bias, float lo, float hi, float *y, size_t plane,
+                                             int32_t n_oc, int32_t n_px)
 {
     float a00 = 0.0f, a01 = 0.0f, a02 = 0.0f, a03 = 0.0f, a10 = 0.0f, a11 = 0.0f, a12 = 0.0f, a13 = 0.0f;
     float a20 = 0.0f, a21 = 0.0f, a22 = 0.0f, a23 = 0.0f, a30 = 0.0f, a31 = 0.0f, a32 = 0.0f, a33 = 0.0f;
@@ -71,12 +81,20 @@ static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, in
         MCU_F32_TAP(2);
         MCU_F32_TAP(3);
         w += 4 * MCU_F32_BLOCK_OC;
-        col += 4 * MCU_F32_BLOCK_PX;
+        if (in_place) {
+            taps += 4;
+        } else {
+            col += 4 * MCU_F32_BLOCK_PX;
+        }
     }
     while (w != w_end) {
         MCU_F32_TAP(0);
         w += MCU_F32_BLOCK_OC;
-        col += MCU_F32_BLOCK_PX;
+        if (in_place) {
+            taps += 1;
+        } else {
+            col += MCU_F32_BLOCK_PX;
+        }
     }
     if (n_oc == MCU_F32_BLOCK_OC && n_px == MCU_F32_BLOCK_PX) {
         /* the biases in registers: y may alias them for all the compiler knows */
@@ -118,15 +136,16 @@ static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, in
 #define MCU_F32_GEMM_SCHED
 #endif
 
-/* The blocks of one column block: every output channel of the n_px pixels whose outputs start at y (y[oc * plane]). */
-static MCU_INLINE void mcu_conv2d_f32_columns(const mcu_conv2d_f32_params *p, const float *col, int32_t k, float *y,
-                                               size_t plane, int32_t n_px)
+/* The blocks of one column block: every output channel of the n_px pixels whose outputs start at y (y[oc * plane]),
+ * from gathered columns (in_place 0) or windows read in place at col (in_place 1, through p->taps). */
+static MCU_INLINE void mcu_conv2d_f32_columns(const mcu_conv2d_f32_params *p, const float *col, int in_place,
+                                               int32_t k, float *y, size_t plane, int32_t n_px)
 {
     const int32_t c_out = p->g.c_out;
     int32_t oc;
     for (oc = 0; oc < c_out; oc += MCU_F32_BLOCK_OC) {
         const int32_t n_oc = c_out - oc < MCU_F32_BLOCK_OC ? c_out - oc : MCU_F32_BLOCK_OC;
-        mcu_conv2d_f32_block(p->w + (size_t)oc * k, col, k, p->bias + oc, p->act_min, p->act_max,
+        mcu_conv2d_f32_block(p->w + (size_t)oc * k, col, in_place, p->taps, k, p->bias + oc, p->act_min, p->act_max,
                              y + (size_t)oc * plane, plane, n_oc, n_px);
     }
 }

@@ -86,14 +86,18 @@ static void mcu_conv2d_f32_gather_row(const mcu_conv_geom *g, const float *x, in
     }
 }
 
-/* Image by image, block of MCU_F32_BLOCK_PX output pixels (row-major) by block: gather the block's columns into the
- * scratch, then every output channel of the block through the micro-kernel (a last short block: zero columns, its
- * outputs past the last pixel dropped). */
-MCU_F32_GEMM_SCHED void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, const float *x, float *y, void *scratch)
+/* Image by image, block of MCU_F32_BLOCK_PX output pixels (row-major) by block: with a taps table, a full block in one
+ * output row whose windows all lie inside the input, stride 1 across, is read in place (its pixels' inputs are side by
+ * side); any other block gathers its columns into the scratch first (a last short block: zero columns, its outputs
+ * past the last pixel dropped). Then every output channel of the block through the micro-kernel. */
+MCU_F32_GEMM_SCHED void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, const float *x, float *y,
+                                                void *scratch)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t pixels = g->h_out * g->w_out;
     const int32_t k = g->c_in * g->k_h * g->k_w;
+    const int32_t x_span = MCU_F32_BLOCK_PX - 1 + (g->k_w - 1) * g->dil_w;
+    const int32_t y_span = (g->k_h - 1) * g->dil_h;
     float *col = (float *)scratch;
     int32_t n, px, j, t;
     for (n = 0; n < g->n; ++n) {
@@ -102,7 +106,15 @@ MCU_F32_GEMM_SCHED void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, co
         for (px = 0; px < pixels; px += MCU_F32_BLOCK_PX) {
             const int32_t n_px = pixels - px < MCU_F32_BLOCK_PX ? pixels - px : MCU_F32_BLOCK_PX;
             const int32_t oy = px / g->w_out, ox = px % g->w_out;
-            if (n_px == MCU_F32_BLOCK_PX && ox + MCU_F32_BLOCK_PX <= g->w_out) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_t, ix0 = ox * g->stride_w - g->pad_l;
+            const int32_t one_row = n_px == MCU_F32_BLOCK_PX && ox + MCU_F32_BLOCK_PX <= g->w_out;
+            if (one_row && p->taps && g->stride_w == 1 && ix0 >= 0 && ix0 + x_span < g->w_in && iy0 >= 0
+                && iy0 + y_span < g->h_in) {
+                mcu_conv2d_f32_columns(p, xn + (size_t)iy0 * g->w_in + ix0, 1, k, yn + px, (size_t)pixels,
+                                       n_px);
+                continue;
+            }
+            if (one_row) {
                 mcu_conv2d_f32_gather_row(g, xn, oy, ox, col);
             } else {
                 for (j = 0; j < MCU_F32_BLOCK_PX; ++j) {
@@ -115,7 +127,7 @@ MCU_F32_GEMM_SCHED void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, co
                     }
                 }
             }
-            mcu_conv2d_f32_columns(p, col, k, yn + px, (size_t)pixels, n_px);
+            mcu_conv2d_f32_columns(p, col, 0, k, yn + px, (size_t)pixels, n_px);
         }
     }
 }

@@ -5,7 +5,8 @@
  * any of its outputs is written, and the block writes only its own pixels y[oc][px], so y may sit exactly on x (an
  * output lands on x[oc][px] of its own block, already copied, or past x). The input planes are the GEMM operand:
  * the copy only puts a block's pixels side by side. */
-MCU_F32_GEMM_SCHED void mcu_conv2d_f32_pointwise(const mcu_conv2d_f32_params *p, const float *x, float *y, void *scratch)
+MCU_F32_GEMM_SCHED void mcu_conv2d_f32_pointwise(const mcu_conv2d_f32_params *p, const float *x, float *y,
+                                                   void *scratch)
 {
     const int32_t pixels = p->g.h_out * p->g.w_out;
     const int32_t c_in = p->g.c_in;
@@ -29,6 +30,6 @@ MCU_F32_GEMM_SCHED void mcu_conv2d_f32_pointwise(const mcu_conv2d_f32_params *p,
                 }
             }
         }
-        mcu_conv2d_f32_columns(p, col, c_in, y + px, (size_t)pixels, n_px);
+        mcu_conv2d_f32_columns(p, col, 0, c_in, y + px, (size_t)pixels, n_px);
     }
 }

@@ -11,7 +11,7 @@ import pytest
 from onnx import helper
 
 import mcucomp
-from mcucomp.ops.conv2d_f32 import PATHS, conv_path
+from mcucomp.ops.conv2d_f32 import OP, PATHS, conv_path
 from mcucomp.pipeline import lower_model
 from mcucomp.show import format_node
 from mcucomp.target.verify import verify_on_target
@@ -28,7 +28,8 @@ PATH_CASES = {
 }
 
 #: Tails and shapes of the GEMM paths: c_out 1..9 against the 4-channel block, pixel counts 1..9 against the 4-pixel
-#: block, 1-D convs (kernels 3-9), first layers of 1-3 channels, strides, dilations, asymmetric pads, batch 2 (im2col).
+#: block, 1-D convs (kernels 3-9), first layers of 1-3 channels, strides, dilations, asymmetric pads, batch 2 (im2col);
+#: rows wide enough for im2col blocks read in place (c_out below IN_PLACE_C_OUT) next to gathered ones.
 GEMM_CASES = [
     ((1, 3, 1, 1), (1, 3, 1, 1), True, {}),
     ((1, 5, 1, 2), (2, 5, 1, 1), False, {}),
@@ -42,6 +43,8 @@ GEMM_CASES = [
     ((1, 2, 7, 5), (3, 2, 3, 3), False, dict(pads=[1, 1, 1, 1], strides=[2, 1])),
     ((1, 3, 6, 9), (7, 3, 2, 3), True, dict(pads=[0, 2, 1, 0], dilations=[2, 2])),
     ((2, 4, 5, 6), (5, 4, 3, 3), True, dict(pads=[1, 1, 1, 1])),
+    ((1, 2, 6, 13), (6, 2, 3, 3), True, dict(pads=[1, 1, 1, 1])),
+    ((1, 2, 9, 14), (5, 2, 3, 3), True, dict(pads=[2, 2, 2, 2], dilations=[2, 2])),
     ((1, 3, 13), (8, 3, 3), True, dict(pads=[1, 1])),
     ((1, 6, 21), (5, 6, 5), True, dict(pads=[2, 2], strides=[2])),
     ((1, 4, 17), (9, 4, 9), True, dict(pads=[4, 4])),
@@ -95,13 +98,18 @@ def test_runtime_weights_take_the_general_path():
 @pytest.mark.parametrize("form", ["fused", "separate"])
 def test_gemm_paths_against_onnxruntime(tmp_path, form):
     """Every tail and shape of GEMM_CASES within the form's float bound of onnxruntime; batch-1 unpadded 1x1 convs
-    take the pointwise path, the rest im2col."""
+    take the pointwise path, the rest im2col, whose blocks go every way: read in place, gathered a row or a pixel at a
+    time, padded past the last pixel."""
     nodes, inputs, feeds, inits = weighted_nodes("Conv", GEMM_CASES, lambda w, a: w[0], np.random.default_rng(7),
                                                  runtime=False)
     model = make_model(nodes, inputs, infer_outputs(nodes, inputs, inits), inits)
     g, order = lower_model(model)[:2]
     paths = {node.outputs[0]: conv_path(node, g) for node in order}
-    assert {paths[f"y{i}"] for i in range(6)} == {"pointwise"} and {paths[f"y{i}"] for i in range(6, 16)} == {"im2col"}
+    assert {paths[f"y{i}"] for i in range(6)} == {"pointwise"}
+    assert {paths[f"y{i}"] for i in range(6, len(GEMM_CASES))} == {"im2col"}
+    terms = [OP.cost_terms(node, g)[1] for node in order if paths[node.outputs[0]] == "im2col"]
+    for kind in ("in_place_blocks", "row_blocks", "pixel_columns", "zero_columns_taps"):
+        assert any(t[kind] for t in terms), kind
     check_model(model, feeds, tmp_path, float_mac=form)
 
 
@@ -148,7 +156,8 @@ def _ordered_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, attrs: dic
     for ic in range(w4.shape[1]):
         for ky in range(k_h):
             for kx in range(k_w):
-                tap = xp[:, ic, ky * d_h:ky * d_h + s_h * (h_out - 1) + 1:s_h, kx * d_w:kx * d_w + s_w * (w_out - 1) + 1:s_w]
+                rows = slice(ky * d_h, ky * d_h + s_h * (h_out - 1) + 1, s_h)
+                tap = xp[:, ic, rows, kx * d_w:kx * d_w + s_w * (w_out - 1) + 1:s_w]
                 acc = acc + w4[None, :, ic, ky, kx, None, None] * tap[:, None]
     if b is not None:
         acc = acc + b[None, :, None, None]
