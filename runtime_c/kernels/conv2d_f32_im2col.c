@@ -71,14 +71,17 @@ static void mcu_conv2d_f32_gather_row(const mcu_conv_geom *g, const float *x, in
             }
             for (kx = 0; kx < k_w; ++kx, c += MCU_F32_BLOCK_PX) {
                 const int32_t ix = ix0 + kx * dil_w;
-                if (ix >= 0 && ix + span < w_in) {
+                if (ix >= 0 && ix + span < w_in && s == 1) {
+                    *(mcu_conv2d_f32_quad *)c = *(const mcu_conv2d_f32_quad *)(row + ix);
+                } else if (ix >= 0 && ix + span < w_in) {
                     c[0] = row[ix];
                     c[1] = row[ix + s];
                     c[2] = row[ix + 2 * s];
                     c[3] = row[ix + 3 * s];
                 } else {
+                    /* one unsigned test per input: below 0 wraps above w_in */
                     for (j = 0; j < MCU_F32_BLOCK_PX; ++j) {
-                        c[j] = ix + j * s >= 0 && ix + j * s < w_in ? row[ix + j * s] : 0.0f;
+                        c[j] = (uint32_t)(ix + j * s) < (uint32_t)w_in ? row[ix + j * s] : 0.0f;
                     }
                 }
             }

@@ -47,21 +47,21 @@ def read_in_place(geom: dict, oy: int, ox: int) -> bool:
     """Whether the one-row block at output (oy, ox) reads its windows in place: a taps table, stride 1 across, all
     inside the input (the condition in mcu_conv2d_f32_im2col)."""
     iy0, ix0 = oy * geom["stride_h"] - geom["pad_t"], ox - geom["pad_l"]
-    return (reads_in_place(geom) and geom["stride_w"] == 1 and ix0 >= 0 and ix0 + BLOCK_PX - 1 + (geom["k_w"] - 1) * geom["dil_w"] < geom["w_in"]
+    x_span = BLOCK_PX - 1 + (geom["k_w"] - 1) * geom["dil_w"]
+    return (reads_in_place(geom) and geom["stride_w"] == 1 and ix0 >= 0 and ix0 + x_span < geom["w_in"]
             and iy0 >= 0 and iy0 + (geom["k_h"] - 1) * geom["dil_h"] < geom["h_in"])
 
 
 def row_tap_kinds(geom: dict, ox: int) -> dict[str, int]:
     """Per input row of a row-gathered block at column ox, its taps by how mcu_conv2d_f32_gather_row copies them:
-    `quad` (stride 1 and the whole block's span inside the row: one 16-byte copy), `strided` (this tap's four inputs
+    `quad` (stride 1, the tap's four inputs inside the row: one 16-byte copy), `strided` (stride above 1, the four
     inside the row), `checked` (one by one, zeros outside)."""
     span = (BLOCK_PX - 1) * geom["stride_w"]
     ix0 = ox * geom["stride_w"] - geom["pad_l"]
     taps = [ix0 + kx * geom["dil_w"] for kx in range(geom["k_w"])]
-    if geom["stride_w"] == 1 and ix0 >= 0 and taps[-1] + span < geom["w_in"]:
-        return {"quad": geom["k_w"], "strided": 0, "checked": 0}
     inside = sum(ix >= 0 and ix + span < geom["w_in"] for ix in taps)
-    return {"quad": 0, "strided": inside, "checked": geom["k_w"] - inside}
+    quad = inside if geom["stride_w"] == 1 else 0
+    return {"quad": quad, "strided": inside - quad, "checked": geom["k_w"] - inside}
 
 
 def im2col_terms(geom: dict) -> dict[str, int]:
@@ -77,9 +77,10 @@ def im2col_terms(geom: dict) -> dict[str, int]:
                               geom["pad_t"])
     cols_in = axis_valid_taps(geom["w_out"], geom["w_in"], geom["k_w"], geom["stride_w"], geom["dil_w"],
                               geom["pad_l"])
-    terms = {"in_place_blocks": 0, "row_blocks": 0, "row_block_rows": 0, "row_quad_taps": 0, "row_strided_taps": 0, "row_checked_taps": 0,
-             "zero_rows": 0, "pixel_columns": 0, "pixel_rows": 0, "pixel_taps_inside": 0, "pixel_taps_checked": 0,
-             "zero_columns_taps": 0}
+    names = ("in_place_blocks", "row_blocks", "row_block_rows", "row_quad_taps", "row_strided_taps",
+             "row_checked_taps", "zero_rows", "pixel_columns", "pixel_rows", "pixel_taps_inside", "pixel_taps_checked",
+             "zero_columns_taps")
+    terms = dict.fromkeys(names, 0)
     for px in range(0, pixels, BLOCK_PX):
         n_px = min(BLOCK_PX, pixels - px)
         oy, ox = divmod(px, geom["w_out"])
