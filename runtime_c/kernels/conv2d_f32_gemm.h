@@ -18,12 +18,40 @@
 #define MCU_F32_BLOCK_OC 4
 #define MCU_F32_BLOCK_PX 4
 
-/* One output: plus its bias, clamped to [lo, hi]. */
+/* One output: plus its bias, clamped to [lo, hi]; the same where hi is +inf (FLOOR) or both bounds infinite (PLAIN). */
 #define MCU_F32_OUT(acc, b, lo, hi) mcu_conv2d_f32_clamp((acc) + (b), (lo), (hi))
+#define MCU_F32_OUT_FLOOR(acc, b, lo, hi) mcu_conv2d_f32_floor((acc) + (b), (lo))
+#define MCU_F32_OUT_PLAIN(acc, b, lo, hi) ((acc) + (b))
+
+/* A full block's 16 outputs through OUT (the locals of mcu_conv2d_f32_block). */
+#define MCU_F32_STORE_BLOCK(OUT)                                                                                     \
+    do {                                                                                                             \
+        y[0] = OUT(a00, b0, lo, hi);                                                                                 \
+        y[1] = OUT(a01, b0, lo, hi);                                                                                 \
+        y[2] = OUT(a02, b0, lo, hi);                                                                                 \
+        y[3] = OUT(a03, b0, lo, hi);                                                                                 \
+        y1[0] = OUT(a10, b1, lo, hi);                                                                                \
+        y1[1] = OUT(a11, b1, lo, hi);                                                                                \
+        y1[2] = OUT(a12, b1, lo, hi);                                                                                \
+        y1[3] = OUT(a13, b1, lo, hi);                                                                                \
+        y2[0] = OUT(a20, b2, lo, hi);                                                                                \
+        y2[1] = OUT(a21, b2, lo, hi);                                                                                \
+        y2[2] = OUT(a22, b2, lo, hi);                                                                                \
+        y2[3] = OUT(a23, b2, lo, hi);                                                                                \
+        y3[0] = OUT(a30, b3, lo, hi);                                                                                \
+        y3[1] = OUT(a31, b3, lo, hi);                                                                                \
+        y3[2] = OUT(a32, b3, lo, hi);                                                                                \
+        y3[3] = OUT(a33, b3, lo, hi);                                                                                \
+    } while (0)
 
 static MCU_INLINE float mcu_conv2d_f32_clamp(float v, float lo, float hi)
 {
     return v < lo ? lo : (v > hi ? hi : v);
+}
+
+static MCU_INLINE float mcu_conv2d_f32_floor(float v, float lo)
+{
+    return v < lo ? lo : v;
 }
 
 /* Between taps: GCC's scheduler would otherwise hoist the next taps' loads above this tap's arithmetic, past the 32
@@ -101,22 +129,14 @@ static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, in
         /* the biases in registers: y may alias them for all the compiler knows */
         const float b0 = bias[0], b1 = bias[1], b2 = bias[2], b3 = bias[3];
         float *y1 = y + plane, *y2 = y1 + plane, *y3 = y2 + plane;
-        y[0] = MCU_F32_OUT(a00, b0, lo, hi);
-        y[1] = MCU_F32_OUT(a01, b0, lo, hi);
-        y[2] = MCU_F32_OUT(a02, b0, lo, hi);
-        y[3] = MCU_F32_OUT(a03, b0, lo, hi);
-        y1[0] = MCU_F32_OUT(a10, b1, lo, hi);
-        y1[1] = MCU_F32_OUT(a11, b1, lo, hi);
-        y1[2] = MCU_F32_OUT(a12, b1, lo, hi);
-        y1[3] = MCU_F32_OUT(a13, b1, lo, hi);
-        y2[0] = MCU_F32_OUT(a20, b2, lo, hi);
-        y2[1] = MCU_F32_OUT(a21, b2, lo, hi);
-        y2[2] = MCU_F32_OUT(a22, b2, lo, hi);
-        y2[3] = MCU_F32_OUT(a23, b2, lo, hi);
-        y3[0] = MCU_F32_OUT(a30, b3, lo, hi);
-        y3[1] = MCU_F32_OUT(a31, b3, lo, hi);
-        y3[2] = MCU_F32_OUT(a32, b3, lo, hi);
-        y3[3] = MCU_F32_OUT(a33, b3, lo, hi);
+        /* the bounds a fused Relu (or none) leaves infinite are not tested: the same values, fewer instructions */
+        if (hi == INFINITY && lo == -INFINITY) {
+            MCU_F32_STORE_BLOCK(MCU_F32_OUT_PLAIN);
+        } else if (hi == INFINITY) {
+            MCU_F32_STORE_BLOCK(MCU_F32_OUT_FLOOR);
+        } else {
+            MCU_F32_STORE_BLOCK(MCU_F32_OUT);
+        }
     } else {
         /* a tail block: the outputs past c_out or past the last pixel are computed and dropped */
         const float acc[16] = {a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33};

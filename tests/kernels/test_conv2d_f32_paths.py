@@ -179,6 +179,16 @@ def test_separate_form_is_the_fixed_order(tmp_path):
 
 
 @pytest.mark.parametrize("board", CORE_BOARDS)
+def test_fused_clamps_on_target_equal_host(board, tmp_path):
+    """The stores of a floored (Relu) and a clamped (Clip) block equal the host build's bit for bit on each core."""
+    model, _ = _fused_model()
+    mcucomp.compile_model(model, tmp_path, name="m", board=board)
+    result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120)
+    assert result.status == "ok", result.detail
+    assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
+
+
+@pytest.mark.parametrize("board", CORE_BOARDS)
 def test_paths_on_target_equal_host(board, tmp_path):
     """On each QEMU core (VMUL + VADD on M4/M33, VFMA on M7/M55, soft-float on M0+) the firmware's outputs equal the
     host build's bit for bit, over every tail of GEMM_CASES and every path."""
