@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ..ir import Graph, Node
-from ._conv2d_f32.gemm import packed_weights, padded_bias
+from ._conv2d_f32.gemm import bound_tests, packed_weights, padded_bias
 from ._conv2d_f32.general import general_terms
 from ._conv2d_f32.im2col import im2col_scratch, im2col_terms, reads_in_place, window_offsets
 from ._conv2d_f32.pointwise import pointwise_scratch, pointwise_terms
@@ -89,10 +89,11 @@ class Conv2dF32(KernelOp):
         pixels, then the micro-kernel blocks); general, per output every kernel plane, row and tap."""
         path = conv_path(node, g)
         p = params_dict(self.call(node, g))
+        bounds = bound_tests(p["act_min"], p["act_max"])
         if path == "pointwise":
-            return path, pointwise_terms(p["g"])
+            return path, pointwise_terms(p["g"], bounds)
         if path == "im2col":
-            return path, im2col_terms(p["g"])
+            return path, im2col_terms(p["g"], bounds)
         return path, general_terms(p["g"], window(p["g"], p), p["k_d"])
 
     def macs(self, node: Node, g: Graph) -> int:

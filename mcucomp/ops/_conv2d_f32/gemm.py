@@ -3,6 +3,8 @@ its block sizes, the packed weights and bias it reads, and the cost terms of its
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: Output channels and output pixels of one block (MCU_F32_BLOCK_OC, MCU_F32_BLOCK_PX in conv2d_f32_gemm.h).
@@ -29,14 +31,22 @@ def padded_bias(bias: np.ndarray | None, c_out: int) -> np.ndarray:
     return out
 
 
-def block_terms(images: int, pixels: int, c_out: int, k: int) -> dict[str, int]:
+def bound_tests(act_min: float, act_max: float) -> int:
+    """The bounds a full block's stores test per output (mcu_conv2d_f32_block): none when both are infinite, the
+    floor alone when act_max is +inf, else both."""
+    if act_max == math.inf:
+        return 0 if act_min == -math.inf else 1
+    return 2
+
+
+def block_terms(images: int, pixels: int, c_out: int, k: int, bounds: int) -> dict[str, int]:
     """mcu_conv2d_f32_columns over each image's column blocks (BLOCK_PX pixels, the last one short when `pixels` is
     not a multiple): per block of output channels one micro-kernel call of k // 4 four-tap turns and k % 4 single
-    taps, its outputs stored at once (a full block) or one by one (a tail block: c_out or the pixels not a
-    multiple)."""
+    taps, its outputs stored at once testing `bounds` bounds each (a full block) or one by one (a tail block: c_out
+    or the pixels not a multiple)."""
     column_blocks = -(-pixels // BLOCK_PX)
     blocks = images * column_blocks * -(-c_out // BLOCK_OC)
     full = images * (pixels // BLOCK_PX) * (c_out // BLOCK_OC)
     return {"blocks": blocks, "block_quads": blocks * (k // 4), "block_taps": blocks * (k % 4),
-            "full_blocks": full, "tail_blocks": blocks - full,
+            "full_blocks": full, "full_block_bound_tests": full * bounds, "tail_blocks": blocks - full,
             "tail_outputs": images * pixels * c_out - full * BLOCK_OC * BLOCK_PX}

@@ -64,13 +64,13 @@ def row_tap_kinds(geom: dict, ox: int) -> dict[str, int]:
     return {"quad": quad, "strided": inside - quad, "checked": geom["k_w"] - inside}
 
 
-def im2col_terms(geom: dict) -> dict[str, int]:
+def im2col_terms(geom: dict, bounds: int) -> dict[str, int]:
     """Per image, per block of BLOCK_PX output pixels: nothing for a block read in place (its micro-kernel blocks
     counted apart: each tap's offset read and added); else the gather (row blocks: per input channel and kernel row
     one row test, per tap a quad copy, four strided reads or four checked ones, rows outside zero-filled; other
     blocks: per pixel per input channel and kernel row a row test, per tap one float read inside the rows (checked
     across unless the window is inside across) or zero, the short block's missing pixels zero-filled tap by tap),
-    then the micro-kernel blocks (gemm.block_terms)."""
+    then the micro-kernel blocks (gemm.block_terms; `bounds`: gemm.bound_tests)."""
     pixels = geom["h_out"] * geom["w_out"]
     k = column_taps(geom)
     rows_in = axis_valid_taps(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"],
@@ -106,5 +106,5 @@ def im2col_terms(geom: dict) -> dict[str, int]:
     terms = {name: value * geom["n"] for name, value in terms.items()}
     oc_blocks = -(-geom["c_out"] // BLOCK_OC)
     in_place = terms["in_place_blocks"] * oc_blocks
-    return {"calls": 1, **terms, **block_terms(geom["n"], pixels, geom["c_out"], k),
+    return {"calls": 1, **terms, **block_terms(geom["n"], pixels, geom["c_out"], k, bounds),
             "in_place_quads": in_place * (k // 4), "in_place_taps": in_place * (k % 4)}
