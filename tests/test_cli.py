@@ -36,7 +36,7 @@ def test_show_lists_the_lowered_graph_that_compile_uses(tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "inputs:  x:float32[1,1,8,8]"
-    assert lines[2] == ("   0  conv1  conv2d_f32.general  x:float32[1,1,8,8], w1:float32[4,1,3,3] const, "
+    assert lines[2] == ("   0  conv1  conv2d_f32.im2col  x:float32[1,1,8,8], w1:float32[4,1,3,3] const, "
                         "b1:float32[4] const -> h:float32[1,4,8,8]  macs=2,304")
     assert lines[-1] == "2 nodes, 6,912 MACs"
     out = tmp_path / "out"

@@ -149,7 +149,7 @@ def test_hostile_manifest_never_reaches_outside(tmp_path, models):
 def test_non_regular_destination_is_refused_before_any_move(tmp_path, models, capsys, kind):
     out = tmp_path / "out"
     out.mkdir()
-    blocker = out / "m_conv2d_f32.c"
+    blocker = out / "m_conv2d_f32.h"
     if kind == "directory":
         blocker.mkdir()
         (blocker / "inside").write_text("keep")
@@ -162,7 +162,7 @@ def test_non_regular_destination_is_refused_before_any_move(tmp_path, models, ca
     before = _snapshot(out) if kind != "fifo" else sorted(os.listdir(out))
     assert main(["compile", str(models[0]), "-o", str(out), "--name", "m"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1 and "m_conv2d_f32.c" in err, err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "m_conv2d_f32.h" in err, err
     assert "Nothing was written" in err
     assert (_snapshot(out) if kind != "fifo" else sorted(os.listdir(out))) == before
 

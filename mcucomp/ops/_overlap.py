@@ -113,12 +113,13 @@ def same_planes(node: Node, g: Graph) -> bool:
 
 
 def pointwise(node: Node, g: Graph) -> bool:
-    """True for a 1x1, stride-1, unpadded, ungrouped convolution of batch 1 (run pixel by pixel through a scratch).
+    """True for a 1x1, stride-1, unpadded, ungrouped convolution of batch 1 (conv2d_f32's pointwise path).
 
-    The conv kernels copy pixel p's c_in inputs to the scratch, then write y[k][p] for every output channel k.
-    With y at x's address, y[k][p] lands on x[k][p] (plane size P = H*W on both sides), which is copied, and no
-    write reaches a pixel after p; batch 1 keeps output channels >= c_in from landing on a later batch's input.
-    Shifted by any s != 0 with |s| < P, some y[k][p] lands on a pixel not read yet, hence floor = margin = 0.
+    The kernel copies a block of pixels' c_in inputs to the scratch, then writes y[k][p] for every output channel k
+    and every pixel p of the block. With y at x's address, y[k][p] lands on x[k][p] (plane size P = H*W on both
+    sides), which is copied, or past x, and no write reaches a pixel after the block; batch 1 keeps output channels
+    >= c_in from landing on a later batch's input. Shifted by any s != 0 with |s| < P, some y[k][p] lands on a
+    pixel not read yet, hence floor = margin = 0.
     """
     a = node.attrs
     n = as4d(shape(g, node.inputs[0]))[0]

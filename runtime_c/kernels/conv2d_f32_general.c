@@ -1,37 +1,11 @@
-#include "conv2d_f32.h"
+#include "conv2d_f32_general.h"
 #include <math.h>
-
-/* Pointwise path, same accumulation order per output: pixel p's inputs go to `col` before any y[oc][p] is
- * written, and y[oc][p] is the only output written at pixel p, so y may sit exactly on x (it overwrites x[oc][p],
- * already copied). */
-static void mcu_conv2d_f32_pointwise(const mcu_conv2d_f32_params *p, const float *x, const float *w,
-                                     const float *bias, float *y, float *col)
-{
-    const int32_t pixels = p->g.h_out * p->g.w_out;
-    int32_t px, oc, ic;
-    for (px = 0; px < pixels; ++px) {
-        for (ic = 0; ic < p->g.c_in; ++ic) {
-            col[ic] = x[(size_t)ic * pixels + px];
-        }
-        for (oc = 0; oc < p->g.c_out; ++oc) {
-            const float *wk = w + (size_t)oc * p->g.c_in;
-            float acc = 0.0f;
-            for (ic = 0; ic < p->g.c_in; ++ic) {
-                acc = MCU_F32_MAC(acc, wk[ic], col[ic]);
-            }
-            if (bias) {
-                acc += bias[oc];
-            }
-            y[(size_t)oc * pixels + px] = acc < p->act_min ? p->act_min : (acc > p->act_max ? p->act_max : acc);
-        }
-    }
-}
 
 /* Accumulates from zero over (input channel, kernel depth, row, column) with MCU_F32_MAC and adds the bias last:
  * the order of onnxruntime's im2col + SGEMM, so in the fused form results usually agree to the bit. Planes (n, oc) go in
  * order, each in row-major output order (the depthwise overlap margin in mcucomp/ops/_overlap.py relies on it). */
-void mcu_conv2d_f32(const mcu_conv2d_f32_params *p, const float *x, const float *w, const float *bias, float *y,
-                    void *scratch)
+void mcu_conv2d_f32_general(const mcu_conv2d_f32_params *p, const float *x, const float *w, const float *bias,
+                            float *y)
 {
     const mcu_conv_geom *g = &p->g;
     const int32_t cin_g = g->c_in / g->group;
@@ -39,10 +13,6 @@ void mcu_conv2d_f32(const mcu_conv2d_f32_params *p, const float *x, const float 
     const int32_t k_vol = p->k_d * g->k_h * g->k_w;
     const size_t in_plane = (size_t)p->d_in * g->h_in * g->w_in;
     int32_t n, oc, oz, oy, ox, ic, kz, ky, kx;
-    if (scratch) {
-        mcu_conv2d_f32_pointwise(p, x, w, bias, y, (float *)scratch);
-        return;
-    }
     for (n = 0; n < g->n; ++n) {
         for (oc = 0; oc < g->c_out; ++oc) {
             const int32_t c0 = (oc / cout_g) * cin_g;

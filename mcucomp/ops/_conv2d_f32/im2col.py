@@ -1,0 +1,110 @@
+"""conv2d_f32's im2col path (runtime_c/kernels/conv2d_f32_im2col.c): its scratch and cost terms."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._cost import axis_valid_taps
+from .gemm import BLOCK_OC, BLOCK_PX, block_terms
+
+
+def column_taps(geom: dict) -> int:
+    """Taps of one output's column: c_in * k_h * k_w."""
+    return geom["c_in"] * geom["k_h"] * geom["k_w"]
+
+
+#: Output channels below which the im2col path reads the blocks it can in place: that costs an offset load and add per
+#: tap of each 4-channel block, where a gather costs a copy per tap shared by all c_out / 4 blocks (simulated on the
+#: M4: 3x3 16->16 at 32x32 3.46 -> 3.21 cycles/MAC; 32->32 at 16x16 even; a 1-D 32->64 2.82 -> 2.92).
+IN_PLACE_C_OUT = 32
+
+
+def reads_in_place(geom: dict) -> bool:
+    """Whether the conv gets a taps table (mcu_conv2d_f32_im2col then reads the blocks it can in place)."""
+    return geom["c_out"] < IN_PLACE_C_OUT
+
+
+def window_offsets(geom: dict) -> np.ndarray:
+    """The taps table of the blocks read in place: per tap (input channel, kernel row, column) its offset in floats
+    from the window's first input, c * h_in * w_in + ky * dil_h * w_in + kx * dil_w."""
+    c, ky, kx = np.meshgrid(np.arange(geom["c_in"]), np.arange(geom["k_h"]), np.arange(geom["k_w"]), indexing="ij")
+    offsets = c * geom["h_in"] * geom["w_in"] + ky * geom["dil_h"] * geom["w_in"] + kx * geom["dil_w"]
+    return offsets.reshape(-1).astype(np.int32)
+
+
+def im2col_scratch(geom: dict) -> int:
+    """Bytes of one block's columns: BLOCK_PX columns of column_taps floats."""
+    return 4 * BLOCK_PX * column_taps(geom)
+
+
+def row_gathered(geom: dict, ox: int, n_px: int) -> bool:
+    """Whether a block of n_px pixels starting at output column ox lies in one output row (the condition in
+    mcu_conv2d_f32_im2col for mcu_conv2d_f32_gather_row, or reading in place)."""
+    return n_px == BLOCK_PX and ox + BLOCK_PX <= geom["w_out"]
+
+
+def read_in_place(geom: dict, oy: int, ox: int) -> bool:
+    """Whether the one-row block at output (oy, ox) reads its windows in place: a taps table, stride 1 across, all
+    inside the input (the condition in mcu_conv2d_f32_im2col)."""
+    iy0, ix0 = oy * geom["stride_h"] - geom["pad_t"], ox - geom["pad_l"]
+    x_span = BLOCK_PX - 1 + (geom["k_w"] - 1) * geom["dil_w"]
+    return (reads_in_place(geom) and geom["stride_w"] == 1 and ix0 >= 0 and ix0 + x_span < geom["w_in"]
+            and iy0 >= 0 and iy0 + (geom["k_h"] - 1) * geom["dil_h"] < geom["h_in"])
+
+
+def row_tap_kinds(geom: dict, ox: int) -> dict[str, int]:
+    """Per input row of a row-gathered block at column ox, its taps by how mcu_conv2d_f32_gather_row copies them:
+    `quad` (stride 1, the tap's four inputs inside the row: one 16-byte copy), `strided` (stride above 1, the four
+    inside the row), `checked` (one by one, zeros outside)."""
+    span = (BLOCK_PX - 1) * geom["stride_w"]
+    ix0 = ox * geom["stride_w"] - geom["pad_l"]
+    taps = [ix0 + kx * geom["dil_w"] for kx in range(geom["k_w"])]
+    inside = sum(ix >= 0 and ix + span < geom["w_in"] for ix in taps)
+    quad = inside if geom["stride_w"] == 1 else 0
+    return {"quad": quad, "strided": inside - quad, "checked": geom["k_w"] - inside}
+
+
+def im2col_terms(geom: dict, bounds: int) -> dict[str, int]:
+    """Per image, per block of BLOCK_PX output pixels: nothing for a block read in place (its micro-kernel blocks
+    counted apart: each tap's offset read and added); else the gather (row blocks: per input channel and kernel row
+    one row test, per tap a quad copy, four strided reads or four checked ones, rows outside zero-filled; other
+    blocks: per pixel per input channel and kernel row a row test, per tap one float read inside the rows (checked
+    across unless the window is inside across) or zero, the short block's missing pixels zero-filled tap by tap),
+    then the micro-kernel blocks (gemm.block_terms; `bounds`: gemm.bound_tests)."""
+    pixels = geom["h_out"] * geom["w_out"]
+    k = column_taps(geom)
+    rows_in = axis_valid_taps(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"],
+                              geom["pad_t"])
+    cols_in = axis_valid_taps(geom["w_out"], geom["w_in"], geom["k_w"], geom["stride_w"], geom["dil_w"],
+                              geom["pad_l"])
+    names = ("in_place_blocks", "row_blocks", "row_block_rows", "row_quad_taps", "row_strided_taps",
+             "row_checked_taps", "zero_rows", "pixel_columns", "pixel_rows", "pixel_taps_inside", "pixel_taps_checked",
+             "zero_columns_taps")
+    terms = dict.fromkeys(names, 0)
+    for px in range(0, pixels, BLOCK_PX):
+        n_px = min(BLOCK_PX, pixels - px)
+        oy, ox = divmod(px, geom["w_out"])
+        if row_gathered(geom, ox, n_px) and read_in_place(geom, oy, ox):
+            terms["in_place_blocks"] += 1
+            continue
+        if row_gathered(geom, ox, n_px):
+            rows = geom["c_in"] * rows_in[oy]
+            terms["row_blocks"] += 1
+            terms["row_block_rows"] += geom["c_in"] * geom["k_h"]
+            terms["zero_rows"] += geom["c_in"] * (geom["k_h"] - rows_in[oy])
+            for kind, count in row_tap_kinds(geom, ox).items():
+                terms[f"row_{kind}_taps"] += rows * count
+            continue
+        for q in range(px, px + n_px):
+            qy, qx = divmod(q, geom["w_out"])
+            taps = geom["c_in"] * rows_in[qy] * geom["k_w"]
+            terms["pixel_columns"] += 1
+            terms["pixel_rows"] += geom["c_in"] * geom["k_h"]
+            terms["zero_rows"] += geom["c_in"] * (geom["k_h"] - rows_in[qy])
+            terms["pixel_taps_inside" if cols_in[qx] == geom["k_w"] else "pixel_taps_checked"] += taps
+        terms["zero_columns_taps"] += (BLOCK_PX - n_px) * k
+    terms = {name: value * geom["n"] for name, value in terms.items()}
+    oc_blocks = -(-geom["c_out"] // BLOCK_OC)
+    in_place = terms["in_place_blocks"] * oc_blocks
+    return {"calls": 1, **terms, **block_terms(geom["n"], pixels, geom["c_out"], k, bounds),
+            "in_place_quads": in_place * (k // 4), "in_place_taps": in_place * (k % 4)}

@@ -1,0 +1,136 @@
+#include "conv2d_f32_im2col.h"
+#include "conv2d_f32_gemm.h"
+
+/* Column j (of the block's columns, MCU_F32_BLOCK_PX floats a tap) of the output pixel (oy, ox): its taps in the
+ * order (input channel, kernel row, column), zeros where the window leaves the input. */
+static void mcu_conv2d_f32_gather(const mcu_conv_geom *g, const float *x, int32_t oy, int32_t ox, float *c)
+{
+    const size_t in_plane = (size_t)g->h_in * g->w_in;
+    const int32_t iy0 = oy * g->stride_h - g->pad_t;
+    const int32_t ix0 = ox * g->stride_w - g->pad_l;
+    const int32_t inside_x = ix0 >= 0 && ix0 + (g->k_w - 1) * g->dil_w < g->w_in;
+    int32_t ic, ky, kx;
+    for (ic = 0; ic < g->c_in; ++ic) {
+        const float *xc = x + (size_t)ic * in_plane;
+        for (ky = 0; ky < g->k_h; ++ky) {
+            const int32_t iy = iy0 + ky * g->dil_h;
+            const float *row = xc + (size_t)(iy < 0 || iy >= g->h_in ? 0 : iy) * g->w_in;
+            if (iy < 0 || iy >= g->h_in) {
+                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX) {
+                    *c = 0.0f;
+                }
+            } else if (inside_x) {
+                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX) {
+                    *c = row[ix0 + kx * g->dil_w];
+                }
+            } else {
+                for (kx = 0; kx < g->k_w; ++kx, c += MCU_F32_BLOCK_PX) {
+                    const int32_t ix = ix0 + kx * g->dil_w;
+                    *c = ix >= 0 && ix < g->w_in ? row[ix] : 0.0f;
+                }
+            }
+        }
+    }
+}
+
+/* Four floats, copied as one: GCC moves a word-aligned 16-byte struct with LDM/STM (1 + 4 cycles each on the M4)
+ * where four single loads and stores take about 10. */
+typedef struct {
+    float v[MCU_F32_BLOCK_PX];
+} mcu_conv2d_f32_quad;
+
+/* All MCU_F32_BLOCK_PX columns of a block whose pixels lie in one output row: per tap, the block's inputs are
+ * MCU_F32_BLOCK_PX floats stride_w apart in one input row, copied at once where all lie inside the row (stride 1: as
+ * one quad). */
+static void mcu_conv2d_f32_gather_row(const mcu_conv_geom *g, const float *x, int32_t oy, int32_t ox, float *c)
+{
+    const size_t in_plane = (size_t)g->h_in * g->w_in;
+    const int32_t h_in = g->h_in, w_in = g->w_in, k_h = g->k_h, k_w = g->k_w, dil_h = g->dil_h, dil_w = g->dil_w;
+    const int32_t s = g->stride_w, span = (MCU_F32_BLOCK_PX - 1) * g->stride_w;
+    const int32_t iy0 = oy * g->stride_h - g->pad_t;
+    const int32_t ix0 = ox * g->stride_w - g->pad_l;
+    const int32_t inside_x = ix0 >= 0 && ix0 + span + (k_w - 1) * dil_w < w_in;
+    int32_t ic, ky, kx, j;
+    for (ic = 0; ic < g->c_in; ++ic) {
+        const float *xc = x + (size_t)ic * in_plane;
+        for (ky = 0; ky < k_h; ++ky) {
+            const int32_t iy = iy0 + ky * dil_h;
+            const float *row;
+            if (iy < 0 || iy >= h_in) {
+                memset(c, 0, sizeof(float) * MCU_F32_BLOCK_PX * (size_t)k_w);
+                c += MCU_F32_BLOCK_PX * k_w;
+                continue;
+            }
+            row = xc + (size_t)iy * w_in;
+            if (inside_x && s == 1) {
+                const float *r = row + ix0;
+                for (kx = 0; kx < k_w; ++kx, c += MCU_F32_BLOCK_PX, r += dil_w) {
+                    *(mcu_conv2d_f32_quad *)c = *(const mcu_conv2d_f32_quad *)r;
+                }
+                continue;
+            }
+            for (kx = 0; kx < k_w; ++kx, c += MCU_F32_BLOCK_PX) {
+                const int32_t ix = ix0 + kx * dil_w;
+                if (ix >= 0 && ix + span < w_in && s == 1) {
+                    *(mcu_conv2d_f32_quad *)c = *(const mcu_conv2d_f32_quad *)(row + ix);
+                } else if (ix >= 0 && ix + span < w_in) {
+                    c[0] = row[ix];
+                    c[1] = row[ix + s];
+                    c[2] = row[ix + 2 * s];
+                    c[3] = row[ix + 3 * s];
+                } else {
+                    /* one unsigned test per input: below 0 wraps above w_in */
+                    for (j = 0; j < MCU_F32_BLOCK_PX; ++j) {
+                        c[j] = (uint32_t)(ix + j * s) < (uint32_t)w_in ? row[ix + j * s] : 0.0f;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Image by image, block of MCU_F32_BLOCK_PX output pixels (row-major) by block: with a taps table, a full block in one
+ * output row whose windows all lie inside the input, stride 1 across, is read in place (its pixels' inputs are side by
+ * side); any other block gathers its columns into the scratch first (a last short block: zero columns, its outputs
+ * past the last pixel dropped). Then every output channel of the block through the micro-kernel. */
+MCU_F32_GEMM_SCHED void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, const float *x, float *y,
+                                                void *scratch)
+{
+    const mcu_conv_geom *g = &p->g;
+    const int32_t pixels = g->h_out * g->w_out;
+    const int32_t k = g->c_in * g->k_h * g->k_w;
+    const int32_t x_span = MCU_F32_BLOCK_PX - 1 + (g->k_w - 1) * g->dil_w;
+    const int32_t y_span = (g->k_h - 1) * g->dil_h;
+    float *col = (float *)scratch;
+    int32_t n, px, j, t;
+    for (n = 0; n < g->n; ++n) {
+        const float *xn = x + (size_t)n * g->c_in * g->h_in * g->w_in;
+        float *yn = y + (size_t)n * g->c_out * pixels;
+        for (px = 0; px < pixels; px += MCU_F32_BLOCK_PX) {
+            const int32_t n_px = pixels - px < MCU_F32_BLOCK_PX ? pixels - px : MCU_F32_BLOCK_PX;
+            const int32_t oy = px / g->w_out, ox = px % g->w_out;
+            const int32_t iy0 = oy * g->stride_h - g->pad_t, ix0 = ox * g->stride_w - g->pad_l;
+            const int32_t one_row = n_px == MCU_F32_BLOCK_PX && ox + MCU_F32_BLOCK_PX <= g->w_out;
+            if (one_row && p->taps && g->stride_w == 1 && ix0 >= 0 && ix0 + x_span < g->w_in && iy0 >= 0
+                && iy0 + y_span < g->h_in) {
+                mcu_conv2d_f32_columns(p, xn + (size_t)iy0 * g->w_in + ix0, 1, k, yn + px, (size_t)pixels,
+                                       n_px);
+                continue;
+            }
+            if (one_row) {
+                mcu_conv2d_f32_gather_row(g, xn, oy, ox, col);
+            } else {
+                for (j = 0; j < MCU_F32_BLOCK_PX; ++j) {
+                    if (j < n_px) {
+                        mcu_conv2d_f32_gather(g, xn, (px + j) / g->w_out, (px + j) % g->w_out, col + j);
+                    } else {
+                        for (t = 0; t < k; ++t) {
+                            col[t * MCU_F32_BLOCK_PX + j] = 0.0f;
+                        }
+                    }
+                }
+            }
+            mcu_conv2d_f32_columns(p, col, 0, k, yn + px, (size_t)pixels, n_px);
+        }
+    }
+}
