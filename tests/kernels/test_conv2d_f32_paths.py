@@ -24,7 +24,8 @@ from target_boards import CORE_BOARDS
 PATH_CASES = {
     "pointwise": ((1, 6, 5, 3), (7, 6, 1, 1), True, {}, False),
     "im2col": ((1, 5, 6, 7), (6, 5, 3, 3), True, dict(pads=[1, 1, 1, 1]), False),
-    "general": ((1, 4, 6, 5), (4, 1, 3, 3), True, dict(group=4, pads=[1, 1, 1, 1]), False),
+    "depthwise": ((1, 4, 6, 5), (4, 1, 3, 3), True, dict(group=4, pads=[1, 1, 1, 1]), False),
+    "general": ((1, 4, 6, 5), (4, 2, 3, 3), True, dict(group=2, pads=[1, 1, 1, 1]), False),
 }
 
 #: Tails and shapes of the GEMM paths: c_out 1..9 against the 4-channel block, pixel counts 1..9 against the 4-pixel
@@ -74,11 +75,13 @@ def test_model_links_only_its_path(tmp_path, path):
     g, order = lower_model(model)[:2]
     conv = next(node for node in order if node.op == "conv2d_f32")
     assert conv_path(conv, g) == path
-    assert format_node(0, conv, g).split()[2] == f"conv2d_f32.{path}"
+    # show prints the cost path: the depthwise file's 3x3 sliding rows are its own (depthwise3x3)
+    assert format_node(0, conv, g).split()[2] == f"conv2d_f32.{OP.cost_terms(conv, g)[0]}"
+    assert OP.cost_terms(conv, g)[0].startswith(path)
     check_model(model, feeds, tmp_path / "out")
     report = __import__("json").loads((tmp_path / "out" / "report.json").read_text())
     conv_files = {f for f in report["files"] if f.startswith("m_conv2d_f32")}
-    gemm = {"m_conv2d_f32_gemm.h"} if path != "general" else set()
+    gemm = {"m_conv2d_f32_gemm.h"} if path in ("pointwise", "im2col") else set()
     assert conv_files == {f"m_conv2d_f32_{path}.c", f"m_conv2d_f32_{path}.h", "m_conv2d_f32.h"} | gemm
     layer = next(layer for layer in report["layers"] if layer["name"] == conv.name)
     assert layer["kernel"] == f"conv2d_f32_{path}"
@@ -202,7 +205,7 @@ def test_paths_on_target_equal_host(board, tmp_path):
 
 
 def test_general_path_keeps_groups(tmp_path):
-    """Grouped, depthwise and 3-D convs stay on the general path and within the float bound."""
+    """Grouped (not depthwise) and 3-D convs stay on the general path and within the float bound."""
     cases = [((1, 4, 5, 5), (6, 2, 3, 3), True, dict(group=2, pads=[1, 1, 1, 1])),
              ((1, 2, 3, 4, 5), (3, 2, 2, 2, 2), True, {})]
     nodes, inputs, feeds, inits = weighted_nodes("Conv", cases, lambda w, a: w[0], np.random.default_rng(3),
