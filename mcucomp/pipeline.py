@@ -206,6 +206,7 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
     g, order, sha256, opts = lowered
     npu_cfg = opts.get("npu")
     opts = {k: v for k, v in opts.items() if k not in PASS_CONTEXT and (npu_cfg or k != "npu_placement")}
+    opts.setdefault("float_mac", DEFAULT_OPTIONS["float_mac"])  # graphs lowered by hand (region tests) name none
     calls = kernel_calls(g, order)
     layout = plan_memory(g, order, scratch_sizes(calls), opts["io"] == "arena", board_info["alignment"])
     header = [
