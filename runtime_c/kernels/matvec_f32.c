@@ -25,6 +25,9 @@
 #define MCU_MV_COLUMNS4(x0, x1, x2, x3)                                                                            \
     MCU_MV_FMA4(0, 1, 2, 3, 16, 17, 18, 19, x0) MCU_MV_FMA4(0, 1, 2, 3, 20, 21, 22, 23, x1)                        \
     MCU_MV_FMA4(0, 1, 2, 3, 24, 25, 26, 27, x2) MCU_MV_FMA4(0, 1, 2, 3, 28, 29, 30, 31, x3)
+/* 8 (4) rows, one column (x in s[x]) of the weights in s16-s23 (s16-s19), onto the accumulators s0-s7 (s0-s3). */
+#define MCU_MV_COLUMN8(x) MCU_MV_FMA4(0, 1, 2, 3, 16, 17, 18, 19, x) MCU_MV_FMA4(4, 5, 6, 7, 20, 21, 22, 23, x)
+#define MCU_MV_COLUMN4(x) MCU_MV_FMA4(0, 1, 2, 3, 16, 17, 18, 19, x)
 #else
 #define MCU_MV_MUL(w, x) "vmul.f32 s" #w ", s" #w ", s" #x "\n"
 #define MCU_MV_ADD(a, w) "vadd.f32 s" #a ", s" #a ", s" #w "\n"
@@ -42,15 +45,27 @@
     MCU_MV_MUL4(16, 17, 18, 19, x0) MCU_MV_MUL4(20, 21, 22, 23, x1) MCU_MV_MUL4(24, 25, 26, 27, x2)                   \
     MCU_MV_MUL4(28, 29, 30, 31, x3) MCU_MV_ADD4(0, 1, 2, 3, 16, 17, 18, 19) MCU_MV_ADD4(0, 1, 2, 3, 20, 21, 22, 23)   \
     MCU_MV_ADD4(0, 1, 2, 3, 24, 25, 26, 27) MCU_MV_ADD4(0, 1, 2, 3, 28, 29, 30, 31)
+/* 8 (4) rows, one column (x in s[x]) of the weights in s16-s23 (s16-s19), onto the accumulators s0-s7 (s0-s3). */
+#define MCU_MV_COLUMN8(x)                                                                                              \
+    MCU_MV_MUL4(16, 17, 18, 19, x) MCU_MV_MUL4(20, 21, 22, 23, x) MCU_MV_ADD4(0, 1, 2, 3, 16, 17, 18, 19)             \
+    MCU_MV_ADD4(4, 5, 6, 7, 20, 21, 22, 23)
+#define MCU_MV_COLUMN4(x) MCU_MV_MUL4(16, 17, 18, 19, x) MCU_MV_ADD4(0, 1, 2, 3, 16, 17, 18, 19)
 #endif
 #define MCU_MV_CLOBBERS                                                                                           \
     "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17",\
         "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31", "cc", "memory"
 
-/* 8 rows, 8 columns a turn: x in s8-s15, accumulators in s0-s7. */
-static void mcu_matvec_f32_turns8(const float *w, const float *x, int32_t turns, float *acc)
+/* The accumulators of a block without init. */
+static const float mcu_matvec_f32_zeros[MCU_MATVEC_F32_BLOCK] = {0.0f};
+
+/* 8 rows over all columns: the accumulators s0-s7 from init, 8 columns a turn (x in s8-s15), then one column a
+ * turn (x in s8), stored to y. */
+static void mcu_matvec_f32_rows8(const float *w, const float *x, int32_t cols, const float *init, float *y)
 {
-    __asm__ volatile("vldmia %[acc], {s0-s7}\n"
+    int32_t turns = cols / 8, rest = cols % 8;
+    __asm__ volatile("vldmia %[init], {s0-s7}\n"
+                     "cmp %[n], #0\n"
+                     "beq 2f\n"
                      "1:\n"
                      "vldmia %[x]!, {s8-s15}\n"
                      "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(8, 9)
@@ -59,25 +74,47 @@ static void mcu_matvec_f32_turns8(const float *w, const float *x, int32_t turns,
                      "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(14, 15)
                      "subs %[n], %[n], #1\n"
                      "bne 1b\n"
-                     "vstmia %[acc], {s0-s7}\n"
-                     : [w] "+r"(w), [x] "+r"(x), [n] "+r"(turns)
-                     : [acc] "r"(acc)
+                     "2:\n"
+                     "cmp %[r], #0\n"
+                     "beq 4f\n"
+                     "3:\n"
+                     "vldmia %[x]!, {s8}\n"
+                     "vldmia %[w]!, {s16-s23}\n" MCU_MV_COLUMN8(8)
+                     "subs %[r], %[r], #1\n"
+                     "bne 3b\n"
+                     "4:\n"
+                     "vstmia %[y], {s0-s7}\n"
+                     : [w] "+r"(w), [x] "+r"(x), [n] "+r"(turns), [r] "+r"(rest)
+                     : [init] "r"(init), [y] "r"(y)
                      : MCU_MV_CLOBBERS);
 }
 
-/* 4 rows, 8 columns a turn: x in s8-s15, accumulators in s0-s3. */
-static void mcu_matvec_f32_turns4(const float *w, const float *x, int32_t turns, float *acc)
+/* 4 rows over all columns: the accumulators s0-s3 from init, 8 columns a turn (x in s8-s15), then one column a
+ * turn (x in s8), stored to y. */
+static void mcu_matvec_f32_rows4(const float *w, const float *x, int32_t cols, const float *init, float *y)
 {
-    __asm__ volatile("vldmia %[acc], {s0-s3}\n"
+    int32_t turns = cols / 8, rest = cols % 8;
+    __asm__ volatile("vldmia %[init], {s0-s3}\n"
+                     "cmp %[n], #0\n"
+                     "beq 2f\n"
                      "1:\n"
                      "vldmia %[x]!, {s8-s15}\n"
                      "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS4(8, 9, 10, 11)
                      "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS4(12, 13, 14, 15)
                      "subs %[n], %[n], #1\n"
                      "bne 1b\n"
-                     "vstmia %[acc], {s0-s3}\n"
-                     : [w] "+r"(w), [x] "+r"(x), [n] "+r"(turns)
-                     : [acc] "r"(acc)
+                     "2:\n"
+                     "cmp %[r], #0\n"
+                     "beq 4f\n"
+                     "3:\n"
+                     "vldmia %[x]!, {s8}\n"
+                     "vldmia %[w]!, {s16-s19}\n" MCU_MV_COLUMN4(8)
+                     "subs %[r], %[r], #1\n"
+                     "bne 3b\n"
+                     "4:\n"
+                     "vstmia %[y], {s0-s3}\n"
+                     : [w] "+r"(w), [x] "+r"(x), [n] "+r"(turns), [r] "+r"(rest)
+                     : [init] "r"(init), [y] "r"(y)
                      : MCU_MV_CLOBBERS);
 }
 #endif
@@ -88,23 +125,23 @@ static void mcu_matvec_f32_turns4(const float *w, const float *x, int32_t turns,
 void mcu_matvec_f32(const float *w, int32_t rows, int32_t cols, const float *x, const float *init, float *y)
 {
     int32_t j = 0, k;
+#ifdef MCU_MATVEC_F32_ASM
+    for (; j + MCU_MATVEC_F32_BLOCK <= rows; j += MCU_MATVEC_F32_BLOCK) {
+        mcu_matvec_f32_rows8(w, x, cols, init != NULL ? init + j : mcu_matvec_f32_zeros, y + j);
+        w += (size_t)cols * MCU_MATVEC_F32_BLOCK;
+    }
+    if (rows - j >= MCU_MATVEC_F32_HALF) {
+        mcu_matvec_f32_rows4(w, x, cols, init != NULL ? init + j : mcu_matvec_f32_zeros, y + j);
+        w += (size_t)cols * MCU_MATVEC_F32_HALF;
+        j += MCU_MATVEC_F32_HALF;
+    }
+#else
     for (; j + MCU_MATVEC_F32_BLOCK <= rows; j += MCU_MATVEC_F32_BLOCK) {
         float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, a4 = 0.0f, a5 = 0.0f, a6 = 0.0f, a7 = 0.0f;
         if (init != NULL) {
             MCU_MATVEC_F32_GET8(init + j, a);
         }
-        k = 0;
-#ifdef MCU_MATVEC_F32_ASM
-        if (cols >= 8) {
-            float acc[MCU_MATVEC_F32_BLOCK];
-            MCU_MATVEC_F32_PUT8(acc, a);
-            mcu_matvec_f32_turns8(w, x, cols / 8, acc);
-            MCU_MATVEC_F32_GET8(acc, a);
-            k = cols / 8 * 8;
-            w += (size_t)k * MCU_MATVEC_F32_BLOCK;
-        }
-#endif
-        for (; k + 2 <= cols; k += 2) { /* two columns a turn: one loop test per 16 MACs */
+        for (k = 0; k + 2 <= cols; k += 2) { /* two columns a turn: one loop test per 16 MACs */
             MCU_MATVEC_F32_MAC8(a, w, x[k]);
             MCU_MATVEC_F32_MAC8(a, w + MCU_MATVEC_F32_BLOCK, x[k + 1]);
             w += 2 * MCU_MATVEC_F32_BLOCK;
@@ -120,24 +157,14 @@ void mcu_matvec_f32(const float *w, int32_t rows, int32_t cols, const float *x, 
         if (init != NULL) {
             MCU_MATVEC_F32_GET4(init + j, a);
         }
-        k = 0;
-#ifdef MCU_MATVEC_F32_ASM
-        if (cols >= 8) {
-            float acc[MCU_MATVEC_F32_HALF];
-            MCU_MATVEC_F32_PUT4(acc, a);
-            mcu_matvec_f32_turns4(w, x, cols / 8, acc);
-            MCU_MATVEC_F32_GET4(acc, a);
-            k = cols / 8 * 8;
-            w += (size_t)k * MCU_MATVEC_F32_HALF;
-        }
-#endif
-        for (; k < cols; ++k) {
+        for (k = 0; k < cols; ++k) {
             MCU_MATVEC_F32_MAC4(a, w, x[k]);
             w += MCU_MATVEC_F32_HALF;
         }
         MCU_MATVEC_F32_PUT4(y + j, a);
         j += MCU_MATVEC_F32_HALF;
     }
+#endif
     for (; j < rows; ++j) {
         float acc = init != NULL ? init[j] : 0.0f;
         for (k = 0; k + 4 <= cols; k += 4) { /* four columns a turn: one loop test per 4 MACs */

@@ -87,9 +87,10 @@ def test_rnn_batchwise_layout(tmp_path):
 
 
 # Constant W and R (the packed path): sizes with row-block tails (rows % 8, % 4), inputs and hidden sizes below and
-# past the assembly loops' column turns (4 and 8), both GRU reset orders, both directions
+# past the assembly loops' turns of 8 columns and their single-column tails, both GRU reset orders, both directions
 PACKED_CASES = [
     ("GRU", 4, 2, 9, 5, ("B", "h0"), dict()),
+    ("GRU", 2, 1, 10, 16, ("B",), dict()),
     ("GRU", 3, 1, 17, 6, ("B",), dict(direction="bidirectional", linear_before_reset=1)),
     ("GRU", 3, 1, 3, 11, (), dict(direction="reverse", linear_before_reset=1)),
     ("LSTM", 3, 2, 8, 3, ("B", "P", "h0", "c0"), dict()),
