@@ -58,64 +58,45 @@
 /* The accumulators of a block without init. */
 static const float mcu_matvec_f32_zeros[MCU_MATVEC_F32_BLOCK] = {0.0f};
 
-/* 8 rows over all columns: the accumulators s0-s7 from init, 8 columns a turn (x in s8-s15), then one column a
- * turn (x in s8), stored to y. */
+/* A block of rows over all columns: its accumulators (register list accs) from init, the 8-column turns `turn` (x in
+ * s8-s15), then one column a turn (x in s8, its weights in the register list tail_w, `column`), stored to y. */
+#define MCU_MV_ROWS(accs, turn, tail_w, column)                                                                    \
+    int32_t turns = cols / 8, rest = cols % 8;                                                                    \
+    __asm__ volatile("vldmia %[init], {" accs "}\n"                                                               \
+                     "cmp %[n], #0\n"                                                                              \
+                     "beq 2f\n"                                                                                    \
+                     "1:\n"                                                                                        \
+                     "vldmia %[x]!, {s8-s15}\n" turn "subs %[n], %[n], #1\n"                                       \
+                     "bne 1b\n"                                                                                    \
+                     "2:\n"                                                                                        \
+                     "cmp %[r], #0\n"                                                                              \
+                     "beq 4f\n"                                                                                    \
+                     "3:\n"                                                                                        \
+                     "vldmia %[x]!, {s8}\n"                                                                        \
+                     "vldmia %[w]!, {" tail_w "}\n" column "subs %[r], %[r], #1\n"                                 \
+                     "bne 3b\n"                                                                                    \
+                     "4:\n"                                                                                        \
+                     "vstmia %[y], {" accs "}\n"                                                                   \
+                     : [w] "+r"(w), [x] "+r"(x), [n] "+r"(turns), [r] "+r"(rest)                                   \
+                     : [init] "r"(init), [y] "r"(y)                                                                \
+                     : MCU_MV_CLOBBERS)
+
+/* 8 rows over all columns: accumulators s0-s7, 16 weights (two columns) per VLDM. */
 static void mcu_matvec_f32_rows8(const float *w, const float *x, int32_t cols, const float *init, float *y)
 {
-    int32_t turns = cols / 8, rest = cols % 8;
-    __asm__ volatile("vldmia %[init], {s0-s7}\n"
-                     "cmp %[n], #0\n"
-                     "beq 2f\n"
-                     "1:\n"
-                     "vldmia %[x]!, {s8-s15}\n"
-                     "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(8, 9)
-                     "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(10, 11)
-                     "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(12, 13)
-                     "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(14, 15)
-                     "subs %[n], %[n], #1\n"
-                     "bne 1b\n"
-                     "2:\n"
-                     "cmp %[r], #0\n"
-                     "beq 4f\n"
-                     "3:\n"
-                     "vldmia %[x]!, {s8}\n"
-                     "vldmia %[w]!, {s16-s23}\n" MCU_MV_COLUMN8(8)
-                     "subs %[r], %[r], #1\n"
-                     "bne 3b\n"
-                     "4:\n"
-                     "vstmia %[y], {s0-s7}\n"
-                     : [w] "+r"(w), [x] "+r"(x), [n] "+r"(turns), [r] "+r"(rest)
-                     : [init] "r"(init), [y] "r"(y)
-                     : MCU_MV_CLOBBERS);
+    MCU_MV_ROWS("s0-s7",
+                "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(8, 9) "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(10, 11)
+                "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(12, 13) "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS8(14, 15),
+                "s16-s23", MCU_MV_COLUMN8(8));
 }
 
-/* 4 rows over all columns: the accumulators s0-s3 from init, 8 columns a turn (x in s8-s15), then one column a
- * turn (x in s8), stored to y. */
+/* 4 rows over all columns: accumulators s0-s3, 16 weights (four columns) per VLDM. */
 static void mcu_matvec_f32_rows4(const float *w, const float *x, int32_t cols, const float *init, float *y)
 {
-    int32_t turns = cols / 8, rest = cols % 8;
-    __asm__ volatile("vldmia %[init], {s0-s3}\n"
-                     "cmp %[n], #0\n"
-                     "beq 2f\n"
-                     "1:\n"
-                     "vldmia %[x]!, {s8-s15}\n"
-                     "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS4(8, 9, 10, 11)
-                     "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS4(12, 13, 14, 15)
-                     "subs %[n], %[n], #1\n"
-                     "bne 1b\n"
-                     "2:\n"
-                     "cmp %[r], #0\n"
-                     "beq 4f\n"
-                     "3:\n"
-                     "vldmia %[x]!, {s8}\n"
-                     "vldmia %[w]!, {s16-s19}\n" MCU_MV_COLUMN4(8)
-                     "subs %[r], %[r], #1\n"
-                     "bne 3b\n"
-                     "4:\n"
-                     "vstmia %[y], {s0-s3}\n"
-                     : [w] "+r"(w), [x] "+r"(x), [n] "+r"(turns), [r] "+r"(rest)
-                     : [init] "r"(init), [y] "r"(y)
-                     : MCU_MV_CLOBBERS);
+    MCU_MV_ROWS("s0-s3",
+                "vldmia %[w]!, {s16-s31}\n" MCU_MV_COLUMNS4(8, 9, 10, 11) "vldmia %[w]!, {s16-s31}\n"
+                MCU_MV_COLUMNS4(12, 13, 14, 15),
+                "s16-s19", MCU_MV_COLUMN4(8));
 }
 #endif
 
