@@ -4,12 +4,13 @@
 #if defined(__ARM_FP) && defined(__thumb2__)
 /* On a core with an FPU, GCC's schedule of the C loops leaves weight loads apart from the load runs (2 cycles each
  * instead of 1 on the Cortex-M4) and tests the loop every 16 MACs: 3.7 cycles per MAC on the Cortex-M4 in the
- * separate form, 2.2 on the Cortex-M7 in the fused form (its VLDRs do not pair with the VFMAs). These loops take 8
- * columns of x per turn in one VLDM and the weights 16 at a time in VLDMs (1 + 16 cycles each on the M4, 8 on the
- * M7), then apply each column to every accumulator in column order: the C loops' arithmetic. Separate: each VMUL
- * into its weight register, then each VADD onto its accumulator (3.3 cycles per MAC on the M4). Fused: VFMA onto the
- * accumulator, 8 (or 4) independent accumulators a column for the M7's 3 cycles of accumulator latency. acc holds
- * the accumulators. */
+ * separate form, 2.2 on the Cortex-M7 in the fused form (its VLDRs do not pair with the VFMAs). These loops take a
+ * whole row block: its accumulators from init, 8 columns of x per turn in one VLDM and the weights 16 at a time in
+ * VLDMs (1 + 16 cycles on the M4, 8 on the M7), each column applied to every accumulator in column order (the C
+ * loops' arithmetic), then the last columns one a turn, and the accumulators stored to y. Separate: each VMUL into
+ * its weight register, then each VADD onto its accumulator (3.25 cycles per MAC on the M4). Fused: VFMA onto the
+ * accumulator, 8 (or 4) independent accumulators a column for the M7's 3 cycles of accumulator latency (1.8 cycles
+ * per MAC on the M7, as each VLDM waits 3 cycles after a VFMA). */
 #define MCU_MATVEC_F32_ASM 1
 
 #if MCU_F32_FUSED
