@@ -42,7 +42,7 @@ TARGETS = {("cortex-m4", "resnet8"): 3.0, ("cortex-m4", "ds_cnn"): 4.0, ("cortex
 
 #: The architectures' names in the tables.
 TITLES = {"resnet8": "ResNet-8 CIFAR", "ds_cnn": "KWS DS-CNN", "mobilenetv2_035": "MobileNetV2-0.35 96x96",
-          "har_cnn1d": "1-D CNN (activity recognition)", "gru_kws": "GRU keyword model (49 steps, 64 units)"}
+          "har_cnn1d": "1-D CNN (activity recognition)", "gru_kws": "GRU keyword model (49 steps, 128 units)"}
 
 #: Whole-model float figures measured elsewhere on hardware (../shared/docs/ANCHORS.md): core -> (tool, model and
 #: chip, cycles per MAC).

@@ -180,10 +180,10 @@ class HarCnn1d(nn.Module):
 
 
 class GruKws(nn.Module):
-    """A GRU keyword model: 49 frames of 10 MFCC features through torch.nn.GRU (64 units, exported as ONNX's GRU
+    """A GRU keyword model: 49 frames of 10 MFCC features through torch.nn.GRU (128 units, exported as ONNX's GRU
     op), its last hidden state through FC 10."""
 
-    STEPS, FEATURES, HIDDEN = 49, 10, 64
+    STEPS, FEATURES, HIDDEN = 49, 10, 128
 
     def __init__(self):
         super().__init__()

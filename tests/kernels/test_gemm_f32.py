@@ -90,6 +90,8 @@ PACKED_CASES = [
     ("MatMul", (9,), (9,), 0, 1.0, 0.0, None),
     ("MatMul", (21,), (21, 6), 0, 1.0, 0.0, None),
     ("MatMul", (3, 1), (1, 8), 0, 1.0, 0.0, None),
+    ("Gemm", (1, 31), (15, 31), 1, 1.0, 1.0, (15,)),
+    ("MatMul", (1, 24), (24, 7), 0, 1.0, 0.0, None),
 ]
 
 PATH_OF_ROWS = {True: "matvec", False: "blocked"}

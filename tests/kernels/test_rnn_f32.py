@@ -87,7 +87,7 @@ def test_rnn_batchwise_layout(tmp_path):
 
 
 # Constant W and R (the packed path): sizes with row-block tails (rows % 8, % 4), inputs and hidden sizes below and
-# past the assembly loops' column turns (4 and 8), both GRU reset orders, both directions
+# past the assembly loops' turns of 8 columns and their single-column tails, both GRU reset orders, both directions
 PACKED_CASES = [
     ("GRU", 4, 2, 9, 5, ("B", "h0"), dict()),
     ("GRU", 3, 1, 17, 6, ("B",), dict(direction="bidirectional", linear_before_reset=1)),
@@ -96,6 +96,7 @@ PACKED_CASES = [
     ("LSTM", 2, 1, 4, 9, ("B",), dict(direction="bidirectional", input_forget=1)),
     ("RNN", 3, 1, 12, 13, ("B",), dict()),
     ("RNN", 2, 2, 1, 1, ("B", "seq"), dict(direction="bidirectional")),
+    ("GRU", 2, 1, 10, 16, ("B",), dict()),
 ]
 
 

@@ -6,6 +6,7 @@ import numpy as np
 
 BLOCK = 8  # MCU_MATVEC_F32_BLOCK
 HALF = 4  # MCU_MATVEC_F32_HALF
+TURN = 8  # columns per turn of mcu_matvec_f32's assembly loops (runtime_c/kernels/matvec_f32.c)
 
 
 def pack_rows(w: np.ndarray) -> np.ndarray:
@@ -26,10 +27,11 @@ def row_blocks(rows: int) -> tuple[int, int, int]:
 
 
 def matvec_terms(count: int, rows: int, cols: int) -> dict[str, int]:
-    """`count` calls of mcu_matvec_f32 over `rows` x `cols`: per 8-row and per 4-row block its set-up and store and
-    its MACs (column turns of 32 weights on cores that take the assembly loops, of 16 or 4 in C elsewhere), per
-    single row a dot product (its MACs)."""
+    """`count` calls of mcu_matvec_f32 over `rows` x `cols`: per 8-row and per 4-row block its set-up and store, its
+    MACs (turns of 8 columns on cores that take the assembly loops, of 2 or 1 in C elsewhere) and its columns past the
+    last 8-column turn (one a turn in the assembly loops), per single row a dot product (its MACs)."""
     blocks, halves, singles = row_blocks(rows)
     return {"mv_calls": count, "mv_blocks": count * blocks, "mv_block_macs": count * blocks * BLOCK * cols,
-            "mv_halves": count * halves, "mv_half_macs": count * halves * HALF * cols, "mv_singles": count * singles,
+            "mv_halves": count * halves, "mv_half_macs": count * halves * HALF * cols,
+            "mv_tail_columns": count * (blocks + halves) * (cols % TURN), "mv_singles": count * singles,
             "mv_single_macs": count * singles * cols}
