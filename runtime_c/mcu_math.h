@@ -120,21 +120,24 @@ static inline float mcu_exp_nonpos(float t, float *lo)
     return p * mcu_pow2i(k);
 }
 
-/** tanh(x): odd minimax polynomial below |x| = 0.625, else (1 - e) / (1 + e) with e = e^(-2|x|) and the sign
- * restored, in one division: the rounding errors of 1 - e and 1 + e (Fast2Sum, e <= 0.29) and of e itself are
- * added back through 1 / (1 + e) ~ 1 - e (the correction is below an ULP, so the approximation's 8% is far below the
- * final rounding). Saturates to +-1 from |x| = 9.1, where tanh rounds to 1. Separate multiplies and adds only. */
+/** tanh(x): x + x z p(z), z = x^2, below |x| = 1 (p of degree 6 fitted to (tanh(x)/x - 1)/z for the least maximum
+ * relative error, 4e-9), else (1 - e) / (1 + e) with e = e^(-2|x|) and the sign restored, in one division: the
+ * rounding errors of 1 - e and 1 + e (Fast2Sum, e <= 0.14) and of e itself are added back through 1 / (1 + e) ~ 1 - e
+ * (the correction is below an ULP, so the approximation's 2% is far below the final rounding). Saturates to +-1 from
+ * |x| = 9.1, where tanh rounds to 1. Separate multiplies and adds only. */
 static inline float mcu_tanhf(float x)
 {
     const float ax = fabsf(x);
     float e, e_lo, a, a_err, s, s_err, q, y;
-    if (ax < 0.625f) {
+    if (ax < 1.0f) {
         const float z = x * x;
-        float p = -5.70498872745e-3f;
-        p = p * z + 2.06390887954e-2f;
-        p = p * z + -5.37397155531e-2f;
-        p = p * z + 1.33314422036e-1f;
-        p = p * z + -3.33332819422e-1f;
+        float p = -0x1.7c2242p-12f;
+        p = p * z + 0x1.2f7e40p-9f;
+        p = p * z + -0x1.050118p-7f;
+        p = p * z + 0x1.603f0ap-6f;
+        p = p * z + -0x1.b96b28p-5f;
+        p = p * z + 0x1.110c3cp-3f;
+        p = p * z + -0x1.55553ep-2f;
         return x == 0.0f ? x : x + (p * z) * x; /* tanh(-0) = -0, as onnxruntime */
     }
     if (!(ax < 9.1f)) {
@@ -154,14 +157,24 @@ static inline float mcu_tanhf(float x)
     return x < 0.0f ? -y : y;
 }
 
-/** 1 / (1 + e^-x) with e = e^-|x| <= 1: 1 / (1 + e) for x >= 0, e / (1 + e) below, so the exponential never
- * overflows and tiny results keep their relative accuracy. One division: the rounding errors of 1 + e (Fast2Sum) and
- * of e itself are taken into the quotient y through 1 / (1 + e) = y for x >= 0 and 1 - y below. 0 or 1
- * from |x| = 104, where e^-|x| rounds to 0. Separate multiplies and adds only. */
+/** 1 / (1 + e^-x): 1/2 + x (1/4 + z q(z)), z = x^2, below |x| = 1 (q of degree 4 fitted to the odd part for the
+ * least maximum error, 5e-11 relative to x^3); else, with e = e^-|x| <= 1, 1 / (1 + e) for x >= 0 and e / (1 + e)
+ * below, so the exponential never overflows and tiny results keep their relative accuracy. One division: the rounding
+ * errors of 1 + e (Fast2Sum) and of e itself are taken into the quotient y through 1 / (1 + e) = y for x >= 0 and
+ * 1 - y below. 0 or 1 from |x| = 104, where e^-|x| rounds to 0. Separate multiplies and adds only. */
 static inline float mcu_sigmoidf(float x)
 {
     const float ax = fabsf(x);
     float e, e_lo, s, s_err, y;
+    if (ax < 1.0f) {
+        const float z = x * x;
+        float q = -0x1.ad1540p-20f;
+        q = q * z + 0x1.5be1a4p-16f;
+        q = q * z + -0x1.b96ba6p-13f;
+        q = q * z + 0x1.110e68p-9f;
+        q = q * z + -0x1.55554ep-6f;
+        return 0.5f + x * (0.25f + z * q);
+    }
     if (!(ax < 104.0f)) {
         if (x != x) {
             return x;

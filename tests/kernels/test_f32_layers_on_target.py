@@ -101,11 +101,11 @@ def test_chain_on_target_equals_host(board, tmp_path):
 
 
 def _squash_feeds() -> dict[str, np.ndarray]:
-    """Two samples of 384 floats across every branch of mcu_sigmoidf and mcu_tanhf: the edges of tanh's polynomial
-    (0.625), of its saturation (9.1) and of sigmoid's (104), the subnormal results of sigmoid below -87.3, signed
+    """Two samples of 384 floats across every branch of mcu_sigmoidf and mcu_tanhf: the edges of their polynomials
+    (1), of tanh's saturation (9.1) and of sigmoid's (104), the subnormal results of sigmoid below -87.3, signed
     zeros, subnormal inputs, infinities and NaN, between random values near 0 and over the whole range."""
     rng = np.random.default_rng(53)
-    edges = np.float32([0.0, -0.0, 0.625, -0.625, 0.62499994, -0.62499994, 9.1, -9.1, 9.099999, -9.099999, 87.3,
+    edges = np.float32([0.0, -0.0, 1.0, -1.0, 0.99999994, -0.99999994, 9.1, -9.1, 9.099999, -9.099999, 87.3,
                         -87.3, -87.4, -95.0, -103.97, -103.99, -104.0, 104.0, 1e-45, -1e-45, 3e-39, -3e-39, 1e30,
                         -1e30, np.inf, -np.inf, np.nan])
     samples = np.concatenate([np.resize(edges, 64), rng.uniform(-1, 1, 256), rng.uniform(-12, 12, 256),
