@@ -92,6 +92,19 @@ static inline void mcu_softmax_strided(const float *x, float *y, int32_t n, int3
     }
 }
 
+/** c[0] z^(n-1) + c[1] z^(n-2) + ... + c[n-1] by Horner's rule in float, a multiply then an add per step
+ * (coefficients highest degree first). */
+static inline float mcu_poly_f(const float *c, int32_t n, float z)
+{
+    float p = c[0];
+    int32_t i;
+#pragma GCC unroll 8 /* the loop's loads and branches would cost more than its arithmetic */
+    for (i = 1; i < n; ++i) {
+        p = p * z + c[i];
+    }
+    return p;
+}
+
 /** e^t for -104 <= t <= 0 (the arguments of mcu_sigmoidf and mcu_tanhf) as the rounded result plus, in *lo, the
  * rounding error of its last addition (0 for subnormal results), with separate multiplies and adds only, so a core
  * without an FPU makes no fmaf library call: n = round(t log2e) by adding and subtracting 1.5*2^23; Cody-Waite
@@ -131,13 +144,9 @@ static inline float mcu_tanhf(float x)
     float e, e_lo, a, a_err, s, s_err, q, y;
     if (ax < 1.0f) {
         const float z = x * x;
-        float p = -0x1.7c2242p-12f;
-        p = p * z + 0x1.2f7e40p-9f;
-        p = p * z + -0x1.050118p-7f;
-        p = p * z + 0x1.603f0ap-6f;
-        p = p * z + -0x1.b96b28p-5f;
-        p = p * z + 0x1.110c3cp-3f;
-        p = p * z + -0x1.55553ep-2f;
+        static const float coef[] = {-0x1.7c2242p-12f, 0x1.2f7e40p-9f, -0x1.050118p-7f, 0x1.603f0ap-6f,
+            -0x1.b96b28p-5f, 0x1.110c3cp-3f, -0x1.55553ep-2f};
+        const float p = mcu_poly_f(coef, 7, z);
         return x == 0.0f ? x : x + (p * z) * x; /* tanh(-0) = -0, as onnxruntime */
     }
     if (!(ax < 9.1f)) {
@@ -168,11 +177,9 @@ static inline float mcu_sigmoidf(float x)
     float e, e_lo, s, s_err, y;
     if (ax < 1.0f) {
         const float z = x * x;
-        float q = -0x1.ad1540p-20f;
-        q = q * z + 0x1.5be1a4p-16f;
-        q = q * z + -0x1.b96ba6p-13f;
-        q = q * z + 0x1.110e68p-9f;
-        q = q * z + -0x1.55554ep-6f;
+        static const float coef[] = {-0x1.ad1540p-20f, 0x1.5be1a4p-16f, -0x1.b96ba6p-13f, 0x1.110e68p-9f,
+            -0x1.55554ep-6f};
+        const float q = mcu_poly_f(coef, 5, z);
         return 0.5f + x * (0.25f + z * q);
     }
     if (!(ax < 104.0f)) {
