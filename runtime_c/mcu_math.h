@@ -2,8 +2,9 @@
  * libm differs between glibc (host) and newlib (target), so kernels call these instead. Only operations that IEEE-754
  * rounds exactly are used: +, -, *, / and sqrt in float and double (soft-float double on Cortex-M is exact too),
  * fmaf, and the exact helpers fabsf, fabs, truncf, fmodf, copysignf; so every target produces identical results.
- * Accuracy (tests/kernels/test_mcu_math.py, each function's comment gives its measured maximum): mcu_expf, mcu_tanhf
- * and mcu_sigmoidf (float arithmetic, MLAS-compatible) within 2 ULP (measured 0.85, 1.35 and 1.34); the functions
+ * Accuracy (tests/kernels/test_mcu_math.py, each function's comment gives its measured maximum): mcu_expf (float
+ * arithmetic, MLAS's), mcu_tanhf and mcu_sigmoidf (float arithmetic without fmaf) within 2 ULP (measured 0.85; 1.22
+ * and 1.45 over every seventh float of [-110, 110], beyond which both saturate); the functions
  * evaluated in double within 0.5 ULP plus about 1e-7 (correctly rounded in every case measured; every float for log,
  * sin, cos, tan, atan and erf). */
 #ifndef MCU_MATH_H
@@ -91,49 +92,111 @@ static inline void mcu_softmax_strided(const float *x, float *y, int32_t n, int3
     }
 }
 
-/** tanh(x): odd minimax polynomial below |x| = 0.625, else 1 - 2 / (e^(2|x|) + 1) with the sign restored;
- * saturates to +-1 beyond |x| = 9.1 where tanh rounds to 1. */
+/** c[0] z^(n-1) + c[1] z^(n-2) + ... + c[n-1] by Horner's rule in float, a multiply then an add per step
+ * (coefficients highest degree first). */
+static inline float mcu_poly_f(const float *c, int32_t n, float z)
+{
+    float p = c[0];
+    int32_t i;
+#pragma GCC unroll 8 /* the loop's loads and branches would cost more than its arithmetic */
+    for (i = 1; i < n; ++i) {
+        p = p * z + c[i];
+    }
+    return p;
+}
+
+/** e^t for -104 <= t <= 0 (the arguments of mcu_sigmoidf and mcu_tanhf) as the rounded result plus, in *lo, the
+ * rounding error of its last addition (0 for subnormal results), with separate multiplies and adds only, so a core
+ * without an FPU makes no fmaf library call: n = round(t log2e) by adding and subtracting 1.5*2^23; Cody-Waite
+ * reduction with ln2 = 0.693359375 - 2.12194440e-4, whose first part has 9 bits, so n times it and t minus that are
+ * exact; MLAS's degree-6 polynomial as 1 + (r + r^2 q(r)), q by Horner, so the rounding errors of the higher terms
+ * stay far below the last addition's, whose error (Fast2Sum) the callers take into account; scaling by 2^n in at most
+ * two exact steps so subnormal results round once. */
+static inline float mcu_exp_nonpos(float t, float *lo)
+{
+    const float bias = 12582912.0f;
+    const float n = (t * 1.44269504088896341f + bias) - bias;
+    const int32_t k = (int32_t)n;
+    const float r = (t - n * 0.693359375f) - n * -2.12194440e-4f;
+    float q = 0x1.694000p-10f, w, p;
+    q = q * r + 0x1.125edcp-7f;
+    q = q * r + 0x1.555b5ap-5f;
+    q = q * r + 0x1.555450p-3f;
+    q = q * r + 0x1.fffff6p-2f;
+    w = r + (r * r) * q;
+    p = 1.0f + w;
+    if (k < -126) {
+        *lo = 0.0f;
+        return (p * mcu_pow2i(k + 64)) * mcu_pow2i(-64);
+    }
+    *lo = ((1.0f - p) + w) * mcu_pow2i(k);
+    return p * mcu_pow2i(k);
+}
+
+/** tanh(x): x + x z p(z), z = x^2, below |x| = 1 (p of degree 6 fitted to (tanh(x)/x - 1)/z for the least maximum
+ * relative error, 4e-9), else (1 - e) / (1 + e) with e = e^(-2|x|) and the sign restored, in one division: the
+ * rounding errors of 1 - e and 1 + e (Fast2Sum, e <= 0.14) and of e itself are added back through 1 / (1 + e) ~ 1 - e
+ * (the correction is below an ULP, so the approximation's 2% is far below the final rounding). Saturates to +-1 from
+ * |x| = 9.1, where tanh rounds to 1. Separate multiplies and adds only. */
 static inline float mcu_tanhf(float x)
 {
     const float ax = fabsf(x);
-    float y;
-    if (ax < 0.625f) {
+    float e, e_lo, a, a_err, s, s_err, q, y;
+    if (ax < 1.0f) {
         const float z = x * x;
-        float p = -5.70498872745e-3f;
-        p = fmaf(p, z, 2.06390887954e-2f);
-        p = fmaf(p, z, -5.37397155531e-2f);
-        p = fmaf(p, z, 1.33314422036e-1f);
-        p = fmaf(p, z, -3.33332819422e-1f);
-        return x == 0.0f ? x : fmaf(p * z, x, x); /* tanh(-0) = -0, as onnxruntime */
+        static const float coef[] = {-0x1.7c2242p-12f, 0x1.2f7e40p-9f, -0x1.050118p-7f, 0x1.603f0ap-6f,
+            -0x1.b96b28p-5f, 0x1.110c3cp-3f, -0x1.55553ep-2f};
+        const float p = mcu_poly_f(coef, 7, z);
+        return x == 0.0f ? x : x + (p * z) * x; /* tanh(-0) = -0, as onnxruntime */
     }
-    if (ax > 9.1f) {
+    if (!(ax < 9.1f)) {
         y = 1.0f;
+        if (x != x) {
+            return x;
+        }
     } else {
-        y = 1.0f - 2.0f / (mcu_expf(2.0f * ax) + 1.0f);
+        e = mcu_exp_nonpos(-2.0f * ax, &e_lo);
+        a = 1.0f - e;
+        a_err = ((1.0f - a) - e) - e_lo;
+        s = 1.0f + e;
+        s_err = ((1.0f - s) + e) + e_lo;
+        q = a / s;
+        y = q + (a_err - q * s_err) * a;
     }
     return x < 0.0f ? -y : y;
 }
 
-/** num / (1 + e) for 0 <= e <= 1, accurate to about half an ULP: the rounding error of 1 + e is recovered exactly
- * (Fast2Sum) and the quotient is corrected once with fmaf. */
-static inline float mcu_div_one_plus(float num, float e)
-{
-    const float s = 1.0f + e;
-    const float s_err = (1.0f - s) + e;
-    const float q = num / s;
-    const float resid = fmaf(-q, s, num) - q * s_err;
-    return q + resid / s;
-}
-
-/** 1 / (1 + e^-x), written as e^x / (1 + e^x) for x < 0 so the exponential never overflows and tiny results
- * keep their relative accuracy. */
+/** 1 / (1 + e^-x): 1/2 + x (1/4 + z q(z)), z = x^2, below |x| = 1 (q of degree 4 fitted to the odd part for the
+ * least maximum error, 5e-11 relative to x^3); else, with e = e^-|x| <= 1, 1 / (1 + e) for x >= 0 and e / (1 + e)
+ * below, so the exponential never overflows and tiny results keep their relative accuracy. One division: the rounding
+ * errors of 1 + e (Fast2Sum) and of e itself are taken into the quotient y through 1 / (1 + e) = y for x >= 0 and
+ * 1 - y below. 0 or 1 from |x| = 104, where e^-|x| rounds to 0. Separate multiplies and adds only. */
 static inline float mcu_sigmoidf(float x)
 {
-    if (x < 0.0f) {
-        const float e = mcu_expf(x);
-        return mcu_div_one_plus(e, e);
+    const float ax = fabsf(x);
+    float e, e_lo, s, s_err, y;
+    if (ax < 1.0f) {
+        const float z = x * x;
+        static const float coef[] = {-0x1.ad1540p-20f, 0x1.5be1a4p-16f, -0x1.b96ba6p-13f, 0x1.110e68p-9f,
+            -0x1.55554ep-6f};
+        const float q = mcu_poly_f(coef, 5, z);
+        return 0.5f + x * (0.25f + z * q);
     }
-    return mcu_div_one_plus(1.0f, mcu_expf(-x));
+    if (!(ax < 104.0f)) {
+        if (x != x) {
+            return x;
+        }
+        return x < 0.0f ? 0.0f : 1.0f;
+    }
+    e = mcu_exp_nonpos(-ax, &e_lo);
+    s = 1.0f + e;
+    s_err = (1.0f - s) + e + e_lo;
+    if (x < 0.0f) {
+        y = e / s;
+        return y + (e_lo - y * s_err) * (1.0f - y);
+    }
+    y = 1.0f / s;
+    return y - y * (s_err * y);
 }
 
 /* ---- Double-precision cores. Float functions below evaluate in double (IEEE +, -, *, / and sqrt are correctly

@@ -98,3 +98,29 @@ def test_chain_on_target_equals_host(board, tmp_path):
         result = verify_on_target(tmp_path, board, inputs=4, seed=0, timeout_s=120, data=data)
         assert result.status == "ok", result.detail
         assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
+
+
+def _squash_feeds() -> dict[str, np.ndarray]:
+    """Two samples of 384 floats across every branch of mcu_sigmoidf and mcu_tanhf: the edges of their polynomials
+    (1), of tanh's saturation (9.1) and of sigmoid's (104), the subnormal results of sigmoid below -87.3, signed
+    zeros, subnormal inputs, infinities and NaN, between random values near 0 and over the whole range."""
+    rng = np.random.default_rng(53)
+    edges = np.float32([0.0, -0.0, 1.0, -1.0, 0.99999994, -0.99999994, 9.1, -9.1, 9.099999, -9.099999, 87.3,
+                        -87.3, -87.4, -95.0, -103.97, -103.99, -104.0, 104.0, 1e-45, -1e-45, 3e-39, -3e-39, 1e30,
+                        -1e30, np.inf, -np.inf, np.nan])
+    samples = np.concatenate([np.resize(edges, 64), rng.uniform(-1, 1, 256), rng.uniform(-12, 12, 256),
+                              rng.uniform(-110, 110, 192)]).astype(np.float32)
+    return {"x": rng.permutation(samples).reshape(2, 1, 384)}
+
+
+@pytest.mark.parametrize("board", CORE_BOARDS)
+def test_sigmoid_tanh_on_target_equal_host(board, tmp_path):
+    """Sigmoid and Tanh (mcu_sigmoidf, mcu_tanhf: separate multiplies and adds, one division) give the host build's
+    bits on each QEMU core, soft-float included, on every branch of the two functions."""
+    model = make_model([helper.make_node("Sigmoid", ["x"], ["gate"]), helper.make_node("Tanh", ["x"], ["squashed"])],
+                       {"x": (np.float32, (1, 384))},
+                       {"gate": (np.float32, (1, 384)), "squashed": (np.float32, (1, 384))})
+    mcucomp.compile_model(model, tmp_path, name="m", board=board)
+    result = verify_on_target(tmp_path, board, inputs=2, seed=0, timeout_s=120, data=_squash_feeds())
+    assert result.status == "ok", result.detail
+    assert result.mismatching and all(v == 0 for v in result.mismatching.values()), result.mismatching
