@@ -30,14 +30,15 @@ from pathlib import Path
 
 import numpy as np
 
+from emit_c.writer import runtime_source
 from mcucomp.boards import load_board
 from mcucomp.ops import REGISTRY
 from mcucomp.ops._cost import element_terms
 from mcucomp.perf.calibration import CALIBRATION_BOARDS, calibration_models
 from mcucomp.perf.estimate import (COEFFICIENT_DIR, ESTIMATE_LABEL, GENERIC, fingerprint, fingerprint_sources,
-                                   layer_terms, memory_signature)
+                                   layer_terms, memory_signature, runtime_files)
 from mcucomp.perf.profile import profile_compiled
-from mcucomp.pipeline import calibration_runtime_files, compile_model, default_requant, lower_model
+from mcucomp.pipeline import calibration_runtime_files, compile_model, default_requant, kernel_calls, lower_model
 
 
 def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 200) -> np.ndarray:
@@ -81,11 +82,16 @@ def fit_rows(rows: list[dict], terms_key: str = "terms") -> dict:
     return result
 
 
-def model_digest(model, options: dict) -> str:
-    """SHA-256 of a calibration model's bytes and compile options, if any (which simulated cycles a kept run may
-    reuse)."""
-    extra = json.dumps(options, sort_keys=True).encode() if options else b""
-    return hashlib.sha256(model.SerializeToString(deterministic=True) + extra).hexdigest()
+def model_digest(model, options: dict, board: dict) -> str:
+    """SHA-256 of a calibration model's bytes, its compile options, if any, and the runtime files its C links for
+    the board, with their text: which simulated cycles a kept run may reuse (a kernel change resimulates only the
+    models that link it)."""
+    low = lower_model(model, alignment=board["alignment"], **{"requant": default_requant(board), **options})
+    digest = hashlib.sha256(model.SerializeToString(deterministic=True))
+    digest.update(json.dumps(options, sort_keys=True).encode() if options else b"")
+    for rel in runtime_files([(low.order, kernel_calls(low.graph, low.order))]):
+        digest.update(rel.encode() + b"\0" + runtime_source(rel).encode())
+    return digest.hexdigest()
 
 
 def simulate(core: str, board_id: str, log, kept: dict | None = None, keep=None) -> dict[str, dict]:
@@ -96,7 +102,7 @@ def simulate(core: str, board_id: str, log, kept: dict | None = None, keep=None)
     cycles = {}
     models = calibration_models()
     for i, (name, model, options) in enumerate(models):
-        digest = model_digest(model, options)
+        digest = model_digest(model, options, board)
         if kept and kept.get(name, {}).get("digest") == digest:
             cycles[name] = kept[name]
             continue
@@ -152,23 +158,28 @@ def fit_core(core: str, cycles: dict) -> dict:
     }
 
 
+#: The simulator's own sources: kept cycles are reused only while they are unchanged.
+SIMULATOR_FILES = ("sim.py", "timing.py", "hooks.c", "hooks.h", "profile.py")
+
+
 def _simulated_sources(core: str) -> dict[str, str]:
-    """The fingerprint sources that the simulated cycles depend on besides the models themselves (all but the cost
-    terms and the calibration set's file: each kept model is checked by its digest)."""
-    return {k: v for k, v in fingerprint_sources(core, calibration_runtime_files()).items()
-            if not k.endswith("cost_terms") and "_cost" not in k and not k.endswith("calibration.py")}
+    """What the simulated cycles depend on besides each model and the runtime files it links (model_digest checks
+    those per model): the timing tables, the flash cache model, the compiler flags and the simulator itself."""
+    perf = Path(__file__).resolve().parents[1] / "mcucomp" / "perf"
+    sources = {k: v for k, v in fingerprint_sources(core, []).items()
+               if k.startswith("mcucomp/perf/timing") or k in ("mcucomp/perf/flash_cache.toml", "compiler flags")}
+    sources.update({name: hashlib.sha256((perf / name).read_bytes()).hexdigest() for name in SIMULATOR_FILES})
+    return sources
 
 
 def _cached_cycles(cycles_dir: Path | None, core: str) -> dict | None:
-    """Simulated cycles kept by an earlier run whose kernels, timing and flags are those of today wherever both have
-    them (a kernel file that only one of the two calibration sets links is used by no model the other simulated),
-    else None."""
+    """Simulated cycles kept by an earlier run whose timing tables, flags and simulator are those of today, else
+    None (each kept model is reused only if its digest, kernels included, still matches)."""
     path = cycles_dir / f"{core}.json" if cycles_dir else None
     if path is None or not path.is_file():
         return None
     data = json.loads(path.read_text())
-    now = _simulated_sources(core)
-    return data["cycles"] if all(now.get(k, digest) == digest for k, digest in data["sources"].items()) else None
+    return data["cycles"] if data["sources"] == _simulated_sources(core) else None
 
 
 def main(argv: list[str] | None = None) -> int:
