@@ -159,8 +159,12 @@ MCU_F32_GEMM_SCHED void mcu_conv2d_f32_im2col(const mcu_conv2d_f32_params *p, co
             const int32_t one_row = n_px == MCU_F32_BLOCK_PX && ox + MCU_F32_BLOCK_PX <= g->w_out;
             if (one_row && p->taps && g->stride_w == 1 && ix0 >= 0 && ix0 + x_span < g->w_in && iy0 >= 0
                 && iy0 + y_span < g->h_in) {
-                mcu_conv2d_f32_columns(p, xn + (size_t)iy0 * g->w_in + ix0, 1, k, yn + px, (size_t)pixels,
-                                       n_px);
+                const float *window = xn + (size_t)iy0 * g->w_in + ix0;
+                if (g->k_w == 3 && g->dil_w == 1) {
+                    mcu_conv2d_f32_columns(p, window, MCU_F32_IN_PLACE_ROWS, k, yn + px, (size_t)pixels, n_px);
+                } else {
+                    mcu_conv2d_f32_columns(p, window, 1, k, yn + px, (size_t)pixels, n_px);
+                }
                 continue;
             }
             if (one_row) {

@@ -24,6 +24,12 @@ def reads_in_place(geom: dict) -> bool:
     return geom["c_out"] < IN_PLACE_C_OUT
 
 
+def reads_rows_in_place(geom: dict) -> bool:
+    """Whether the blocks read in place take a kernel row's three taps a turn (MCU_F32_IN_PLACE_ROWS: k_w 3, dil_w 1;
+    one offset read and add per row instead of per tap)."""
+    return geom["k_w"] == 3 and geom["dil_w"] == 1
+
+
 def window_offsets(geom: dict) -> np.ndarray:
     """The taps table of the blocks read in place: per tap (input channel, kernel row, column) its offset in floats
     from the window's first input, c * h_in * w_in + ky * dil_h * w_in + kx * dil_w."""
@@ -77,7 +83,7 @@ def row_copies(geom: dict, ox: int) -> dict[str, int]:
 
 def im2col_terms(geom: dict, bounds: int) -> dict[str, int]:
     """Per image, per block of BLOCK_PX output pixels: nothing for a block read in place (its micro-kernel blocks
-    counted apart: each tap's offset read and added); else the gather (row blocks: the row segment zeroed once where
+    counted apart: each tap's offset read and added, or each kernel row's where reads_rows_in_place); else the gather (row blocks: the row segment zeroed once where
     the window leaves the input across, per input channel and kernel row one row test and the copies row_copies
     names, rows outside zero-filled; other blocks: per pixel per input channel and kernel row a row test, per tap one
     float read inside the rows (checked across unless the window is inside across) or zero, the short block's
@@ -124,5 +130,8 @@ def im2col_terms(geom: dict, bounds: int) -> dict[str, int]:
     terms = {name: value * geom["n"] for name, value in terms.items()}
     oc_blocks = -(-geom["c_out"] // BLOCK_OC)
     in_place = terms["in_place_blocks"] * oc_blocks
+    by_rows = reads_rows_in_place(geom)
     return {"calls": 1, **terms, **block_terms(geom["n"], pixels, geom["c_out"], k, bounds),
-            "in_place_quads": in_place * (k // 4), "in_place_taps": in_place * (k % 4)}
+            "in_place_rows": in_place * (k // 3) if by_rows else 0,
+            "in_place_quads": 0 if by_rows else in_place * (k // 4),
+            "in_place_taps": 0 if by_rows else in_place * (k % 4)}
