@@ -14,20 +14,22 @@ def column_taps(geom: dict) -> int:
 
 
 #: Output channels below which the im2col path reads the blocks it can in place: that costs an offset load and add per
-#: tap of each 4-channel block, where a gather costs a copy per tap shared by all c_out / 4 blocks (simulated on the
-#: M4: 3x3 16->16 at 32x32 3.46 -> 3.21 cycles/MAC; 32->32 at 16x16 even; a 1-D 32->64 2.82 -> 2.92).
+#: tap (per kernel row where reads_rows_in_place) of each 4-channel block, where a gather costs a copy per tap shared
+#: by all c_out / 4 blocks (simulated on the M4, tap by tap: 3x3 16->16 at 32x32 3.46 -> 3.21 cycles/MAC; 32->32 at
+#: 16x16 even; a 1-D 32->64 2.82 -> 2.92; a row at a time: ResNet-8's 3x3 32->32 at 16x16 2.96 -> 2.90).
 IN_PLACE_C_OUT = 32
-
-
-def reads_in_place(geom: dict) -> bool:
-    """Whether the conv gets a taps table (mcu_conv2d_f32_im2col then reads the blocks it can in place)."""
-    return geom["c_out"] < IN_PLACE_C_OUT
+IN_PLACE_ROWS_C_OUT = 64
 
 
 def reads_rows_in_place(geom: dict) -> bool:
     """Whether the blocks read in place take a kernel row's three taps a turn (MCU_F32_IN_PLACE_ROWS: k_w 3, dil_w 1;
     one offset read and add per row instead of per tap)."""
     return geom["k_w"] == 3 and geom["dil_w"] == 1
+
+
+def reads_in_place(geom: dict) -> bool:
+    """Whether the conv gets a taps table (mcu_conv2d_f32_im2col then reads the blocks it can in place)."""
+    return geom["c_out"] < (IN_PLACE_ROWS_C_OUT if reads_rows_in_place(geom) else IN_PLACE_C_OUT)
 
 
 def window_offsets(geom: dict) -> np.ndarray:
@@ -83,12 +85,12 @@ def row_copies(geom: dict, ox: int) -> dict[str, int]:
 
 def im2col_terms(geom: dict, bounds: int) -> dict[str, int]:
     """Per image, per block of BLOCK_PX output pixels: nothing for a block read in place (its micro-kernel blocks
-    counted apart: each tap's offset read and added, or each kernel row's where reads_rows_in_place); else the gather (row blocks: the row segment zeroed once where
-    the window leaves the input across, per input channel and kernel row one row test and the copies row_copies
-    names, rows outside zero-filled; other blocks: per pixel per input channel and kernel row a row test, per tap one
-    float read inside the rows (checked across unless the window is inside across) or zero, the short block's
-    missing pixels zero-filled tap by tap), then the micro-kernel blocks (gemm.block_terms; `bounds`:
-    gemm.bound_tests)."""
+    counted apart: each tap's offset read and added, or each kernel row's where reads_rows_in_place); else the
+    gather (row blocks: the row segment zeroed once where the window leaves the input across, per input channel and
+    kernel row one row test and the copies row_copies names, rows outside zero-filled; other blocks: per pixel per
+    input channel and kernel row a row test, per tap one float read inside the rows (checked across unless the
+    window is inside across) or zero, the short block's missing pixels zero-filled tap by tap), then the micro-kernel
+    blocks (gemm.block_terms; `bounds`: gemm.bound_tests)."""
     pixels = geom["h_out"] * geom["w_out"]
     k = column_taps(geom)
     rows_in = axis_valid_taps(geom["h_out"], geom["h_in"], geom["k_h"], geom["stride_h"], geom["dil_h"],
