@@ -39,6 +39,24 @@ typedef struct {
     float v[MCU_F32_BLOCK_PX];
 } mcu_conv2d_f32_quad;
 
+/* The columns of three taps (mcu_conv2d_f32_gather_row's c, moved past them): tap 0's four inputs, tap 1's, tap 2's. */
+#define MCU_F32_STORE_THREE_TAPS(a0, a1, a2, a3, b0, b1, b2, b3, d0, d1, d2, d3)                                     \
+    do {                                                                                                             \
+        c[0] = a0;                                                                                                   \
+        c[1] = a1;                                                                                                   \
+        c[2] = a2;                                                                                                   \
+        c[3] = a3;                                                                                                   \
+        c[4] = b0;                                                                                                   \
+        c[5] = b1;                                                                                                   \
+        c[6] = b2;                                                                                                   \
+        c[7] = b3;                                                                                                   \
+        c[8] = d0;                                                                                                   \
+        c[9] = d1;                                                                                                   \
+        c[10] = d2;                                                                                                  \
+        c[11] = d3;                                                                                                  \
+        c += 3 * MCU_F32_BLOCK_PX;                                                                                   \
+    } while (0)
+
 /* The floats of one input row a row block's window spans across: MCU_F32_BLOCK_PX pixels stride_w apart, each
  * k_w taps dil_w apart (the row segment mcu_conv2d_f32_gather_row copies a window leaving the row into). */
 static MCU_INLINE int32_t mcu_conv2d_f32_row_span(const mcu_conv_geom *g)
@@ -89,36 +107,12 @@ static void mcu_conv2d_f32_gather_row(const mcu_conv_geom *g, const float *x, in
             if (three) {
                 /* the six floats once, then the three taps' quads from them (GCC keeps them in core registers) */
                 const float v0 = r[0], v1 = r[1], v2 = r[2], v3 = r[3], v4 = r[4], v5 = r[5];
-                c[0] = v0;
-                c[1] = v1;
-                c[2] = v2;
-                c[3] = v3;
-                c[4] = v1;
-                c[5] = v2;
-                c[6] = v3;
-                c[7] = v4;
-                c[8] = v2;
-                c[9] = v3;
-                c[10] = v4;
-                c[11] = v5;
-                c += 3 * MCU_F32_BLOCK_PX;
+                MCU_F32_STORE_THREE_TAPS(v0, v1, v2, v3, v1, v2, v3, v4, v2, v3, v4, v5);
             } else if (three_by_two) {
                 /* likewise stride 2 across: nine floats, the taps' inputs every other one */
                 const float v0 = r[0], v1 = r[1], v2 = r[2], v3 = r[3], v4 = r[4], v5 = r[5], v6 = r[6], v7 = r[7];
                 const float v8 = r[8];
-                c[0] = v0;
-                c[1] = v2;
-                c[2] = v4;
-                c[3] = v6;
-                c[4] = v1;
-                c[5] = v3;
-                c[6] = v5;
-                c[7] = v7;
-                c[8] = v2;
-                c[9] = v4;
-                c[10] = v6;
-                c[11] = v8;
-                c += 3 * MCU_F32_BLOCK_PX;
+                MCU_F32_STORE_THREE_TAPS(v0, v2, v4, v6, v1, v3, v5, v7, v2, v4, v6, v8);
             } else if (s == 1) {
                 for (kx = 0; kx < k_w; ++kx, c += MCU_F32_BLOCK_PX, r += dil_w) {
                     *(mcu_conv2d_f32_quad *)c = *(const mcu_conv2d_f32_quad *)r;
