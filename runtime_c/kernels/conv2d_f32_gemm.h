@@ -18,6 +18,10 @@
 #define MCU_F32_BLOCK_OC 4
 #define MCU_F32_BLOCK_PX 4
 
+/* in_place of a block read in place a kernel row at a time: rows of three taps side by side (k_w 3, dil_w 1), the
+ * row's first offset from the taps table */
+#define MCU_F32_IN_PLACE_ROWS 2
+
 /* One output: plus its bias, clamped to [lo, hi]; the same where hi is +inf (FLOOR) or both bounds infinite (PLAIN). */
 #define MCU_F32_OUT(acc, b, lo, hi) mcu_conv2d_f32_clamp((acc) + (b), (lo), (hi))
 #define MCU_F32_OUT_FLOOR(acc, b, lo, hi) mcu_conv2d_f32_floor((acc) + (b), (lo))
@@ -66,10 +70,11 @@ static MCU_INLINE float mcu_conv2d_f32_floor(float v, float lo)
  * place (in_place: a constant at each call site, so each inlined copy keeps one form), else the gathered columns. */
 #define MCU_F32_TAP_X(t) (in_place ? col + taps[t] : col + 4 * (t))
 
-/* Tap t of the turn: 16 multiply-accumulates of the block's accumulators (mcu_conv2d_f32_block's locals). */
-#define MCU_F32_TAP(t)                                                                                               \
+/* Tap t of the turn, its four inputs at x: 16 multiply-accumulates of the block's accumulators (mcu_conv2d_f32_block's
+ * locals). */
+#define MCU_F32_TAP_AT(x, t)                                                                                         \
     do {                                                                                                             \
-        const float *xt = MCU_F32_TAP_X(t);                                                                          \
+        const float *xt = (x);                                                                                       \
         const float w0 = w[4 * (t)], w1 = w[4 * (t) + 1], w2 = w[4 * (t) + 2], w3 = w[4 * (t) + 3];                  \
         const float x0 = xt[0], x1 = xt[1], x2 = xt[2], x3 = xt[3];                                                  \
         a00 = MCU_F32_MAC(a00, w0, x0);                                                                              \
@@ -91,9 +96,12 @@ static MCU_INLINE float mcu_conv2d_f32_floor(float v, float lo)
         MCU_F32_TAP_FENCE();                                                                                         \
     } while (0)
 
+/* Tap t of the turn, its inputs where MCU_F32_TAP_X says. */
+#define MCU_F32_TAP(t) MCU_F32_TAP_AT(MCU_F32_TAP_X(t), t)
+
 /* Outputs y[i * plane + j] (i < n_oc output channels, j < n_px pixels) of the block whose k-tap packed weights start
- * at w and whose columns start at col (in_place 0), or whose windows start at col in place (in_place 1, taps: their
- * offsets); bias: the block's 4 biases. */
+ * at w and whose columns start at col (in_place 0), or whose windows start at col in place (in_place 1, or
+ * MCU_F32_IN_PLACE_ROWS a kernel row at a time; taps: their offsets); bias: the block's 4 biases. */
 static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, int in_place, const int32_t *taps,
                                              int32_t k,
                                              const float *bias, float lo, float hi, float *y, size_t plane,
@@ -103,26 +111,38 @@ static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, in
     float a20 = 0.0f, a21 = 0.0f, a22 = 0.0f, a23 = 0.0f, a30 = 0.0f, a31 = 0.0f, a32 = 0.0f, a33 = 0.0f;
     const float *w_end = w + (size_t)k * MCU_F32_BLOCK_OC;
     const float *w_quads = w + (size_t)(k & ~3) * MCU_F32_BLOCK_OC;
-    /* four taps a turn (the loop's own instructions once per 64 MACs), then single taps */
-    while (w != w_quads) {
-        MCU_F32_TAP(0);
-        MCU_F32_TAP(1);
-        MCU_F32_TAP(2);
-        MCU_F32_TAP(3);
-        w += 4 * MCU_F32_BLOCK_OC;
-        if (in_place) {
-            taps += 4;
-        } else {
-            col += 4 * MCU_F32_BLOCK_PX;
+    if (in_place == MCU_F32_IN_PLACE_ROWS) {
+        /* a kernel row's three taps side by side a turn: one offset read and add per row */
+        while (w != w_end) {
+            const float *x_row = col + taps[0];
+            MCU_F32_TAP_AT(x_row, 0);
+            MCU_F32_TAP_AT(x_row + 1, 1);
+            MCU_F32_TAP_AT(x_row + 2, 2);
+            w += 3 * MCU_F32_BLOCK_OC;
+            taps += 3;
         }
-    }
-    while (w != w_end) {
-        MCU_F32_TAP(0);
-        w += MCU_F32_BLOCK_OC;
-        if (in_place) {
-            taps += 1;
-        } else {
-            col += MCU_F32_BLOCK_PX;
+    } else {
+        /* four taps a turn (the loop's own instructions once per 64 MACs), then single taps */
+        while (w != w_quads) {
+            MCU_F32_TAP(0);
+            MCU_F32_TAP(1);
+            MCU_F32_TAP(2);
+            MCU_F32_TAP(3);
+            w += 4 * MCU_F32_BLOCK_OC;
+            if (in_place) {
+                taps += 4;
+            } else {
+                col += 4 * MCU_F32_BLOCK_PX;
+            }
+        }
+        while (w != w_end) {
+            MCU_F32_TAP(0);
+            w += MCU_F32_BLOCK_OC;
+            if (in_place) {
+                taps += 1;
+            } else {
+                col += MCU_F32_BLOCK_PX;
+            }
         }
     }
     if (n_oc == MCU_F32_BLOCK_OC && n_px == MCU_F32_BLOCK_PX) {
@@ -151,15 +171,18 @@ static MCU_INLINE void mcu_conv2d_f32_block(const float *w, const float *col, in
 
 /* On the functions that inline the micro-kernel: GCC's first scheduling pass would hoist a tap's products above its
  * additions, past the 32 S registers, and spill (a store and a reload a turn and a register move: simulated on the
- * M4, 3x3 16->16 at 32x32 3.65 -> 3.59 cycles/MAC with it off); the tap fence keeps the loads in their tap. */
+ * M4, 3x3 16->16 at 32x32 3.65 -> 3.59 cycles/MAC with it off); the tap fence keeps the loads in their tap. Loops
+ * start on a word: a turn's branch back to a 32-bit instruction half a word off costs a fetch more (simulated on the
+ * M4, ResNet-8 3.003 -> 2.995 cycles/MAC). */
 #if defined(__GNUC__) && !defined(__clang__)
-#define MCU_F32_GEMM_SCHED __attribute__((optimize("no-schedule-insns")))
+#define MCU_F32_GEMM_SCHED __attribute__((optimize("no-schedule-insns", "align-loops=4")))
 #else
 #define MCU_F32_GEMM_SCHED
 #endif
 
 /* The blocks of one column block: every output channel of the n_px pixels whose outputs start at y (y[oc * plane]),
- * from gathered columns (in_place 0) or windows read in place at col (in_place 1, through p->taps). */
+ * from gathered columns (in_place 0) or windows read in place at col (in_place 1 or MCU_F32_IN_PLACE_ROWS, through
+ * p->taps). */
 static MCU_INLINE void mcu_conv2d_f32_columns(const mcu_conv2d_f32_params *p, const float *col, int in_place,
                                                int32_t k, float *y, size_t plane, int32_t n_px)
 {

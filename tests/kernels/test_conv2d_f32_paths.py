@@ -42,6 +42,7 @@ GEMM_CASES = [
     ((1, 3, 9, 8), (16, 3, 3, 3), True, dict(pads=[1, 1, 1, 1])),
     ((1, 1, 10, 6), (6, 1, 10, 4), True, dict(pads=[4, 1, 5, 2], strides=[2, 2])),
     ((1, 2, 7, 5), (3, 2, 3, 3), False, dict(pads=[1, 1, 1, 1], strides=[2, 1])),
+    ((1, 2, 9, 16), (6, 2, 3, 3), True, dict(pads=[1, 1, 1, 1], strides=[2, 2])),
     ((1, 3, 6, 9), (7, 3, 2, 3), True, dict(pads=[0, 2, 1, 0], dilations=[2, 2])),
     ((2, 4, 5, 6), (5, 4, 3, 3), True, dict(pads=[1, 1, 1, 1])),
     ((1, 2, 6, 13), (6, 2, 3, 3), True, dict(pads=[1, 1, 1, 1])),
@@ -111,7 +112,8 @@ def test_gemm_paths_against_onnxruntime(tmp_path, form):
     assert {paths[f"y{i}"] for i in range(6)} == {"pointwise"}
     assert {paths[f"y{i}"] for i in range(6, len(GEMM_CASES))} == {"im2col"}
     terms = [OP.cost_terms(node, g)[1] for node in order if paths[node.outputs[0]] == "im2col"]
-    for kind in ("in_place_blocks", "row_blocks", "pixel_columns", "zero_columns_taps"):
+    for kind in ("in_place_blocks", "row_blocks", "pixel_columns", "zero_columns_taps", "row_segment_floats",
+                 "row_triples", "row_strided_triples", "row_quad_taps", "row_strided_taps"):
         assert any(t[kind] for t in terms), kind
     check_model(model, feeds, tmp_path, float_mac=form)
 
