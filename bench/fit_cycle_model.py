@@ -1,11 +1,11 @@
 """Fit the cycle estimator's per-core coefficients to simulated cycles on the generated calibration set.
 
-    python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (12-20 min per core)
+    python bench/fit_cycle_model.py                 # every core in CALIBRATION_BOARDS (about 6 min per core)
     python bench/fit_cycle_model.py --core cortex-m4 --cycles-dir /tmp/cycles   # keep/reuse simulated cycles
 
-The times are those of a 2-CPU machine under load (110 calibration models per core). With --cycles-dir, a refit
-whose kernels, timing tables and flags did not change simulates only the models that are new or changed (a change
-of cost terms alone: lowering and fitting, about 4 min per core).
+The times are those of a 2-CPU machine under load (127 calibration models per core). With --cycles-dir, a refit
+whose timing tables, flags and simulator did not change simulates only the models that are new or that link a
+changed runtime file (a change of cost terms alone: lowering and fitting, about 3 min per core).
 
 Every calibration model (mcucomp/perf/calibration.py) is compiled for the core's calibration board and profiled on
 the instruction-level simulator (mcucomp.perf.profile); each layer gives one row: its kernel path, the path's term

@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 from mcucomp.boards import compiler_flags, load_board
+from mcucomp.pipeline import default_float_mac
 from mcucomp.target.build import TARGET_CFLAGS, build_firmware, require_tool, section_sizes
 from mcucomp.target.callgraph import StackGraph, disassembled_functions, merge, read_callgraph_info
 from mcucomp.target.memory_map import qemu_memory_map
@@ -109,9 +110,10 @@ def measure_core(core: str, board: dict, work: Path) -> dict:
     runtime = resources.files("runtime_c")
     sources = sorted(Path(str(runtime)).joinpath("kernels").glob("*.c"))
     objects = {}
+    form = f"-DMCU_F32_FUSED={int(default_float_mac(board) == 'fused')}"  # the core's float form, as compiles emit it
     for src in sources:
         objects[src.stem] = work / f"{src.stem}.o"
-        subprocess.run([gcc, *compiler_flags(board), *TARGET_CFLAGS, CALLGRAPH_FLAG, "-I", str(runtime),
+        subprocess.run([gcc, *compiler_flags(board), *TARGET_CFLAGS, form, CALLGRAPH_FLAG, "-I", str(runtime),
                         "-I", str(src.parent), "-c", str(src), "-o", str(objects[src.stem])], check=True)
     kernels = {}
     for src in sources:
