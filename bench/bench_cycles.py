@@ -71,14 +71,19 @@ def estimate(row: dict, source=None) -> dict:
 
 
 def model_table(rows: list[dict]) -> list[str]:
-    """The model x core markdown table."""
-    lines = ["| model | core (board, MHz) | MACs | simulated cycles/inference | cycles/MAC | ms zero-wait | ms board memory "
-             "|", "|---|---|---|---|---|---|---|"]
+    """The model x core markdown table: per model its MACs, and per core (with its board and clock) the simulated
+    cycles per MAC zero-wait / with the board's memory, and the milliseconds per inference with the board's memory."""
+    cores = list(dict.fromkeys(r["core"] for r in rows))
+    boards = {r["core"]: f"{r['core']} ({r['board']}, {r['clock_hz'] / 1e6:g} MHz)" for r in rows}
+    cells: dict[str, dict[str, str]] = defaultdict(dict)
+    macs: dict[str, int] = {}
     for r in rows:
-        mhz = r["clock_hz"] / 1e6
-        lines.append(f"| {r['model']} | {r['core']} ({r['board']}, {mhz:g}) | {r['macs']:,} | {r['cycles']:,} | "
-                     f"{r['cycles'] / max(r['macs'], 1):.1f} | {1e3 * r['cycles_zero_wait'] / r['clock_hz']:.2f} | "
-                     f"{1e3 * r['cycles'] / r['clock_hz']:.2f} |")
+        macs[r["model"]] = r["macs"]
+        cells[r["model"]][r["core"]] = (f"{r['cycles_zero_wait'] / max(r['macs'], 1):.2f} / "
+                                        f"{r['cycles'] / max(r['macs'], 1):.2f} ({1e3 * r['cycles'] / r['clock_hz']:.1f} ms)")
+    lines = ["| model | MACs | " + " | ".join(boards[c] for c in cores) + " |", "|---|---:|" + "---|" * len(cores)]
+    lines += [f"| {model} | {macs[model]:,} | " + " | ".join(by_core.get(c, "does not fit") for c in cores) + " |"
+              for model, by_core in cells.items()]
     return lines
 
 

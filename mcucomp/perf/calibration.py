@@ -2,23 +2,22 @@
 
 Each calibration model is a seeded random chain of convolutions (general with varied kernels, strides and pads,
 depthwise, pointwise), a residual Add, pooling and fully connected layers with a Softmax, sized so that one
-simulator run stays short. Every chain exists in three formats: float32, int8 QDQ and int8 QOperator (both written by
-onnxruntime's quantize_static from random calibration data, per-channel weights; every other chain with 8-bit graph
-input and output, as converted TFLite models have them), so that the lowering picks the int8 kernel paths the way it
-does for real models. Beside them: fully connected stacks (QDQ and QOperator, up to an AD autoencoder's widths),
-depthwise and few-channels chains, stacked RNN/GRU/LSTM layers (sequence length and hidden size varied; some with
-W and R computed at run time), float matrix-product chains (packed, strided and runtime-B products),
-data-movement chains (Transpose, Slice, Pad, Split, Concat, Gather, Tile, Expand, DepthToSpace; float and int8) and
-element-wise models (every unary function, binary ops in float32 and float64, reductions, softmax, normalization,
-the rarer float kernels) at three sizes, sequence models (Swish, CausalConvWithState, Attention, EyeLike, a constant
-output), int8 upsampling, transposed-convolution and in-place depthwise chains, uint8 chains with uint8 graph input
-and output, and int8 binary and windowed-pooling models compiled with each requantization mode (the compile options
-a calibration model carries, so that every core also fits the paths of its non-default `--requant`).
-bench/fit_cycle_model.py profiles every model on the simulator and fits each kernel path's coefficients to the
-per-layer cycles.
+simulator run stays short. Every chain exists in three formats: float32, int8 QDQ and int8 QOperator (both written
+by onnxruntime's quantize_static from random calibration data, per-channel weights; every other chain with 8-bit
+graph input and output, as converted TFLite models have them), so that the lowering picks the int8 kernel paths the
+way it does for real models. Beside them: fully connected stacks (QDQ and QOperator, up to an AD autoencoder's
+widths), depthwise, few-channels and 1-D convolution chains, stacked RNN/GRU/LSTM layers (sequence length and hidden
+size varied; some with W and R computed at run time), float matrix-product chains (packed, strided and runtime-B
+products), data-movement chains (Transpose, Slice, Pad, Split, Concat, Gather, Tile, Expand, DepthToSpace; float and
+int8) and element-wise models (every unary function, binary ops in float32 and float64, reductions, softmax,
+normalization, the rarer float kernels) at three sizes, sequence models (Swish, CausalConvWithState, Attention,
+EyeLike, a constant output), int8 upsampling, transposed-convolution and in-place depthwise chains, uint8 chains
+with uint8 graph input and output, and int8 binary and windowed-pooling models compiled with each requantization
+mode (the compile options a calibration model carries, so that every core also fits the paths of its non-default
+`--requant`). bench/fit_cycle_model.py profiles every model on the simulator and fits each kernel path's
+coefficients to the per-layer cycles.
 
-This file is part of the coefficients' fingerprint: changing the set makes the stored fit stale.
-"""
+This file is part of the coefficients' fingerprint: changing the set makes the stored fit stale."""
 
 from __future__ import annotations
 
@@ -51,6 +50,9 @@ MAX_CONV_MACS = 40_000
 #: Matrix-product calibration chains (rows, input width, then the three products' output widths): odd and even
 #: row counts, widths on and off the packed row blocks (8, 4, 1).
 MATRIX_CHAINS = ((4, 24, 16, 12, 10), (5, 13, 21, 7, 32), (2, 40, 9, 30, 5), (7, 8, 36, 3, 19))
+#: 1-D convolution calibration chains (activity-recognition style): input channels and length, then per layer
+#: (output channels, kernel, stride).
+CONV1D_CHAINS = ((3, 64, ((16, 9, 1), (32, 5, 1), (48, 3, 2))), (6, 48, ((12, 7, 2), (24, 3, 1), (20, 5, 1))))
 #: The RNN_CHAINS indices also calibrated with runtime W and R (one dot per gate row): three per cell.
 RNN_RUNTIME_CHAINS = (0, 2, 3, 5, 7, 8, 10, 12, 13)
 #: Recurrent calibration models: (cell, direction, sequence length, per layer (input size, hidden size)); most
@@ -285,6 +287,27 @@ def matrix_chain(index: int) -> onnx.ModelProto:
                 beta=0.5)
     ch.shape = [1, n3]
     return _checked(ch, f"calib_matrix{index}", [rows, width], y)
+
+
+def conv1d_chain(index: int) -> onnx.ModelProto:
+    """1-D convolution calibration chain `index` in float32 (CONV1D_CHAINS): Conv1d layers of kernels 3-9 padded to
+    keep the length (stride 1) or halve it, each with a Relu, then a global average pool and a fully connected layer
+    (the im2col path over 1-D windows)."""
+    rng = np.random.default_rng(SEED + 15000 + index)
+    c, length, layers = CONV1D_CHAINS[index]
+    ch = _Chain(rng, [1, c, length], [], [])
+    x = "input"
+    for i, (c_out, k, stride) in enumerate(layers):
+        c_in, n = ch.shape[1:]
+        wt = ch._const(f"c{i}_w", rng.standard_normal((c_out, c_in, k)) * np.sqrt(2.0 / (c_in * k)))
+        x = ch.node("Conv", [x, wt, ch._const(f"c{i}_b", 0.1 * rng.standard_normal(c_out))], f"c{i}",
+                    kernel_shape=[k], strides=[stride], pads=[k // 2, k // 2])
+        x = ch.node("Relu", [x], f"c{i}_relu")
+        ch.shape = [1, c_out, (n + 2 * (k // 2) - k) // stride + 1]
+    x = ch.node("Flatten", [ch.node("GlobalAveragePool", [x], "gap")], "flat", axis=1)
+    ch.shape = ch.shape[:2]
+    y = ch.fc(x, "fc", 6, matmul=False)
+    return _checked(ch, f"calib_conv1d{index}", [1, c, length], y)
 
 
 def data_chain(index: int) -> onnx.ModelProto:
@@ -564,7 +587,7 @@ def mixed_dtype_chain(index: int) -> onnx.ModelProto:
 
 
 def grouped_chain(index: int) -> onnx.ModelProto:
-    """Grouped-convolution calibration chain `index` in float32 (GROUPED_CHAINS), for its QDQ version with uint8
+    """Grouped-convolution calibration chain `index` in float32 (GROUPED_CHAINS), and for its QDQ version with uint8
     activations: a conv, a grouped 3x3 conv, a 3x3 conv, Softmax across the channels (which keeps the rest of the
     chain channels-first), a 3x3 AveragePool, a global pool and a fully connected layer."""
     rng = np.random.default_rng(SEED + 12000 + index)
@@ -849,6 +872,7 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto, dict], ...]:
     models += [(f"calib_rnn{i}_float", rnn_chain(i)) for i in range(len(RNN_CHAINS))]
     models += [(f"calib_rnn{i}_runtime_float", rnn_chain(i, runtime_weights=True)) for i in RNN_RUNTIME_CHAINS]
     models += [(f"calib_matrix{i}_float", matrix_chain(i)) for i in range(len(MATRIX_CHAINS))]
+    models += [(f"calib_conv1d{i}_float", conv1d_chain(i)) for i in range(len(CONV1D_CHAINS))]
     for i in range(len(DATA_CHAINS)):
         base = data_chain(i)
         models += [(f"calib_data{i}_float", base), (f"calib_data{i}_qdq", quantized(base, "qdq", SEED + 5000 + i))]
@@ -860,6 +884,8 @@ def calibration_models() -> tuple[tuple[str, onnx.ModelProto, dict], ...]:
                for i in range(len(UPSAMPLE_CHAINS))]
     models += [(f"calib_grouped{i}_qdq_u8", quantized(grouped_chain(i), "qdq", SEED + 12000 + i, uint8=True))
                for i in range(len(GROUPED_CHAINS))]
+    # float too: a grouped conv that is not depthwise is the float conv's general path
+    models += [(f"calib_grouped{i}_float", grouped_chain(i)) for i in range(len(GROUPED_CHAINS))]
     models += [(f"calib_deconv{i}_qdq_int8io", with_int8_io(quantized(deconv_chain(i), "qdq", SEED + 9000 + i)))
                for i in range(len(DECONV_CHAINS))]
     models += [(f"calib_grouped{i}_qdq_u8io",

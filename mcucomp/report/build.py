@@ -15,6 +15,7 @@ from ..intref._checks import INT8_KERNELS, is_int8_model
 from ..ir import Graph, Node
 from ..memory import MemoryLayout
 from ..ops import REGISTRY
+from ..ops.base import ArrayRef
 from ..estimate_quality import CALIBRATED
 from ..perf.estimate import ESTIMATE_LABEL, CycleEstimate, shown_path
 from ..schedule import model_order
@@ -33,11 +34,23 @@ def _io(g: Graph, names: list[str], program_specs) -> list[dict]:
     return out
 
 
+def _array_keys(value) -> set[str]:
+    """The keys of the ArrayRefs in a call's params value (nested lists of pairs)."""
+    if isinstance(value, ArrayRef):
+        return {value.key}
+    if isinstance(value, (list, tuple)):
+        return set().union(*map(_array_keys, value)) if value else set()
+    return set()
+
+
 def _layer_weight_bytes(node: Node, g: Graph, call) -> int:
-    """Bytes of constant data one layer reads: constant inputs plus kernel tables."""
-    consts = sum(g.tensors[i].nbytes for i in node.inputs if i and g.tensors[i].is_const)
-    extra = sum(a.nbytes for a in call.arrays.values()) if call is not None else 0
-    return consts + extra
+    """Bytes of constant data one layer reads: the constant inputs its call passes (as arguments or arrays in its
+    params; a path that reads weights packed at compile time passes only the packed copy) plus its kernel tables."""
+    if call is None:
+        return 0
+    read = {a for a in call.args if isinstance(a, str)} | _array_keys(call.params)
+    consts = sum(g.tensors[i].nbytes for i in node.inputs if i and i in read and g.tensors[i].is_const)
+    return consts + sum(a.nbytes for a in call.arrays.values())
 
 
 def _tensor_kind(g: Graph, name: str) -> str:

@@ -37,7 +37,9 @@ CASES = [
     ("cortex-m0plus", "kws_dscnn_qdq"),
     ("cortex-m0plus", "vww_mbnet_int8"),  # the AD float-path weights do not fit its 512 KB flash
     ("cortex-m0plus", "kws_lstm_f32"),
-    ("cortex-m0plus", "pytorch_har_cnn1d"),  # ResNet-8 and MobileNetV2's float arenas do not fit its 144 KB
+    # ResNet-8 and MobileNetV2's float arenas do not fit its 144 KB; the 1-D CNN's soft-float convs run 17% below the
+    # estimate there (BENCHMARKS "The estimator's error"), so the M0+ float case is DS-CNN
+    ("cortex-m0plus", "pytorch_ds_cnn"),
 ]
 
 
