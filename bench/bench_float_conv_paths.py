@@ -88,14 +88,16 @@ def measure(cores: list[str]) -> list[dict]:
 
 
 def markdown(rows: list[dict]) -> str:
-    """The rows as a table: layer, core, path, its cycles/MAC, the general loop's, the ratio."""
-    def cell(v):
-        return "–" if v is None else f"{v:.2f}"
-    lines = ["| layer | core | path | cycles/MAC | general loop | ratio |", "|---|---|---|---:|---:|---:|"]
-    for r in rows:
-        ratio = (f"{r['general_cmac'] / r['path_cmac']:.1f}×" if r["path_cmac"] and r["general_cmac"] else "–")
-        lines.append(f"| {r['layer']} | {r['core']} | {r['path']} | {cell(r['path_cmac'])} | "
-                     f"{cell(r['general_cmac'])} | {ratio} |")
+    """The rows as a table: per layer its path, and per core the path's cycles/MAC and the general loop's."""
+    def cell(r):
+        if r["path_cmac"] is None or r["general_cmac"] is None:
+            return "–"
+        return f"{r['path_cmac']:.2f} ({r['general_cmac']:.1f})"
+    cores = list(dict.fromkeys(r["core"] for r in rows))
+    layers = list(dict.fromkeys((r["layer"], r["path"]) for r in rows))
+    by = {(r["layer"], r["core"]): r for r in rows}
+    lines = ["| layer | path | " + " | ".join(cores) + " |", "|---|---|" + "---:|" * len(cores)]
+    lines += [f"| {layer} | {path} | " + " | ".join(cell(by[layer, c]) for c in cores) + " |" for layer, path in layers]
     return "\n".join(lines)
 
 

@@ -55,7 +55,7 @@ def check_elf(elf: Path) -> None:
     syms = symbols(elf)
     assert inside(syms["arena"], DTCM), hex(syms["arena"])
     assert syms["arena"] % 16 == 0
-    weights = [s for s in syms if s.startswith("tiny_cnn_c") and s.endswith("_w")]
+    weights = [s for s in syms if s.startswith("tiny_cnn_c") and s.endswith(("_w", "_wpack"))]
     assert weights and all(inside(syms[s], QSPI) for s in weights), {s: hex(syms[s]) for s in weights}
     assert "tiny_cnn_run" in syms and "main" in syms
     # --gc-sections drops profile_cycles unless the model's PROFILE_END writes it: this proves the hook is called.

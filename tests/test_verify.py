@@ -74,7 +74,9 @@ def test_float_model_verifies(tmp_path):
 def _break_second_conv(out_dir) -> None:
     """Corrupt the first weight of conv2 in the generated C, so verification must fail from conv2 on."""
     weights = next(out_dir.glob("*_weights.c"))
-    text, count = re.subn(r"(_w2\[\d+\][^{]*\{\s*)([^,]+),", r"\g<1>1000.0f,", weights.read_text(), count=1)
+    # conv2 takes the im2col path, which reads its weights packed at compile time (<prefix>_c<N>_conv2_wpack)
+    text, count = re.subn(r"(_conv2_wpack\[\d+\][^{]*\{\s*)([^,]+),", r"\g<1>1000.0f,", weights.read_text(),
+                          count=1)
     assert count == 1, weights.read_text()[:2000]
     weights.write_text(text)
 
