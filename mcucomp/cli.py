@@ -241,7 +241,7 @@ def _compile_summary(report: dict, out_dir) -> list[str]:
 
 def _float_mac_lines(report: dict) -> list[str]:
     """For models with float dot products: the multiply-accumulate form the C computes, and why."""
-    if not {layer["op"] for layer in report["layers"]} & set(_FLOAT_MAC_OPS):
+    if not report["float_mac"]["layers"]:
         return []
     form = report["float_mac"]
     what = "fused multiply-add, one rounding" if form["form"] == "fused" else "multiply then add, two roundings"

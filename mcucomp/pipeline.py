@@ -222,7 +222,8 @@ def plan_lowered(lowered: LoweredModel, name: str, board_info: dict, source: str
     report["npu"] = npu_report(npu_cfg, order, g, name)
     report["fit"] = estimate_fit(report, board_info, arena_region, weights_region)
     report["requant"] = {"mode": opts["requant"], "why": requant_why}
-    report["float_mac"] = {"form": opts["float_mac"], "why": float_mac_why}
+    report["float_mac"] = {"form": opts["float_mac"], "why": float_mac_why,
+                           "layers": [node.name for node in order if REGISTRY[node.op].uses_float_mac]}
     report["float_layers"] = float_layers(g, order)
     report["npu_placement"] = placement_report(order, npu_cfg, opts.get("npu_placement", "auto"),
                                                board_info["clock_hz"])

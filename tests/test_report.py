@@ -317,3 +317,21 @@ def test_uncalibrated_layer_names_are_shown_escaped():
     text = cycles_text(report)
     assert "\u2067" not in text and "\n" not in text
     assert "a\\u2067b" in text and "c\\x0Ad" in text
+
+
+@pytest.mark.parametrize("board, form", [("nucleo-l4r5zi", "separate"), ("disco-f746ng", "fused"),
+                                         ("nucleo-g0b1re", "separate")])
+def test_float_mac_form_is_the_cores_and_reaches_the_emitted_runtime(tmp_path, board, form):
+    """report.json names the float multiply-accumulate form of the board's core and the layers it rounds (the
+    convs, not the Add or the Relu); the emitted mcu_rt.h fixes MCU_F32_FUSED to it, and the option overrides the
+    default."""
+    path = save(branchy_model(), tmp_path / "branchy.onnx")
+    report = mcucomp.compile_model(path, tmp_path / "out", name="br", board=board).report
+    assert report["float_mac"]["form"] == form and report["float_mac"]["why"].startswith("default for cortex-")
+    ops = {layer["name"]: layer["op"] for layer in report["layers"]}
+    assert report["float_mac"]["layers"] == [n for n in report["order"] if ops[n] == "conv2d_f32"] != []
+    rt = (tmp_path / "out" / "br_mcu_rt.h").read_text()
+    assert f"#define BR_RT_F32_FUSED {int(form == 'fused')}\n" in rt and "#ifndef BR_RT_F32_FUSED" not in rt
+    other = "separate" if form == "fused" else "fused"
+    forced = mcucomp.compile_model(path, tmp_path / "forced", name="br", board=board, float_mac=other).report
+    assert forced["float_mac"] == {**report["float_mac"], "form": other, "why": "--float-mac option"}

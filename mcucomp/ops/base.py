@@ -45,6 +45,9 @@ class KernelOp(abc.ABC):
     #: Only boards with this accelerator (a board's `npu` table) run the op: the cores that take it are those of
     #: such boards, not every core the estimator is fitted for (empty: any board, any core).
     needs_npu: str = ""
+    #: True when the kernel's float dot products multiply-accumulate with MCU_F32_MAC (runtime_c/mcu_rt.h), so the
+    #: compile's float_mac form decides their rounding (report.json float_mac.layers).
+    uses_float_mac: bool = False
 
     def lower(self, node: Node, g: Graph) -> None:
         """Rewrite an ONNX node's attributes into this kernel's canonical form (in place)."""

@@ -27,6 +27,7 @@ class CausalConvF32(KernelOp):
     """CausalConvWithState on float32 [batch, channels, length] tensors."""
 
     name = "causal_conv_f32"
+    uses_float_mac = True
     onnx_ops = ("CausalConvWithState",)
     constraints = (all_float32, _known_activation)
 

@@ -46,6 +46,7 @@ class Conv2dF32(KernelOp):
     """Conv on float32 tensors."""
 
     name = "conv2d_f32"
+    uses_float_mac = True
     cost_paths = ("pointwise", "im2col", "depthwise3x3", "depthwise", "general")
     onnx_ops = ("Conv",)
     constraints = (all_float32, rank_1_to_3)

@@ -32,6 +32,7 @@ class ConvTransposeF32(KernelOp):
     """ConvTranspose on float32 NCW/NCHW/NCDHW tensors; weights and bias may be runtime tensors."""
 
     name = "conv_transpose_f32"
+    uses_float_mac = True
     onnx_ops = ("ConvTranspose",)
     constraints = (all_float32, rank_1_to_3)
 

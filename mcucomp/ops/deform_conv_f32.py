@@ -28,6 +28,7 @@ class DeformConvF32(KernelOp):
     """DeformConv on float32 NCHW tensors."""
 
     name = "deform_conv_f32"
+    uses_float_mac = True
     onnx_ops = ("DeformConv",)
     constraints = (all_float32, _two_d, _offset_groups)
 

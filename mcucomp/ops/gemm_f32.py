@@ -78,6 +78,7 @@ class GemmF32(KernelOp):
     """Gemm and MatMul on float32 tensors: the packed paths over a constant B, else one strided kernel."""
 
     name = "gemm_f32"
+    uses_float_mac = True
     cost_paths = ("gemm", "matmul", "matvec", "blocked")
     onnx_ops = ("Gemm", "MatMul")
     constraints = (all_float32, _gemm_inputs_2d, _batch_rank_fits)

@@ -108,6 +108,7 @@ class RnnF32(KernelOp):
     """ONNX RNN, GRU and LSTM on float32 tensors."""
 
     name = "rnn_f32"
+    uses_float_mac = True
     onnx_ops = ("GRU", "LSTM", "RNN")
     constraints = (_float32, _known_direction, _known_activations)
     #: per cell: constant W and R packed (one blocked matrix-vector product per gate part and step), or `_rows`

@@ -35,8 +35,6 @@ import mcucomp.host
 
 FLOAT_ULPS = 2
 SEPARATE_MAC_ULPS = 4
-#: Lowered ops whose float dot products use MCU_F32_MAC.
-MAC_OPS = ("conv2d_f32", "gemm_f32", "rnn_f32", "causal_conv_f32", "conv_transpose_f32", "deform_conv_f32")
 
 _ONNX_TYPES = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int8): TensorProto.INT8,
                np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int32): TensorProto.INT32,
@@ -113,7 +111,7 @@ def float_ulps(report: dict) -> int:
     """The float bound (in ulp(max|ref|)) for a compiled model: SEPARATE_MAC_ULPS when it has a dot-product layer
     built in the separate form, else FLOAT_ULPS."""
     separate = report["float_mac"]["form"] == "separate"
-    return SEPARATE_MAC_ULPS if separate and any(layer["op"] in MAC_OPS for layer in report["layers"]) else FLOAT_ULPS
+    return SEPARATE_MAC_ULPS if separate and report["float_mac"]["layers"] else FLOAT_ULPS
 
 
 def rand(rng: np.random.Generator, *shape) -> np.ndarray:
